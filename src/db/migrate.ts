@@ -1,0 +1,27 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+import type { DatabaseHandle, DialectName } from './dialect.js'
+import * as initial from './migrations/001-initial.js'
+
+type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
+
+// Listed here rather than read from a folder, so that the compiled build and the tests agree.
+const MIGRATIONS: Record<string, DialectMigration> = {
+  '001-initial': initial,
+}
+
+class DialectMigrationProvider implements MigrationProvider {
+  constructor(private readonly dialect: DialectName) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return Object.fromEntries(
+      Object.entries(MIGRATIONS).map(([name, migration]) => [name, { up: (db: Kysely<unknown>) => migration.up(db, this.dialect) }]),
+    )
+  }
+}
+
+/** Brings the schema up to date. Kysely's migrator holds a lock, so concurrent starts are safe. */
+export async function migrateToLatest({ db, dialect }: DatabaseHandle): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new DialectMigrationProvider(dialect) })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) throw error
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}

@@ -1,0 +1,59 @@
+import { sql, type Kysely } from 'kysely'
+import type { AccountRow, Database } from '../schema.js'
+
+export type LimitOverrides = Partial<
+  Pick<AccountRow, 'requests_per_minute' | 'requests_per_day' | 'max_file_size' | 'daily_uploads'>
+>
+
+export class AccountsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  create(email: string, plan: string, now: number): Promise<AccountRow> {
+    return this.db.insertInto('accounts').values({ email, plan, created_at: now }).returningAll().executeTakeFirstOrThrow()
+  }
+
+  findById(id: number): Promise<AccountRow | undefined> {
+    return this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+  }
+
+  findByEmail(email: string): Promise<AccountRow | undefined> {
+    return this.db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst()
+  }
+
+  list(): Promise<AccountRow[]> {
+    return this.db.selectFrom('accounts').selectAll().orderBy('id').execute()
+  }
+
+  async update(id: number, changes: LimitOverrides & { plan?: string }): Promise<AccountRow | undefined> {
+    return this.db.updateTable('accounts').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+  }
+
+  /**
+   * Takes one of the day's upload slots in a single conditional UPDATE, so that concurrent
+   * uploads (from any number of server processes) never pass the limit.
+   */
+  async reserveUpload(id: number, day: string, limit: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('accounts')
+      .set({
+        uploads_today: sql`case when uploads_day = ${day} then uploads_today + 1 else 1 end`,
+        uploads_day: day,
+      })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('uploads_day', '<>', day), eb('uploads_today', '<', limit)]))
+      .where(sql<boolean>`${limit} > 0`)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  /** Gives back a slot taken by an upload that failed; a slot of a past day is left alone. */
+  async releaseUpload(id: number, day: string): Promise<void> {
+    await this.db
+      .updateTable('accounts')
+      .set({ uploads_today: sql`uploads_today - 1` })
+      .where('id', '=', id)
+      .where('uploads_day', '=', day)
+      .where('uploads_today', '>', 0)
+      .execute()
+  }
+}

@@ -1,0 +1,81 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database, FileRow, NewFileRow } from '../schema.js'
+
+export class FilesRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Inserts the row and bumps the account's kept counters in one transaction. */
+  insert(file: NewFileRow): Promise<FileRow> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.insertInto('files').values(file).returningAll().executeTakeFirstOrThrow()
+      await trx
+        .updateTable('accounts')
+        .set({ total_files: sql`total_files + 1`, total_size: sql`total_size + ${file.size}` })
+        .where('id', '=', file.account_id)
+        .execute()
+      return row
+    })
+  }
+
+  findOwned(accountId: number, id: number): Promise<FileRow | undefined> {
+    return this.db.selectFrom('files').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()
+  }
+
+  findByToken(token: string): Promise<FileRow | undefined> {
+    return this.db.selectFrom('files').selectAll().where('token', '=', token).executeTakeFirst()
+  }
+
+  /** Newest first, ties by id (highest first); served by the files_account_order index. */
+  listPage(accountId: number, offset: number, limit: number): Promise<FileRow[]> {
+    return this.db
+      .selectFrom('files')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute()
+  }
+
+  /** Deletes the row and lowers the account's counters in one transaction; undefined if absent. */
+  deleteOwned(accountId: number, id: number): Promise<FileRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .deleteFrom('files')
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .returningAll()
+        .executeTakeFirst()
+      if (!row) return undefined
+      await trx
+        .updateTable('accounts')
+        .set({
+          total_files: sql`total_files - 1`,
+          total_size: sql`total_size - ${row.size}`,
+          total_downloads: sql`total_downloads - ${row.download_count}`,
+        })
+        .where('id', '=', accountId)
+        .execute()
+      return row
+    })
+  }
+
+  /** Counts one download on the file and on its account's kept total; false if the file is gone. */
+  countDownload(file: Pick<FileRow, 'id' | 'account_id'>): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('files')
+        .set({ download_count: sql`download_count + 1` })
+        .where('id', '=', file.id)
+        .executeTakeFirst()
+      if (result.numUpdatedRows === 0n) return false
+      await trx
+        .updateTable('accounts')
+        .set({ total_downloads: sql`total_downloads + 1` })
+        .where('id', '=', file.account_id)
+        .execute()
+      return true
+    })
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The error registry: every error a client can see, with its HTTP status and stable code.
+ * Services and adapters throw these; the HTTP error handler is the only place that writes them.
+ */
+export const ERROR_REGISTRY = {
+  missing_file: { status: 400, message: 'The request must be multipart/form-data with one file part named "file".' },
+  invalid_parameter: { status: 400, message: 'A parameter is invalid.' },
+  invalid_request: { status: 400, message: 'The request is malformed.' },
+  unauthorized: { status: 401, message: 'The API key is missing or invalid.' },
+  plan_not_supported: { status: 403, message: 'The account plan does not include API access.' },
+  file_too_large: { status: 403, message: 'The file exceeds the maximum file size of the account.' },
+  daily_upload_limit_exceeded: { status: 403, message: 'The daily upload limit of the account is reached.' },
+  not_found: { status: 404, message: 'Resource not found.' },
+  range_not_satisfiable: { status: 416, message: 'The requested range cannot be satisfied.' },
+  rate_limited: { status: 429, message: 'Rate limit exceeded.' },
+  internal_error: { status: 500, message: 'An internal error occurred.' },
+  service_unavailable: { status: 503, message: 'A backend the service depends on is unavailable.' },
+} as const satisfies Record<string, { status: number; message: string }>
+
+export type ErrorCode = keyof typeof ERROR_REGISTRY
+
+export class AppError extends Error {
+  readonly status: number
+  constructor(
+    readonly code: ErrorCode,
+    message: string = ERROR_REGISTRY[code].message,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+    this.name = 'AppError'
+    this.status = ERROR_REGISTRY[code].status
+  }
+}
+
+export class MissingFileError extends AppError {
+  constructor(message?: string) {
+    super('missing_file', message)
+  }
+}
+export class InvalidParameterError extends AppError {
+  constructor(message?: string) {
+    super('invalid_parameter', message)
+  }
+}
+export class InvalidRequestError extends AppError {
+  constructor(message?: string) {
+    super('invalid_request', message)
+  }
+}
+export class UnauthorizedError extends AppError {
+  constructor(message?: string) {
+    super('unauthorized', message)
+  }
+}
+export class PlanNotSupportedError extends AppError {
+  constructor(plan: string) {
+    super('plan_not_supported', `The ${plan} plan does not include API access; upgrade to pro, business or enterprise.`)
+  }
+}
+export class FileTooLargeError extends AppError {
+  constructor(readonly maxBytes: number) {
+    super('file_too_large', `The file exceeds the maximum file size of ${maxBytes} bytes.`)
+  }
+}
+export class DailyUploadLimitExceededError extends AppError {
+  constructor(readonly limit: number) {
+    super('daily_upload_limit_exceeded', `The daily upload limit of ${limit} uploads is reached; it resets at 00:00 UTC.`)
+  }
+}
+export class NotFoundError extends AppError {
+  constructor(message?: string) {
+    super('not_found', message)
+  }
+}
+export class RangeNotSatisfiableError extends AppError {
+  constructor(readonly size: number) {
+    super('range_not_satisfiable')
+  }
+}
+export class RateLimitedError extends AppError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message?: string,
+  ) {
+    super('rate_limited', message)
+  }
+}
+export class ServiceUnavailableError extends AppError {
+  constructor(message?: string, options?: { cause?: unknown }) {
+    super('service_unavailable', message, options)
+  }
+}
+
+/** Raised by a blob store when a key has no bytes; services turn it into NotFoundError. */
+export class BlobNotFoundError extends Error {
+  constructor(readonly key: string) {
+    super(`No blob stored under ${key}`)
+    this.name = 'BlobNotFoundError'
+  }
+}

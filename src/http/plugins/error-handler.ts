@@ -1,0 +1,53 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { AppError, ERROR_REGISTRY, InvalidParameterError, InvalidRequestError, NotFoundError, RateLimitedError } from '../../errors.js'
+
+function toAppError(error: FastifyError | Error): AppError {
+  if (error instanceof AppError) return error
+  const fastifyError = error as FastifyError
+  if (fastifyError.validation) {
+    return fastifyError.validationContext === 'body'
+      ? new InvalidRequestError(fastifyError.message)
+      : new InvalidParameterError(fastifyError.message)
+  }
+  // Fastify's own client errors (bad JSON, bad content type, body too large ...) keep their message.
+  if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new InvalidRequestError(fastifyError.message)
+  }
+  return new AppError('internal_error')
+}
+
+/** Writes the one error body of the API for every error, and hides the details of 5xx. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyError | Error) {
+  const appError = toAppError(error)
+  if (appError.status >= 500) {
+    request.log.error({ err: error }, 'request failed')
+  }
+  if (appError.code === 'unauthorized') reply.header('WWW-Authenticate', 'Bearer')
+  if (appError instanceof RateLimitedError) reply.header('Retry-After', String(appError.retryAfterSeconds))
+  // A body we did not read (a refused upload) would otherwise be drained before the next request.
+  if (!request.raw.complete) reply.header('Connection', 'close')
+  const fastifyStatus = (error as FastifyError).statusCode
+  const status =
+    appError.code === 'invalid_request' && fastifyStatus && fastifyStatus !== 400 && fastifyStatus < 500
+      ? fastifyStatus
+      : appError.status
+  const message = appError.status >= 500 ? ERROR_REGISTRY[appError.code].message : appError.message
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send({
+      success: false,
+      error: { code: appError.code, message, ...(appError.status >= 500 ? { request_id: request.id } : {}) },
+    })
+}
+
+export default fp(
+  async (app) => {
+    app.setErrorHandler((error, request, reply) => sendError(request, reply, error as FastifyError))
+    app.setNotFoundHandler((request, reply) =>
+      sendError(request, reply, new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0]}.`)),
+    )
+  },
+  { name: 'error-handler' },
+)

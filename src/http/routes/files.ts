@@ -1,0 +1,138 @@
+import multipart from '@fastify/multipart'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { AppError, FileTooLargeError, InvalidRequestError, MissingFileError } from '../../errors.js'
+import type { StagedUpload } from '../../services/files.js'
+import { presentFile } from '../present-file.js'
+import {
+  authErrors,
+  DeleteResponse,
+  DetailResponse,
+  ErrorBody,
+  FileIdParams,
+  ListQuery,
+  ListResponse,
+  UploadResponse,
+} from '../schemas.js'
+
+/** Room for the multipart boundaries and part headers around the file's bytes. */
+export const MULTIPART_FRAMING_ALLOWANCE = 64 * 1024
+
+const security = [{ bearerAuth: [] }]
+
+const upload: FastifyPluginAsyncTypebox = async (app) => {
+  // In this scope only multipart bodies are parsed; any other body is left unread and refused.
+  app.removeAllContentTypeParsers()
+  await app.register(multipart, {
+    limits: { fileSize: Infinity, files: 10, parts: 100, fields: 50, fieldSize: 1024 * 1024, headerPairs: 100 },
+  })
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null))
+
+  app.post(
+    '/files/upload',
+    {
+      schema: {
+        summary: 'Upload a file',
+        description: 'multipart/form-data with exactly one file part named `file`; other fields are ignored.',
+        consumes: ['multipart/form-data'],
+        security,
+        response: { 201: UploadResponse, 400: ErrorBody, ...authErrors },
+      },
+    },
+    async (request, reply) => {
+      if (!request.isMultipart()) throw new MissingFileError()
+      const { principal } = request
+      const owner = { accountId: principal.account.id, limits: principal.limits }
+      const declaredLength = Number(request.headers['content-length'])
+      if (declaredLength > owner.limits.maxFileSize + MULTIPART_FRAMING_ALLOWANCE) {
+        throw new FileTooLargeError(owner.limits.maxFileSize)
+      }
+
+      let staged: StagedUpload | undefined
+      try {
+        for await (const part of request.parts()) {
+          if (part.type !== 'file') continue
+          if (part.fieldname !== 'file') {
+            part.file.resume()
+          } else if (staged) {
+            part.file.resume()
+            throw new InvalidRequestError('The request must carry exactly one file part named "file".')
+          } else {
+            staged = await app.services.files.stage(owner, part.file, part.filename)
+          }
+        }
+      } catch (error) {
+        if (staged) await app.services.files.discard(staged)
+        throw asMultipartError(error)
+      }
+      if (!staged) throw new MissingFileError()
+
+      const file = presentFile(await app.services.files.commit(staged), app.config.publicUrl)
+      return reply.code(201).header('Location', `/api/v1/files/${file.file_id}`).send({ success: true, ...file })
+    },
+  )
+}
+
+/** Parser failures are the client's (400); storage failures keep their own error. */
+function asMultipartError(error: unknown): unknown {
+  if (error instanceof AppError) return error
+  const { code, message } = error as { code?: string; message?: string }
+  const fromParser = (code ?? '').startsWith('FST_') || /multipart|boundary|unexpected end|malformed|part/i.test(message ?? '')
+  return fromParser ? new InvalidRequestError(`The multipart body is malformed: ${message}`) : error
+}
+
+export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(upload)
+
+  app.get(
+    '/files',
+    {
+      schema: {
+        summary: 'List files, newest first',
+        querystring: ListQuery,
+        security,
+        response: { 200: ListResponse, 400: ErrorBody, ...authErrors },
+      },
+    },
+    async (request) => {
+      const { page, limit } = request.query
+      const { files, total } = await app.services.files.list(request.principal.account.id, page, limit)
+      return {
+        success: true as const,
+        files: files.map((file) => presentFile(file, app.config.publicUrl)),
+        pagination: { page, limit, total, pages: Math.ceil(total / limit) },
+      }
+    },
+  )
+
+  app.get(
+    '/files/:file_id',
+    {
+      schema: {
+        summary: 'Read the details of one file',
+        params: FileIdParams,
+        security,
+        response: { 200: DetailResponse, 400: ErrorBody, 404: ErrorBody, ...authErrors },
+      },
+    },
+    async (request) => {
+      const file = await app.services.files.get(request.principal.account.id, request.params.file_id)
+      return { success: true as const, file: presentFile(file, app.config.publicUrl) }
+    },
+  )
+
+  app.delete(
+    '/files/:file_id',
+    {
+      schema: {
+        summary: 'Delete a file; its public link stops working at once',
+        params: FileIdParams,
+        security,
+        response: { 200: DeleteResponse, 400: ErrorBody, 404: ErrorBody, ...authErrors },
+      },
+    },
+    async (request) => {
+      await app.services.files.delete(request.principal.account.id, request.params.file_id)
+      return { success: true as const, message: 'File deleted.' }
+    },
+  )
+}

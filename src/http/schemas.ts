@@ -1,0 +1,94 @@
+import { Type, type Static } from 'typebox'
+
+const SafeId = (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description })
+
+export const ErrorBody = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.Object({
+      code: Type.String({ description: 'Stable snake_case error code (see docs/api.md).' }),
+      message: Type.String(),
+      request_id: Type.Optional(Type.String({ description: 'Present on 5xx errors, for the operator.' })),
+    }),
+  },
+  { title: 'Error' },
+)
+
+export const FileObject = Type.Object(
+  {
+    file_id: Type.Integer({ description: 'Unique across the service, never reused.' }),
+    filename: Type.String(),
+    size: Type.Integer({ description: 'Bytes.' }),
+    upload_date: Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS.', examples: ['2026-11-22 09:30:00'] }),
+    download_count: Type.Integer(),
+    public_link: Type.String({ format: 'uri', description: '<public base URL>/download/<token>' }),
+    content_type: Type.String(),
+    sha256: Type.String({ description: 'Hex SHA-256 of the content; also the download ETag.' }),
+  },
+  { title: 'File' },
+)
+export type FileObject = Static<typeof FileObject>
+
+export const UploadResponse = Type.Object({
+  success: Type.Literal(true),
+  file_id: Type.Integer(),
+  public_link: Type.String({ format: 'uri' }),
+  size: Type.Integer(),
+  filename: Type.String(),
+  upload_date: Type.String(),
+  download_count: Type.Integer(),
+  content_type: Type.String(),
+  sha256: Type.String(),
+})
+
+export const ListQuery = Type.Object(
+  {
+    page: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 }),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  },
+  { additionalProperties: true },
+)
+
+export const ListResponse = Type.Object({
+  success: Type.Literal(true),
+  files: Type.Array(FileObject),
+  pagination: Type.Object({
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    total: Type.Integer({ description: 'Total number of files of the account.' }),
+    pages: Type.Integer({ description: 'ceil(total / limit); 0 when there are no files.' }),
+  }),
+})
+
+export const FileIdParams = Type.Object({ file_id: SafeId('The file_id of an upload.') })
+
+export const DetailResponse = Type.Object({ success: Type.Literal(true), file: FileObject })
+
+export const DeleteResponse = Type.Object({ success: Type.Literal(true), message: Type.String() })
+
+export const StatsResponse = Type.Object({
+  success: Type.Literal(true),
+  stats: Type.Object({
+    total_files: Type.Integer(),
+    total_size: Type.Integer({ description: 'Bytes.' }),
+    total_downloads: Type.Integer({ description: 'Sum of download_count over the current files.' }),
+    uploads_today: Type.Integer({ description: 'Successful uploads since 00:00 UTC.' }),
+  }),
+  limits: Type.Object({
+    max_file_size: Type.Integer({ description: 'Bytes.' }),
+    daily_uploads: Type.Integer(),
+    requests_per_minute: Type.Integer(),
+    requests_per_day: Type.Integer(),
+  }),
+  plan: Type.String({ description: 'Lower-case plan name: pro, business or enterprise.' }),
+})
+
+export const TokenParams = Type.Object({ token: Type.String({ maxLength: 128 }) })
+
+/** The error responses every authenticated endpoint can give, for the OpenAPI document. */
+export const authErrors = {
+  401: ErrorBody,
+  403: ErrorBody,
+  429: ErrorBody,
+  500: ErrorBody,
+}

@@ -1,0 +1,61 @@
+import { decide, type LimitDecision, type RequestLimiter, type RequestLimits } from './request-limiter.js'
+import { secondsUntilUtcMidnight, utcDay } from './utc-day.js'
+
+const WINDOW_MS = 60_000
+
+interface AccountWindow {
+  /** Times of the requests counted in the last 60 s, oldest first. */
+  times: number[]
+  day: string
+  dayCount: number
+}
+
+/**
+ * An exact sliding-log limiter for one process. rate-limiter-flexible only offers fixed windows
+ * and counts refused requests, which the API contract rules out; this keeps the log instead.
+ */
+export class MemoryRequestLimiter implements RequestLimiter {
+  private readonly windows = new Map<string, AccountWindow>()
+  private calls = 0
+
+  async consume(accountKey: string, limits: RequestLimits, now = Date.now()): Promise<LimitDecision> {
+    const today = utcDay(now)
+    let window = this.windows.get(accountKey)
+    if (!window) {
+      window = { times: [], day: today, dayCount: 0 }
+      this.windows.set(accountKey, window)
+    }
+    if (window.day !== today) {
+      window.day = today
+      window.dayCount = 0
+    }
+    const { times } = window
+    while (times.length > 0 && times[0]! <= now - WINDOW_MS) times.shift()
+
+    const allowed = times.length < limits.perMinute && window.dayCount < limits.perDay
+    if (allowed) {
+      times.push(now)
+      window.dayCount += 1
+    }
+    if (++this.calls % 10_000 === 0) this.sweep(now)
+    return decide({
+      limits,
+      allowed,
+      minuteUsed: times.length,
+      minuteResetMs: times.length > 0 ? times[0]! + WINDOW_MS - now : WINDOW_MS,
+      dayUsed: window.dayCount,
+      dayResetSeconds: secondsUntilUtcMidnight(now),
+    })
+  }
+
+  /** Drops accounts idle for a minute whose day has passed, so memory follows active accounts. */
+  private sweep(now: number): void {
+    const today = utcDay(now)
+    for (const [key, window] of this.windows) {
+      const idle = window.times.length === 0 || window.times[window.times.length - 1]! <= now - WINDOW_MS
+      if (idle && window.day !== today) this.windows.delete(key)
+    }
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto'
+import type { Config } from '../config.js'
+import { NotFoundError } from '../errors.js'
+import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
+import type { ApiKeysRepository } from '../db/repositories/api-keys-repository.js'
+import type { AccountRow, ApiKeyRow } from '../db/schema.js'
+import { effectiveLimits, type AccountLimits } from './account-limits.js'
+import { randomToken } from './random-token.js'
+
+export const KEY_PREFIX = 'fsk_'
+// fsk_ + 32 random bytes (256 bits) in base64url.
+const KEY_PATTERN = /^fsk_[A-Za-z0-9_-]{43}$/
+const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 6
+const LAST_USED_RESOLUTION_MS = 60_000
+const CACHE_MAX_ENTRIES = 10_000
+
+/** The caller behind a valid key. */
+export interface Principal {
+  keyId: number
+  account: AccountRow
+  limits: AccountLimits
+}
+
+interface CacheEntry {
+  principal: Principal
+  /** When this cache entry goes stale, or the key itself expires, whichever is first. */
+  validUntil: number
+}
+
+export interface ApiKeySummary {
+  key_id: number
+  account_id: number
+  name: string
+  prefix: string
+  created_at: number
+  last_used_at: number | null
+  revoked_at: number | null
+  expires_at: number | null
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex')
+}
+
+function summarize(row: ApiKeyRow): ApiKeySummary {
+  const { id, account_id, name, prefix, created_at, last_used_at, revoked_at, expires_at } = row
+  return { key_id: id, account_id, name, prefix, created_at, last_used_at, revoked_at, expires_at }
+}
+
+export class ApiKeyService {
+  // Positive answers only, so that a new key works at once and random keys cannot fill memory.
+  private readonly cache = new Map<string, CacheEntry>()
+  private readonly lastTouched = new Map<number, number>()
+
+  constructor(
+    private readonly keys: ApiKeysRepository,
+    private readonly accounts: AccountsRepository,
+    private readonly config: Pick<Config, 'plans' | 'cacheTtlMs'>,
+    private readonly onBackgroundError: (error: unknown) => void = () => {},
+  ) {}
+
+  /** Creates a key; the whole key is returned only here and only its hash is stored. */
+  async create(accountId: number, name = 'default', options: { expiresAt?: number } = {}) {
+    if (!(await this.accounts.findById(accountId))) throw new NotFoundError(`No account with id ${accountId}.`)
+    const apiKey = KEY_PREFIX + randomToken(32)
+    const row = await this.keys.create({
+      account_id: accountId,
+      name,
+      prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH),
+      key_hash: hashKey(apiKey),
+      created_at: Date.now(),
+      expires_at: options.expiresAt ?? null,
+    })
+    return { key: summarize(row), apiKey }
+  }
+
+  async list(accountId: number): Promise<ApiKeySummary[]> {
+    if (!(await this.accounts.findById(accountId))) throw new NotFoundError(`No account with id ${accountId}.`)
+    return (await this.keys.listForAccount(accountId)).map(summarize)
+  }
+
+  async revoke(keyId: number): Promise<ApiKeySummary> {
+    const row = (await this.keys.revoke(keyId, Date.now())) ?? (await this.keys.findById(keyId))
+    if (!row) throw new NotFoundError(`No API key with id ${keyId}.`)
+    return summarize(row)
+  }
+
+  /**
+   * The principal behind `apiKey`, or undefined when the key is malformed, unknown, revoked or
+   * expired. Lookups go by hash, so timing depends on the hash, never on the secret's bytes.
+   * Answers are cached for at most `cacheTtlMs`, the bound on how late a revocation takes effect.
+   */
+  async authenticate(apiKey: string, now = Date.now()): Promise<Principal | undefined> {
+    if (!KEY_PATTERN.test(apiKey)) return undefined
+    const hash = hashKey(apiKey)
+    const cached = this.cache.get(hash)
+    if (cached && cached.validUntil > now) return cached.principal
+    this.cache.delete(hash)
+
+    const found = await this.keys.findByHash(hash)
+    if (!found || found.key.revoked_at !== null || (found.key.expires_at !== null && found.key.expires_at <= now)) {
+      return undefined
+    }
+    const principal: Principal = {
+      keyId: found.key.id,
+      account: found.account,
+      limits: effectiveLimits(found.account, this.config.plans),
+    }
+    if (this.config.cacheTtlMs > 0) {
+      if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!)
+      const validUntil = Math.min(now + this.config.cacheTtlMs, found.key.expires_at ?? Infinity)
+      this.cache.set(hash, { principal, validUntil })
+    }
+    this.recordUse(found.key, now)
+    return principal
+  }
+
+  /** Last use is kept to the minute, so a busy key costs one write a minute, not one per request. */
+  private recordUse(key: ApiKeyRow, now: number): void {
+    const last = Math.max(key.last_used_at ?? 0, this.lastTouched.get(key.id) ?? 0)
+    if (now - last < LAST_USED_RESOLUTION_MS) return
+    this.lastTouched.set(key.id, now)
+    this.keys.touch(key.id, now).catch(this.onBackgroundError)
+  }
+}

@@ -1,0 +1,105 @@
+import type { Readable } from 'node:stream'
+import mime from 'mime-types'
+import { DailyUploadLimitExceededError, NotFoundError } from '../errors.js'
+import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
+import type { FilesRepository } from '../db/repositories/files-repository.js'
+import type { FileRow } from '../db/schema.js'
+import type { BlobStore, StoredBlob } from '../storage/blob-store.js'
+import { utcDay } from '../limits/utc-day.js'
+import type { AccountLimits } from './account-limits.js'
+import { sanitizeFilename } from './filename.js'
+import { randomToken } from './random-token.js'
+
+export interface Owner {
+  accountId: number
+  limits: Pick<AccountLimits, 'maxFileSize' | 'dailyUploads'>
+}
+
+/** An upload whose bytes are stored and whose daily slot is taken, but that no one can see yet. */
+export interface StagedUpload {
+  owner: Owner
+  day: string
+  blob: StoredBlob
+  filename: string
+}
+
+export interface FilePage {
+  files: FileRow[]
+  total: number
+}
+
+export class FileService {
+  constructor(
+    private readonly files: FilesRepository,
+    private readonly accounts: AccountsRepository,
+    private readonly store: BlobStore,
+    private readonly onBackgroundError: (error: unknown) => void = () => {},
+  ) {}
+
+  /**
+   * Takes a daily upload slot, then streams the bytes to storage. On any failure the slot is
+   * given back and nothing is stored. The file becomes visible only through commit().
+   */
+  async stage(owner: Owner, source: Readable, clientFilename: string | undefined, now = Date.now()): Promise<StagedUpload> {
+    const day = utcDay(now)
+    if (!(await this.accounts.reserveUpload(owner.accountId, day, owner.limits.dailyUploads))) {
+      source.resume()
+      throw new DailyUploadLimitExceededError(owner.limits.dailyUploads)
+    }
+    try {
+      const blob = await this.store.put(source, { maxBytes: owner.limits.maxFileSize })
+      return { owner, day, blob, filename: sanitizeFilename(clientFilename) }
+    } catch (error) {
+      await this.accounts.releaseUpload(owner.accountId, day)
+      throw error
+    }
+  }
+
+  /** Records the staged upload: from here on it is listed and its link works. */
+  async commit(staged: StagedUpload, now = Date.now()): Promise<FileRow> {
+    try {
+      return await this.files.insert({
+        account_id: staged.owner.accountId,
+        token: randomToken(24),
+        filename: staged.filename,
+        size: staged.blob.size,
+        content_type: mime.lookup(staged.filename) || 'application/octet-stream',
+        sha256: staged.blob.sha256,
+        storage_key: staged.blob.key,
+        created_at: now,
+      })
+    } catch (error) {
+      await this.discard(staged)
+      throw error
+    }
+  }
+
+  /** Drops a staged upload: its bytes go and its daily slot comes back. */
+  async discard(staged: StagedUpload): Promise<void> {
+    await Promise.all([
+      this.store.delete(staged.blob.key).catch(this.onBackgroundError),
+      this.accounts.releaseUpload(staged.owner.accountId, staged.day),
+    ])
+  }
+
+  async list(accountId: number, page: number, limit: number): Promise<FilePage> {
+    const account = await this.accounts.findById(accountId)
+    if (!account) throw new NotFoundError()
+    const offset = (page - 1) * limit
+    const files = offset < account.total_files ? await this.files.listPage(accountId, offset, limit) : []
+    return { files, total: account.total_files }
+  }
+
+  async get(accountId: number, fileId: number): Promise<FileRow> {
+    const file = await this.files.findOwned(accountId, fileId)
+    if (!file) throw new NotFoundError(`No file with id ${fileId}.`)
+    return file
+  }
+
+  /** The row goes first, so the link dies at once; the bytes follow (a failure leaves them to gc). */
+  async delete(accountId: number, fileId: number): Promise<void> {
+    const file = await this.files.deleteOwned(accountId, fileId)
+    if (!file) throw new NotFoundError(`No file with id ${fileId}.`)
+    await this.store.delete(file.storage_key).catch(this.onBackgroundError)
+  }
+}
