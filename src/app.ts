@@ -3,7 +3,8 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import backends from './http/plugins/backends.js'
-import errorHandler from './http/plugins/error-handler.js'
+import { ServiceUnavailableError } from './errors.js'
+import errorHandler, { sendError, writeClientError } from './http/plugins/error-handler.js'
 import openapi from './http/plugins/openapi.js'
 import { apiV1Routes } from './http/routes/api-v1.js'
 import { downloadRoutes } from './http/routes/download.js'
@@ -12,6 +13,8 @@ import { healthRoutes } from './http/routes/health.js'
 export interface BuildOptions {
   /** Overrides of Fastify's logger (tests capture or silence it). */
   logger?: FastifyServerOptions['logger']
+  /** Where the app's own logger writes (default stdout); tests capture its lines here, redaction intact. */
+  logStream?: { write(line: string): void }
 }
 
 /** Builds the whole service from a validated config. Never listens: server.ts and tests do that. */
@@ -19,23 +22,39 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
-      // Keys travel only in this header; never let them reach a log line.
-      redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+      // Keys travel only in this header; never let them reach a log line. The wildcard also covers
+      // plugins' own trace lines (@fastify/multipart logs `busboyOptions.headers`).
+      redact: { paths: ['headers.authorization', '*.headers.authorization'], censor: '[redacted]' },
+      ...(options.logStream ? { stream: options.logStream } : {}),
     },
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy,
+    // Fastify answers 414 past 100 characters; a long unknown token must still be a 404 (and a long file_id a 400).
+    routerOptions: { maxParamLength: 2048 },
+    // Errors the router raises before any route (a badly encoded URL) get the API's error body too.
+    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
     // A 5 GiB upload may take long: no whole-request deadline, but idle sockets and slow headers time out.
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,
     keepAliveTimeout: 5_000,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // Requests arriving while we shut down get the API's 503 body from the hook below instead.
+    return503OnClosing: false,
+    clientErrorHandler: writeClientError,
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.server.headersTimeout = config.headersTimeoutMs
 
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
+    if (closing) {
+      reply.header('Connection', 'close')
+      throw new ServiceUnavailableError('The server is shutting down; retry on another instance.')
+    }
   })
   await app.register(errorHandler)
   await app.register(backends, { config })

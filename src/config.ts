@@ -27,7 +27,10 @@ export const DEFAULT_PLANS: Readonly<Record<PlanName, PlanLimits>> = {
 
 /** FILESHARE_PLANS: a JSON object whose entries override figures of the default plan table. */
 const PlanOverridesSchema = Type.Object(
-  Object.fromEntries(PLAN_NAMES.map((name) => [name, Type.Optional(Type.Partial(PlanLimitsSchema))])),
+  // Partial drops additionalProperties, so a misspelt figure would be silently ignored without it.
+  Object.fromEntries(
+    PLAN_NAMES.map((name) => [name, Type.Optional(Type.Partial(PlanLimitsSchema, { additionalProperties: false }))]),
+  ),
   { additionalProperties: false },
 )
 
@@ -39,7 +42,7 @@ export const EnvSchema = Type.Object({
   PORT: Integer({ default: 3000, maximum: 65535 }),
   HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
   FILESHARE_DATA_DIR: Type.String({ default: './data', minLength: 1 }),
-  FILESHARE_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+(/[^?#]*)?$' })),
+  FILESHARE_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+(/[^?#\\s]*)?$' })),
   FILESHARE_LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
@@ -52,6 +55,19 @@ export const EnvSchema = Type.Object({
   FILESHARE_HEADERS_TIMEOUT_MS: Integer({ default: 30_000, minimum: 1 }),
   FILESHARE_IDLE_TIMEOUT_MS: Integer({ default: 60_000, minimum: 1 }),
   FILESHARE_SHUTDOWN_TIMEOUT_MS: Integer({ default: 30_000, minimum: 0 }),
+  // Scale-out: PostgreSQL for metadata, S3-compatible storage for bytes, Redis for rate limits.
+  FILESHARE_DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  FILESHARE_DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
+  FILESHARE_STORAGE: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs' }),
+  FILESHARE_S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
+  FILESHARE_S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  FILESHARE_S3_REGION: Type.String({ default: 'us-east-1', minLength: 1 }),
+  FILESHARE_S3_FORCE_PATH_STYLE: Type.Boolean({ default: false }),
+  FILESHARE_S3_PREFIX: Type.String({ default: 'blobs/' }),
+  FILESHARE_S3_PART_SIZE: Integer({ default: 8 * 1024 * 1024, minimum: 5 * 1024 * 1024 }),
+  FILESHARE_S3_QUEUE_SIZE: Integer({ default: 4, minimum: 1, maximum: 64 }),
+  FILESHARE_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  FILESHARE_REDIS_PREFIX: Type.String({ default: 'fileshare:', pattern: '^[A-Za-z0-9_:.-]*$' }),
 })
 export type Env = Static<typeof EnvSchema>
 
@@ -73,7 +89,10 @@ function parsePlans(raw: string): Record<PlanName, PlanLimits> {
     throw new ConfigError('FILESHARE_PLANS', 'is not valid JSON')
   }
   const error = Value.Errors(PlanOverridesSchema, overrides)[0]
-  if (error) throw new ConfigError('FILESHARE_PLANS', `${error.instancePath || '(root)'} ${error.message}`)
+  if (error) {
+    const problem = error.keyword === 'boolean' ? 'is not a known plan or figure' : error.message
+    throw new ConfigError('FILESHARE_PLANS', `${error.instancePath || '(root)'} ${problem}`)
+  }
   const valid = overrides as Partial<Record<PlanName, Partial<PlanLimits>>>
   return Object.fromEntries(
     PLAN_NAMES.map((name) => [name, Object.freeze({ ...DEFAULT_PLANS[name], ...valid[name] })]),
@@ -90,13 +109,18 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * Reads and validates the environment once. Throws ConfigError naming the first bad variable.
- * Empty strings count as unset so that `FOO= npm start` falls back to the default.
+ * Empty (or blank) strings count as unset so that `FOO= npm start` falls back to the default.
  */
 export function loadConfig(source: Record<string, string | undefined> = process.env) {
   const picked: Record<string, string> = {}
   for (const name of Object.keys(EnvSchema.properties)) {
-    const raw = source[name]
-    if (raw !== undefined && raw !== '') picked[name] = raw.trim()
+    const raw = source[name]?.trim()
+    if (raw) picked[name] = raw
+    // Convert would read "80.5" as 80 and "0x10" as 16: integer settings are plain decimals.
+    const isInteger = (EnvSchema.properties as Record<string, { type?: unknown }>)[name]?.type === 'integer'
+    if (raw && isInteger && !/^-?[0-9]+$/.test(raw)) {
+      throw new ConfigError(name, `must be an integer (got ${JSON.stringify(raw)})`)
+    }
   }
   const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, picked))
   const error = Value.Errors(EnvSchema, env)[0]
@@ -105,6 +129,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError(variable, `${error.message} (got ${JSON.stringify(picked[variable] ?? '')})`)
   }
   const valid = env as Env
+  if (valid.FILESHARE_STORAGE === 's3' && !valid.FILESHARE_S3_BUCKET) {
+    throw new ConfigError('FILESHARE_S3_BUCKET', 'is required when FILESHARE_STORAGE=s3')
+  }
   const dataDir = path.resolve(valid.FILESHARE_DATA_DIR)
   return deepFreeze({
     port: valid.PORT,
@@ -122,6 +149,20 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     headersTimeoutMs: valid.FILESHARE_HEADERS_TIMEOUT_MS,
     idleTimeoutMs: valid.FILESHARE_IDLE_TIMEOUT_MS,
     shutdownTimeoutMs: valid.FILESHARE_SHUTDOWN_TIMEOUT_MS,
+    databaseUrl: valid.FILESHARE_DATABASE_URL,
+    databaseSchema: valid.FILESHARE_DATABASE_SCHEMA,
+    storage: valid.FILESHARE_STORAGE,
+    s3: {
+      bucket: valid.FILESHARE_S3_BUCKET ?? '',
+      endpoint: valid.FILESHARE_S3_ENDPOINT,
+      region: valid.FILESHARE_S3_REGION,
+      forcePathStyle: valid.FILESHARE_S3_FORCE_PATH_STYLE,
+      prefix: valid.FILESHARE_S3_PREFIX,
+      partSize: valid.FILESHARE_S3_PART_SIZE,
+      queueSize: valid.FILESHARE_S3_QUEUE_SIZE,
+    },
+    redisUrl: valid.FILESHARE_REDIS_URL,
+    redisPrefix: valid.FILESHARE_REDIS_PREFIX,
   })
 }
 

@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 
@@ -6,7 +8,8 @@ export async function startServer(config: Config) {
   const app = await buildApp(config)
   await app.listen({ port: config.port, host: config.host })
   app.log.info({ publicUrl: config.publicUrl, dataDir: config.dataDir }, 'fileshare is serving')
-  app.log.info('rate limits are kept in this process (in memory)')
+  if (config.redisUrl) app.log.info('rate limits are kept in Redis, shared by every instance')
+  else app.log.warn('rate limits are kept in this process (in memory): exact for a single instance only; set FILESHARE_REDIS_URL to run several')
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -32,7 +35,16 @@ export async function startServer(config: Config) {
   return app
 }
 
-const isEntryPoint = import.meta.url === `file://${process.argv[1]}`
+// Node runs the main module from its real path (symlinks resolved, URL-encoded), so compare like with like;
+// a symlinked release folder or a path with spaces must still start the server.
+function isMainModule(): boolean {
+  try {
+    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href
+  } catch {
+    return false
+  }
+}
+const isEntryPoint = isMainModule()
 if (isEntryPoint) {
   try {
     await startServer(loadConfig())

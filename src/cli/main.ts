@@ -5,7 +5,6 @@ import { migrateToLatest } from '../db/migrate.js'
 import { AppError } from '../errors.js'
 import { createServices, type Services } from '../services/create-services.js'
 import { openBlobStore } from '../storage/open-blob-store.js'
-import { startServer } from '../server.js'
 
 export const USAGE = `Usage: fileshare <command>
 
@@ -87,9 +86,12 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
   const command = action === undefined ? group : `${group} ${action}`
 
   switch (command) {
-    case 'serve':
+    case 'serve': {
+      // Loaded only here: the HTTP stack would slow down every other command.
+      const { startServer } = await import('../server.js')
       await startServer(config)
       return -1 // keeps running
+    }
     case 'migrate': {
       const database = await openDatabase(config) // opening migrates
       await migrateToLatest(database)
@@ -163,6 +165,11 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
   }
 }
 
+/** Some messages (node:util parseArgs) span several lines; scripts expect exactly one. */
+function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, ' ').trim()
+}
+
 /** Entry point of bin/fileshare.js: one-line errors, non-zero exit codes. */
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   try {
@@ -170,11 +177,11 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     if (code >= 0) process.exitCode = code
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || error instanceof AppError) {
-      console.error(`fileshare: ${error.message}`)
+      console.error(`fileshare: ${oneLine(error.message)}`)
       process.exitCode = error instanceof UsageError ? 2 : 1
       return
     }
-    console.error(`fileshare: ${(error as Error).message ?? error}`)
+    console.error(`fileshare: ${oneLine(String((error as Error).message ?? error))}`)
     process.exitCode = 1
   }
 }

@@ -1,7 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
-import { Kysely, SqliteDialect } from 'kysely'
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import pg from 'pg'
 import type { Database } from './schema.js'
 
 export type DialectName = 'sqlite' | 'postgres'
@@ -22,4 +23,22 @@ export function openSqlite(file: string): DatabaseHandle {
   // The CLI and the server share the file: wait for a writer instead of failing with SQLITE_BUSY.
   database.pragma('busy_timeout = 5000')
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), dialect: 'sqlite' }
+}
+
+// bigint columns hold byte sizes and counters, all far below 2^53: read them as numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
+
+/**
+ * Opens a PostgreSQL pool. `searchPath` confines the service to one schema (tests use a fresh
+ * schema each, so that they can run side by side in one database).
+ */
+export function openPostgres(connectionString: string, options: { searchPath?: string; maxConnections?: number } = {}): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.maxConnections ?? 10,
+    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
+  })
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => {})
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' }
 }

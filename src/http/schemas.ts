@@ -41,10 +41,12 @@ export const UploadResponse = Type.Object({
   sha256: Type.String(),
 })
 
+export const LIST_DEFAULTS = { page: 1, limit: 20 } as const
+
 export const ListQuery = Type.Object(
   {
-    page: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 }),
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: LIST_DEFAULTS.page })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: LIST_DEFAULTS.limit })),
   },
   { additionalProperties: true },
 )
@@ -83,7 +85,8 @@ export const StatsResponse = Type.Object({
   plan: Type.String({ description: 'Lower-case plan name: pro, business or enterprise.' }),
 })
 
-export const TokenParams = Type.Object({ token: Type.String({ maxLength: 128 }) })
+// No length bound here: a link of any shape that names no file is a 404, decided by the service.
+export const TokenParams = Type.Object({ token: Type.String() })
 
 /** The error responses every authenticated endpoint can give, for the OpenAPI document. */
 export const authErrors = {

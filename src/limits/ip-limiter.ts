@@ -1,11 +1,16 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
+import type { Redis } from 'ioredis'
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 
-/** A fixed per-minute budget per client IP (failed authentications, downloads). */
+/**
+ * A fixed per-minute budget per client IP (failed authentications, downloads), from
+ * rate-limiter-flexible: in this process, or in Redis when the service runs as several instances.
+ */
 export class IpLimiter {
-  private readonly limiter: RateLimiterMemory
+  private readonly limiter: RateLimiterAbstract
 
-  constructor(perMinute: number, keyPrefix: string) {
-    this.limiter = new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix })
+  constructor(perMinute: number, keyPrefix: string, redis?: Redis) {
+    const options = { points: perMinute, duration: 60, keyPrefix }
+    this.limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis }) : new RateLimiterMemory(options)
   }
 
   /** Counts one event for `ip`; resolves to the seconds to wait when the budget is spent, else 0. */

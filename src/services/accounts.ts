@@ -67,8 +67,10 @@ export class AccountService {
   /** Sets per-account overrides of the plan table; null clears one. */
   async setLimits(id: number, overrides: LimitOverrides): Promise<AccountSummary> {
     for (const [name, value] of Object.entries(overrides)) {
-      if (value !== null && value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
-        throw new InvalidParameterError(`${name} must be a non-negative integer.`)
+      // As in the plan table: a request rate of 0 would lock the account out with a 429 forever.
+      const minimum = name === 'requests_per_minute' || name === 'requests_per_day' ? 1 : 0
+      if (value !== null && value !== undefined && !(Number.isSafeInteger(value) && value >= minimum)) {
+        throw new InvalidParameterError(`${name} must be an integer of at least ${minimum}.`)
       }
     }
     if (Object.keys(overrides).length === 0) return summarize(this.found(id, await this.accounts.findById(id)))

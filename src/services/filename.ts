@@ -6,9 +6,10 @@ const MAX_BYTES = 255
  * The result is never used as a storage path.
  */
 export function sanitizeFilename(raw: string | undefined): string {
-  let name = (raw ?? '').normalize('NFC')
+  let name = raw ?? ''
   name = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1)
-  name = name.replace(/[\p{Cc}\u2028\u2029]/gu, '')
+  // Normalise after dropping control characters: one between a letter and its accent blocks composition.
+  name = name.replace(/[\p{Cc}\u2028\u2029]/gu, '').normalize('NFC')
   if (Buffer.byteLength(name, 'utf8') > MAX_BYTES) {
     let cut = ''
     for (const char of name) {

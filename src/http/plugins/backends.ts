@@ -1,9 +1,11 @@
 import fp from 'fastify-plugin'
+import { Redis } from 'ioredis'
 import type { Config } from '../../config.js'
 import type { DatabaseHandle } from '../../db/dialect.js'
 import { openDatabase } from '../../db/open-database.js'
 import { IpLimiter } from '../../limits/ip-limiter.js'
 import { MemoryRequestLimiter } from '../../limits/memory-request-limiter.js'
+import { RedisRequestLimiter } from '../../limits/redis-request-limiter.js'
 import type { RequestLimiter } from '../../limits/request-limiter.js'
 import { createServices, type Services } from '../../services/create-services.js'
 import type { BlobStore } from '../../storage/blob-store.js'
@@ -15,6 +17,8 @@ declare module 'fastify' {
     database: DatabaseHandle
     blobStore: BlobStore
     services: Services
+    /** Present when FILESHARE_REDIS_URL is set: the shared rate-limit state. */
+    redis: Redis | undefined
     limiters: {
       requests: RequestLimiter
       authFailures: IpLimiter
@@ -33,13 +37,24 @@ export default fp(
     app.decorate('database', database)
     app.decorate('blobStore', blobStore)
     app.decorate('services', createServices(database, blobStore, config, logBackgroundError))
+    // Without Redis each instance counts on its own, which is exact only for a single instance.
+    const redis = config.redisUrl
+      ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+      : undefined
+    if (redis) {
+      redis.on('error', (error) => app.log.warn({ err: error }, 'redis connection error'))
+      await redis.connect()
+    }
+    const prefix = config.redisPrefix
+    app.decorate('redis', redis)
     app.decorate('limiters', {
-      requests: new MemoryRequestLimiter(),
-      authFailures: new IpLimiter(config.authFailuresPerMinute, 'auth-failures'),
-      downloads: new IpLimiter(config.downloadsPerMinute, 'downloads'),
+      requests: redis ? new RedisRequestLimiter(redis, `${prefix}requests:`) : new MemoryRequestLimiter(),
+      authFailures: new IpLimiter(config.authFailuresPerMinute, `${prefix}auth-failures`, redis),
+      downloads: new IpLimiter(config.downloadsPerMinute, `${prefix}downloads`, redis),
     })
     app.addHook('onClose', async () => {
       await app.limiters.requests.close()
+      redis?.disconnect()
       await database.db.destroy()
     })
   },

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError, ERROR_REGISTRY, InvalidParameterError, InvalidRequestError, NotFoundError, RateLimitedError } from '../../errors.js'
@@ -40,6 +43,23 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: F
       success: false,
       error: { code: appError.code, message, ...(appError.status >= 500 ? { request_id: request.id } : {}) },
     })
+}
+
+/**
+ * Requests that Node's HTTP parser refuses (an unknown method, a malformed request line, headers
+ * too large or too slow) never reach Fastify's handlers; they still get the API's JSON error body.
+ */
+export function writeClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+  const body = JSON.stringify({ success: false, error: { code: 'invalid_request', message: ERROR_REGISTRY.invalid_request.message } })
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy(error)
 }
 
 export default fp(

@@ -22,7 +22,11 @@ function requestedRange(request: FastifyRequest, file: FileRow, etag: string): B
   if (!header) return undefined
   const ifRange = request.headers['if-range']
   if (ifRange && ifRange !== etag && ifRange !== new Date(file.created_at).toUTCString()) return undefined
-  const ranges = parseRange(file.size, header, { combine: true })
+  // range-parser refuses a suffix longer than the file; RFC 9110 14.1.1 says it means the whole file.
+  const suffixesClamped = header.replace(/([=,]\s*)-(\d+)/g, (match, lead: string, digits: string) =>
+    Number(digits) > file.size ? `${lead}0-` : match,
+  )
+  const ranges = parseRange(file.size, suffixesClamped, { combine: true })
   if (ranges === -1) throw new RangeNotSatisfiableError(file.size)
   if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return undefined
   return ranges[0]
@@ -50,7 +54,10 @@ export const downloadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Revalidate every time, so that a deleted file is gone from caches at once.
       'Cache-Control': 'private, no-cache',
     })
-    if (fresh(request.headers, { etag, 'last-modified': lastModified })) {
+    // Only the validators count: fetch() adds `Cache-Control: no-cache` to every conditional request,
+    // which `fresh` would otherwise take as a reload and never answer 304 (RFC 9110 13.2.1).
+    const { 'if-none-match': ifNoneMatch, 'if-modified-since': ifModifiedSince } = request.headers
+    if (fresh({ 'if-none-match': ifNoneMatch, 'if-modified-since': ifModifiedSince }, { etag, 'last-modified': lastModified })) {
       return reply.code(304).send()
     }
 

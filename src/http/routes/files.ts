@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart'
+import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { AppError, FileTooLargeError, InvalidRequestError, MissingFileError } from '../../errors.js'
+import { AppError, FileTooLargeError, InvalidParameterError, InvalidRequestError, MissingFileError } from '../../errors.js'
 import type { StagedUpload } from '../../services/files.js'
 import { presentFile } from '../present-file.js'
 import {
@@ -9,6 +10,7 @@ import {
   DetailResponse,
   ErrorBody,
   FileIdParams,
+  LIST_DEFAULTS,
   ListQuery,
   ListResponse,
   UploadResponse,
@@ -16,14 +18,34 @@ import {
 
 /** Room for the multipart boundaries and part headers around the file's bytes. */
 export const MULTIPART_FRAMING_ALLOWANCE = 64 * 1024
+/** Parts (fields and files) one upload request may carry; the rest are ignored fields anyway. */
+const MAX_PARTS = 100
 
 const security = [{ bearerAuth: [] }]
+
+/**
+ * Ajv's type coercion would read '1e1', '0x10', '+5', ' 5' or '5.0' as integers; the API takes
+ * plain decimal digits only. Runs before schema validation, after the authentication checks.
+ */
+function plainIntegers(source: 'params' | 'query', names: readonly string[]) {
+  return async (request: FastifyRequest) => {
+    const values = request[source] as Record<string, unknown>
+    for (const name of names) {
+      const value = values[name]
+      if (typeof value === 'string' && !/^[1-9][0-9]*$/.test(value)) {
+        throw new InvalidParameterError(`${name} must be a positive integer, got "${value}".`)
+      }
+    }
+  }
+}
 
 const upload: FastifyPluginAsyncTypebox = async (app) => {
   // In this scope only multipart bodies are parsed; any other body is left unread and refused.
   app.removeAllContentTypeParsers()
   await app.register(multipart, {
-    limits: { fileSize: Infinity, files: 10, parts: 100, fields: 50, fieldSize: 1024 * 1024, headerPairs: 100 },
+    // busboy's count limits stall a pending file stream when hit (the request is unpiped), so the
+    // part count is enforced in the handler's loop instead; the file size by the blob store.
+    limits: { fileSize: Infinity, files: Infinity, parts: Infinity, fields: Infinity, fieldSize: 1024 * 1024, headerPairs: 100 },
   })
   app.addContentTypeParser('*', (_request, _payload, done) => done(null))
 
@@ -49,7 +71,12 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
 
       let staged: StagedUpload | undefined
       try {
+        let partCount = 0
         for await (const part of request.parts()) {
+          if (++partCount > MAX_PARTS) {
+            if (part.type === 'file') part.file.resume()
+            throw new InvalidRequestError(`A multipart body may carry at most ${MAX_PARTS} parts.`)
+          }
           if (part.type !== 'file') continue
           if (part.fieldname !== 'file') {
             part.file.resume()
@@ -86,6 +113,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/files',
     {
+      preValidation: plainIntegers('query', ['page', 'limit']),
       schema: {
         summary: 'List files, newest first',
         querystring: ListQuery,
@@ -94,7 +122,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { page, limit } = request.query
+      const { page = LIST_DEFAULTS.page, limit = LIST_DEFAULTS.limit } = request.query
       const { files, total } = await app.services.files.list(request.principal.account.id, page, limit)
       return {
         success: true as const,
@@ -107,6 +135,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/files/:file_id',
     {
+      preValidation: plainIntegers('params', ['file_id']),
       schema: {
         summary: 'Read the details of one file',
         params: FileIdParams,
@@ -123,6 +152,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/files/:file_id',
     {
+      preValidation: plainIntegers('params', ['file_id']),
       schema: {
         summary: 'Delete a file; its public link stops working at once',
         params: FileIdParams,

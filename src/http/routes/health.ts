@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sql } from 'kysely'
 import { Type } from 'typebox'
-import { ServiceUnavailableError } from '../../errors.js'
 
 const Checks = Type.Record(Type.String(), Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]))
 
@@ -16,21 +15,35 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/readyz',
     {
       schema: {
-        summary: 'The database and the blob store answer',
-        response: { 200: Type.Object({ success: Type.Literal(true), checks: Checks }) },
+        summary: 'Every dependency answers (database, storage, and Redis when configured)',
+        response: {
+          200: Type.Object({ success: Type.Literal(true), checks: Checks }),
+          503: Type.Object({
+            success: Type.Literal(false),
+            error: Type.Object({ code: Type.String(), message: Type.String() }),
+            checks: Checks,
+          }),
+        },
       },
     },
-    async (request) => {
-      const results = await Promise.allSettled([
-        sql`select 1`.execute(app.database.db),
-        app.blobStore.check(),
-      ])
-      const [database, storage] = results.map((r) => (r.status === 'fulfilled' ? 'ok' : 'unavailable'))
-      if (database !== 'ok' || storage !== 'ok') {
-        request.log.warn({ database, storage }, 'not ready')
-        throw new ServiceUnavailableError(`Not ready: database ${database}, storage ${storage}.`)
+    async (request, reply) => {
+      const probes: Record<string, () => Promise<unknown>> = {
+        database: () => sql`select 1`.execute(app.database.db),
+        storage: () => app.blobStore.check(),
+        ...(app.redis ? { redis: () => app.redis!.ping() } : {}),
       }
-      return { success: true as const, checks: { database: 'ok' as const, storage: 'ok' as const } }
+      const names = Object.keys(probes)
+      const results = await Promise.allSettled(names.map((name) => probes[name]!()))
+      const checks = Object.fromEntries(
+        names.map((name, i) => [name, results[i]!.status === 'fulfilled' ? ('ok' as const) : ('unavailable' as const)]),
+      )
+      const down = names.filter((name) => checks[name] !== 'ok')
+      if (down.length > 0) {
+        request.log.warn({ checks }, 'not ready')
+        const message = `Not ready: ${down.join(', ')} unavailable.`
+        return reply.code(503).send({ success: false as const, error: { code: 'service_unavailable', message }, checks })
+      }
+      return { success: true as const, checks }
     },
   )
 }

@@ -1,0 +1,393 @@
+import { execFile } from 'node:child_process'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import SQLite from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bearer, makeTempDir, startTestApp } from '../helpers/test-app.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const BIN = path.join(ROOT, 'bin/fileshare.js')
+const KEY_PATTERN = /fsk_[A-Za-z0-9_-]{43}/g
+
+interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** The environment of an operator's shell, minus any fileshare settings of the machine running the tests. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('FILESHARE_') && name !== 'PORT' && name !== 'HOST') env[name] = value
+  }
+  return { ...env, ...extra }
+}
+
+/** Runs the real binary, `node bin/fileshare.js ...args`, against `dataDir`. */
+function fileshare(dataDir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: cleanEnv({ FILESHARE_DATA_DIR: dataDir, ...extraEnv }) },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
+        resolve({ code, stdout, stderr })
+      },
+    )
+  })
+}
+
+/** Runs a command that must succeed and returns its stdout. */
+async function ok(dataDir: string, ...args: string[]): Promise<string> {
+  const result = await fileshare(dataDir, args)
+  expect(result, `fileshare ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' })
+  return result.stdout
+}
+
+async function json<T = Record<string, unknown>>(dataDir: string, ...args: string[]): Promise<T> {
+  const stdout = await ok(dataDir, ...args)
+  // Scripts parse the whole of stdout: exactly one JSON document.
+  expect(stdout.trim().split('\n')).toHaveLength(1)
+  return JSON.parse(stdout) as T
+}
+
+interface CreatedAccount {
+  account_id: number
+  api_key: string
+}
+
+let emailCounter = 0
+const nextEmail = () => `operator${++emailCounter}@example.test`
+
+describe('fileshare CLI', () => {
+  const tempDirs: string[] = []
+  const newDataDir = async () => {
+    const dir = await makeTempDir('fileshare-cli-')
+    tempDirs.push(dir)
+    return dir
+  }
+
+  afterAll(async () => {
+    await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
+  })
+
+  describe('help', () => {
+    it.each(['help', '--help', ''])('fileshare %s prints the usage of every command', async (arg) => {
+      const stdout = await ok(await newDataDir(), ...(arg ? [arg] : []))
+      for (const command of [
+        'serve',
+        'migrate',
+        'account create --email E --plan P [--json]',
+        'account list [--json]',
+        'account set-plan ID PLAN',
+        'account set-limits ID',
+        '--requests-per-minute N',
+        '--requests-per-day N',
+        '--max-file-size BYTES',
+        '--daily-uploads N',
+        'key create ACCOUNT_ID',
+        'key list ACCOUNT_ID',
+        'key revoke KEY_ID',
+      ]) {
+        expect(stdout).toContain(command)
+      }
+    })
+
+    it('is what `npx fileshare` runs in a checkout', async () => {
+      const pkg = JSON.parse(await fs.readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+        bin: Record<string, string>
+        scripts: Record<string, string>
+      }
+      expect(pkg.bin.fileshare).toMatch(/^(\.\/)?bin\/fileshare\.js$/)
+      expect(pkg.scripts.start).toBe('node dist/server.js')
+    })
+  })
+
+  describe('accounts', () => {
+    let dataDir: string
+    beforeAll(async () => {
+      dataDir = await newDataDir()
+    })
+
+    it('account create prints the account id and a new API key', async () => {
+      const email = nextEmail()
+      const stdout = await ok(dataDir, 'account', 'create', '--email', email, '--plan', 'pro')
+      const keys = stdout.match(KEY_PATTERN)
+      expect(keys).toHaveLength(1)
+      const accounts = await json<Array<{ account_id: number; email: string }>>(dataDir, 'account', 'list', '--json')
+      const created = accounts.find((account) => account.email === email)!
+      expect(stdout.replace(keys![0]!, '')).toMatch(new RegExp(`\\b${created.account_id}\\b`))
+    })
+
+    it('account create --json prints one object with account_id and api_key', async () => {
+      const email = nextEmail()
+      const created = await json<CreatedAccount & { email: string; plan: string }>(
+        dataDir,
+        'account',
+        'create',
+        '--email',
+        email,
+        '--plan',
+        'business',
+        '--json',
+      )
+      expect(Number.isSafeInteger(created.account_id) && created.account_id > 0).toBe(true)
+      expect(created.api_key).toMatch(/^fsk_[A-Za-z0-9_-]{43}$/)
+      expect(created).toMatchObject({ email, plan: 'business' })
+    })
+
+    it('account list shows every account, as text and as JSON', async () => {
+      const first = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
+      const secondEmail = nextEmail()
+      const second = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', secondEmail, '--plan', 'enterprise', '--json')
+
+      const listed = await json<Array<{ account_id: number; email: string; plan: string }>>(dataDir, 'account', 'list', '--json')
+      expect(listed.map((account) => account.account_id)).toEqual(expect.arrayContaining([first.account_id, second.account_id]))
+      expect(listed.find((account) => account.account_id === second.account_id)).toMatchObject({ email: secondEmail, plan: 'enterprise' })
+
+      const text = await ok(dataDir, 'account', 'list')
+      const line = text.split('\n').find((l) => l.includes(secondEmail))
+      expect(line).toMatch(new RegExp(`^${second.account_id}\\b`))
+      expect(line).toContain('enterprise')
+    })
+
+    it('account list on an empty database prints nothing and succeeds', async () => {
+      expect(await ok(await newDataDir(), 'account', 'list')).toBe('')
+      expect(await json(await newDataDir(), 'account', 'list', '--json')).toEqual([])
+    })
+
+    it('account set-plan changes the plan', async () => {
+      const { account_id } = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
+      const stdout = await ok(dataDir, 'account', 'set-plan', String(account_id), 'enterprise')
+      expect(stdout).toContain('enterprise')
+      const listed = await json<Array<{ account_id: number; plan: string }>>(dataDir, 'account', 'list', '--json')
+      expect(listed.find((account) => account.account_id === account_id)?.plan).toBe('enterprise')
+    })
+
+    it('account set-limits overrides each figure, and "default" clears an override', async () => {
+      const { account_id } = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
+      const id = String(account_id)
+      await ok(dataDir, 'account', 'set-limits', id, '--requests-per-minute', '7', '--requests-per-day', '70')
+      const stdout = await ok(dataDir, 'account', 'set-limits', id, '--max-file-size', '1024', '--daily-uploads', '3')
+      expect(stdout).toContain('1024')
+      const overridesOf = async () =>
+        (await json<Array<{ account_id: number; overrides: Record<string, number | null> }>>(dataDir, 'account', 'list', '--json')).find(
+          (account) => account.account_id === account_id,
+        )?.overrides
+      expect(await overridesOf()).toEqual({ requests_per_minute: 7, requests_per_day: 70, max_file_size: 1024, daily_uploads: 3 })
+
+      await ok(dataDir, 'account', 'set-limits', id, '--daily-uploads', 'default')
+      expect(await overridesOf()).toEqual({ requests_per_minute: 7, requests_per_day: 70, max_file_size: 1024, daily_uploads: null })
+    })
+
+    it('account set-limits accepts 0 uploads and 0 bytes (an account that may not upload)', async () => {
+      const { account_id } = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
+      await ok(dataDir, 'account', 'set-limits', String(account_id), '--max-file-size', '0', '--daily-uploads', '0')
+    })
+  })
+
+  describe('keys', () => {
+    let dataDir: string
+    let account: CreatedAccount
+    beforeAll(async () => {
+      dataDir = await newDataDir()
+      account = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
+    })
+
+    it('key create prints a new key once; key list shows only its prefix', async () => {
+      const text = await ok(dataDir, 'key', 'create', String(account.account_id))
+      const [textKey] = text.match(KEY_PATTERN) ?? []
+      expect(textKey).toBeDefined()
+      const created = await json<{ key_id: number; api_key: string }>(dataDir, 'key', 'create', String(account.account_id), '--json')
+      expect(Number.isSafeInteger(created.key_id) && created.key_id > 0).toBe(true)
+      expect(created.api_key).toMatch(/^fsk_[A-Za-z0-9_-]{43}$/)
+      const allKeys = [account.api_key, textKey!, created.api_key]
+      expect(new Set(allKeys).size).toBe(3)
+
+      const listText = await ok(dataDir, 'key', 'list', String(account.account_id))
+      const listJson = await ok(dataDir, 'key', 'list', String(account.account_id), '--json')
+      const accountList = await ok(dataDir, 'account', 'list', '--json')
+      for (const key of allKeys) {
+        for (const output of [listText, listJson, accountList]) {
+          expect(output).not.toContain(key)
+          // Not even most of it: only a short recognisable prefix.
+          expect(output).not.toContain(key.slice(0, 20))
+        }
+        expect(listText).toContain(key.slice(0, 8))
+      }
+      const listed = JSON.parse(listJson) as Array<{ key_id: number; prefix: string; revoked_at: number | null }>
+      expect(listed).toHaveLength(3)
+      const listedCreated = listed.find((key) => key.key_id === created.key_id)!
+      expect(created.api_key.startsWith(listedCreated.prefix)).toBe(true)
+      expect(listedCreated.prefix.length).toBeLessThan(16)
+      expect(listText.trim().split('\n')).toHaveLength(3)
+    })
+
+    it('key revoke revokes one key; the account keeps its others', async () => {
+      const created = await json<{ key_id: number; api_key: string }>(dataDir, 'key', 'create', String(account.account_id), '--json')
+      const stdout = await ok(dataDir, 'key', 'revoke', String(created.key_id))
+      expect(stdout).toMatch(new RegExp(`\\b${created.key_id}\\b`))
+
+      const listed = await json<Array<{ key_id: number; revoked_at: number | null }>>(dataDir, 'key', 'list', String(account.account_id), '--json')
+      expect(listed.find((key) => key.key_id === created.key_id)?.revoked_at).toEqual(expect.any(Number))
+      expect(listed.filter((key) => key.revoked_at === null).length).toBeGreaterThan(0)
+      const listText = await ok(dataDir, 'key', 'list', String(account.account_id))
+      expect(listText.split('\n').find((line) => line.startsWith(`${created.key_id}\t`))).toContain('revoked')
+
+      const server = await startTestApp({ FILESHARE_DATA_DIR: dataDir })
+      try {
+        expect((await fetch(`${server.api}/stats`, { headers: bearer(created.api_key) })).status).toBe(401)
+        expect((await fetch(`${server.api}/stats`, { headers: bearer(account.api_key) })).status).toBe(200)
+      } finally {
+        await server.close()
+      }
+    })
+  })
+
+  it('a key from `account create --json` and one from `key create --json` work against a server on the same data', async () => {
+    const dataDir = await newDataDir()
+    const created = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
+    const second = await json<{ api_key: string }>(dataDir, 'key', 'create', String(created.account_id), '--json')
+    await ok(dataDir, 'account', 'set-limits', String(created.account_id), '--daily-uploads', '3', '--requests-per-day', '900')
+    const server = await startTestApp({ FILESHARE_DATA_DIR: dataDir })
+    try {
+      for (const key of [created.api_key, second.api_key]) {
+        const response = await fetch(`${server.api}/stats`, { headers: bearer(key) })
+        expect(response.status).toBe(200)
+        expect(await response.json()).toMatchObject({
+          success: true,
+          plan: 'pro',
+          limits: { daily_uploads: 3, requests_per_day: 900, requests_per_minute: 50, max_file_size: 5368709120 },
+        })
+      }
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('the database holds only a hash of each key', async () => {
+    const dataDir = await newDataDir()
+    const created = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
+    const second = await json<{ api_key: string }>(dataDir, 'key', 'create', String(created.account_id), '--json')
+    const keys = [created.api_key, second.api_key]
+
+    const database = new SQLite(path.join(dataDir, 'fileshare.sqlite'), { readonly: true, fileMustExist: true })
+    try {
+      const tables = database.prepare(`select name from sqlite_master where type = 'table'`).all() as Array<{ name: string }>
+      let keyRows = 0
+      for (const { name } of tables) {
+        const rows = database.prepare(`select * from "${name}"`).all() as Array<Record<string, unknown>>
+        if (name === 'api_keys') keyRows = rows.length
+        for (const row of rows) {
+          for (const value of Object.values(row)) {
+            const text = Buffer.isBuffer(value) ? value.toString('latin1') : String(value)
+            for (const key of keys) {
+              expect(text).not.toContain(key)
+              // The secret part after the shown prefix is never stored either.
+              expect(text).not.toContain(key.slice(12))
+            }
+          }
+        }
+      }
+      expect(keyRows).toBe(2)
+    } finally {
+      database.close()
+    }
+    // Nor in the raw files (the WAL included), in case a column were not selectable.
+    for (const entry of await fs.readdir(dataDir)) {
+      const file = path.join(dataDir, entry)
+      if (!(await fs.stat(file)).isFile()) continue
+      const bytes = await fs.readFile(file)
+      for (const key of keys) expect(bytes.includes(key.slice(12))).toBe(false)
+    }
+  })
+
+  describe('migrate', () => {
+    it('is idempotent and keeps the data', async () => {
+      const dataDir = await newDataDir()
+      expect(await ok(dataDir, 'migrate')).not.toBe('')
+      const created = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
+      await ok(dataDir, 'migrate')
+      await ok(dataDir, 'migrate')
+      const listed = await json<Array<{ account_id: number }>>(dataDir, 'account', 'list', '--json')
+      expect(listed.map((account) => account.account_id)).toEqual([created.account_id])
+      expect(await fs.stat(path.join(dataDir, 'fileshare.sqlite'))).toBeTruthy()
+    })
+  })
+
+  describe('bad input', () => {
+    let dataDir: string
+    let account: CreatedAccount
+    let takenEmail: string
+    beforeAll(async () => {
+      dataDir = await newDataDir()
+      takenEmail = nextEmail()
+      account = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', takenEmail, '--plan', 'pro', '--json')
+    })
+
+    const cases: Array<[string, (id: string, email: string) => string[], Record<string, string>?]> = [
+      ['an unknown command', () => ['frobnicate']],
+      ['an unknown option', (id) => ['account', 'set-plan', id, 'pro', '--force']],
+      ['a missing --plan', () => ['account', 'create', '--email', 'new@example.test']],
+      ['a missing --email', () => ['account', 'create', '--plan', 'pro']],
+      ['a flag without its value', () => ['account', 'create', '--plan', 'pro', '--email']],
+      ['an unknown plan on create', () => ['account', 'create', '--email', 'new@example.test', '--plan', 'gold']],
+      ['an unknown plan on set-plan', (id) => ['account', 'set-plan', id, 'gold']],
+      ['an invalid email', () => ['account', 'create', '--email', 'not-an-email', '--plan', 'pro']],
+      ['a duplicate email', (_id, email) => ['account', 'create', '--email', email, '--plan', 'pro']],
+      ['a non-numeric account id', () => ['account', 'set-plan', 'abc', 'pro']],
+      ['a fractional account id', () => ['key', 'create', '1.5']],
+      ['an unknown account id on set-plan', () => ['account', 'set-plan', '999999', 'pro']],
+      ['an unknown account id on key create', () => ['key', 'create', '999999']],
+      ['an unknown key id on key revoke', () => ['key', 'revoke', '999999']],
+      ['set-limits without any limit', (id) => ['account', 'set-limits', id]],
+      ['a non-numeric limit', (id) => ['account', 'set-limits', id, '--requests-per-minute', 'lots']],
+      ['a negative limit', (id) => ['account', 'set-limits', id, '--daily-uploads=-1']],
+      ['a negative limit given as a separate word', (id) => ['account', 'set-limits', id, '--max-file-size', '-5']],
+      ['a request rate of zero', (id) => ['account', 'set-limits', id, '--requests-per-minute', '0']],
+      ['a bad configuration', () => ['account', 'list'], { FILESHARE_PLANS: '{bad' }],
+    ]
+
+    it.concurrent.for(cases)('%s: one line on stderr, nothing on stdout, non-zero exit', async ([, args, env], { expect }) => {
+      const result = await fileshare(dataDir, args(String(account.account_id), takenEmail), env)
+      expect(result.code).not.toBe(0)
+      expect(result.stdout).toBe('')
+      expect(result.stderr.endsWith('\n')).toBe(true)
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1)
+      expect(result.stderr.trim().length).toBeGreaterThan(0)
+    })
+
+    it('names what is wrong', async () => {
+      const plan = await fileshare(dataDir, ['account', 'create', '--email', 'new@example.test', '--plan', 'gold'])
+      expect(plan.stderr).toContain('gold')
+      const duplicate = await fileshare(dataDir, ['account', 'create', '--email', takenEmail, '--plan', 'pro'])
+      expect(duplicate.stderr).toContain(takenEmail)
+      const config = await fileshare(dataDir, ['account', 'list'], { FILESHARE_LOG_LEVEL: 'loud' })
+      expect(config.stderr).toContain('FILESHARE_LOG_LEVEL')
+      const limit = await fileshare(dataDir, ['account', 'set-limits', String(account.account_id), '--requests-per-day', 'many'])
+      expect(limit.stderr).toContain('--requests-per-day')
+    })
+
+    it('leaves the database as it was', async () => {
+      // Runs after the bad commands above (concurrent tests of this block finish first).
+      const listed = await json<Array<{ account_id: number; email: string; plan: string; overrides: Record<string, unknown> }>>(
+        dataDir,
+        'account',
+        'list',
+        '--json',
+      )
+      expect(listed).toHaveLength(1)
+      expect(listed[0]).toMatchObject({
+        account_id: account.account_id,
+        email: takenEmail,
+        plan: 'pro',
+        overrides: { requests_per_minute: null, requests_per_day: null, max_file_size: null, daily_uploads: null },
+      })
+      const keys = await json<Array<{ revoked_at: number | null }>>(dataDir, 'key', 'list', String(account.account_id), '--json')
+      expect(keys).toEqual([expect.objectContaining({ revoked_at: null })])
+    })
+  })
+})

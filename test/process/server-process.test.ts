@@ -1,0 +1,477 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs/promises'
+import http from 'node:http'
+import net from 'node:net'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import SQLite from 'better-sqlite3'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { makeTempDir } from '../helpers/test-app.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const BIN = path.join(ROOT, 'bin/fileshare.js')
+const SERVER = path.join(ROOT, 'dist/server.js')
+/** The bound from the operator interface: CLI changes reach a running server within 5 s. */
+const PROPAGATION_MS = 5_000
+
+/** An operator's environment without any fileshare settings of the machine running the tests. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('FILESHARE_') && name !== 'PORT' && name !== 'HOST') env[name] = value
+  }
+  return { ...env, ...extra }
+}
+
+/** A port that was free a moment ago: the server must be given a real one so that its default public URL is right. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+function fileshare(dataDir: string, args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv({ FILESHARE_DATA_DIR: dataDir }) }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr })
+    })
+  })
+}
+
+async function cliJson<T>(dataDir: string, ...args: string[]): Promise<T> {
+  const result = await fileshare(dataDir, [...args, '--json'])
+  expect(result, `fileshare ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' })
+  return JSON.parse(result.stdout) as T
+}
+
+async function cliOk(dataDir: string, ...args: string[]): Promise<void> {
+  expect(await fileshare(dataDir, args), `fileshare ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' })
+}
+
+/**
+ * Calls `probe` until it returns a value, for at most `timeoutMs`. Polls instead of sleeping,
+ * so that a change is seen as soon as it lands and a missing one fails after the bound.
+ */
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() >= deadline) throw new Error(`${what}: not seen within ${timeoutMs} ms`)
+    await sleep(intervalMs)
+  }
+}
+
+interface ServerProcess {
+  child: ChildProcess
+  port: number
+  /** http://127.0.0.1:<port> */
+  url: string
+  dataDir: string
+  stdout(): string
+  stderr(): string
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+const running = new Set<ServerProcess>()
+/** Servers shared by a describe block: stopped by its afterAll, not after each test. */
+const shared = new Set<ServerProcess>()
+const tempDirs: string[] = []
+
+async function newDataDir(): Promise<string> {
+  const dir = await makeTempDir('fileshare-process-')
+  tempDirs.push(dir)
+  return dir
+}
+
+/** Spawns the server (`node dist/server.js` unless `command` says otherwise) and captures its output. */
+function spawnServer(env: Record<string, string>, command: string[] = [SERVER]) {
+  const child = spawn(process.execPath, command, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text))
+  child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
+  return { child, exited, stdout: () => stdout, stderr: () => stderr }
+}
+
+/** Starts a server on a free port and a fresh data folder, and waits until /healthz answers. */
+async function startServerProcess(
+  options: { env?: Record<string, string>; command?: string[]; dataDir?: string } = {},
+): Promise<ServerProcess> {
+  const port = await freePort()
+  const dataDir = options.dataDir ?? (await newDataDir())
+  const spawned = spawnServer({ PORT: String(port), HOST: '127.0.0.1', FILESHARE_DATA_DIR: dataDir, ...options.env }, options.command)
+  const server: ServerProcess = { ...spawned, port, url: `http://127.0.0.1:${port}`, dataDir }
+  running.add(server)
+  let exitedEarly = false
+  void server.exited.then(() => (exitedEarly = true))
+  await eventually(
+    'GET /healthz',
+    async () => {
+      if (exitedEarly) throw new Error(`server exited before serving: ${server.stderr()}`)
+      const response = await fetch(`${server.url}/healthz`).catch(() => undefined)
+      return response?.status === 200 ? true : undefined
+    },
+    15_000,
+    100,
+  )
+  return server
+}
+
+async function stopServerProcess(server: ServerProcess): Promise<void> {
+  running.delete(server)
+  if (server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGKILL')
+    await server.exited
+  }
+}
+
+afterEach(async () => {
+  // A test that failed half-way must not leave its server behind; shared servers are stopped in afterAll.
+  await Promise.all([...running].filter((server) => !shared.has(server)).map(stopServerProcess))
+})
+
+afterAll(async () => {
+  await Promise.all([...running].map(stopServerProcess))
+  await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
+})
+
+
+function bearer(apiKey: string) {
+  return { authorization: `Bearer ${apiKey}` }
+}
+
+function upload(server: ServerProcess, apiKey: string, content: string, filename = 'note.txt') {
+  const form = new FormData()
+  form.append('file', new Blob([content]), filename)
+  return fetch(`${server.url}/api/v1/files/upload`, { method: 'POST', headers: bearer(apiKey), body: form })
+}
+
+let emailCounter = 0
+const nextEmail = () => `process${++emailCounter}@example.test`
+
+interface CreatedAccount {
+  account_id: number
+  key_id: number
+  api_key: string
+}
+
+describe('a running server and the CLI on the same data, default cache TTL', () => {
+  let server: ServerProcess
+  /** Every key handed out in this block: none of them may ever reach a log line. */
+  const issuedKeys: string[] = []
+
+  const createAccount = async (plan = 'pro'): Promise<CreatedAccount> => {
+    const created = await cliJson<CreatedAccount>(server.dataDir, 'account', 'create', '--email', nextEmail(), '--plan', plan)
+    issuedKeys.push(created.api_key)
+    return created
+  }
+  const stats = (apiKey: string) => fetch(`${server.url}/api/v1/stats`, { headers: bearer(apiKey) })
+
+  beforeAll(async () => {
+    // No FILESHARE_CACHE_TTL_MS: the promise of 5 s must hold with the default.
+    server = await startServerProcess()
+    shared.add(server)
+  })
+
+  // Each test waits up to the cache TTL for its change, on its own account: they run side by side.
+  describe.concurrent('changes made with the CLI reach the server within 5 s', () => {
+    it('a key from `account create` works against the running server', async () => {
+      const { api_key } = await createAccount()
+      const response = await eventually('the new key accepted', async () => {
+        const r = await stats(api_key)
+        return r.status === 200 ? r : undefined
+      }, PROPAGATION_MS)
+      expect(await response.json()).toMatchObject({ success: true, plan: 'pro' })
+    })
+
+    it('`key revoke` makes the key answer 401 within 5 s, even right after it was used', async () => {
+      const { account_id, api_key } = await createAccount()
+      const other = await cliJson<{ key_id: number; api_key: string }>(server.dataDir, 'key', 'create', String(account_id))
+      issuedKeys.push(other.api_key)
+      // Used just now, so the server holds it in its cache.
+      expect((await stats(api_key)).status).toBe(200)
+      expect((await stats(other.api_key)).status).toBe(200)
+
+      await cliOk(server.dataDir, 'key', 'revoke', String(other.key_id))
+      const refused = await eventually('401 for the revoked key', async () => {
+        const r = await stats(other.api_key)
+        return r.status === 401 ? r : undefined
+      }, PROPAGATION_MS)
+      expect(await refused.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } })
+      // The account's other key is not affected.
+      expect((await stats(api_key)).status).toBe(200)
+    })
+
+    it('`account set-plan ID free` makes the account answer 403 within 5 s', async () => {
+      const { account_id, api_key } = await createAccount()
+      expect((await stats(api_key)).status).toBe(200)
+
+      await cliOk(server.dataDir, 'account', 'set-plan', String(account_id), 'free')
+      const refused = await eventually('403 after the downgrade', async () => {
+        const r = await stats(api_key)
+        return r.status === 403 ? r : undefined
+      }, PROPAGATION_MS)
+      expect(await refused.json()).toMatchObject({ success: false, error: { code: 'plan_not_supported' } })
+
+      await cliOk(server.dataDir, 'account', 'set-plan', String(account_id), 'business')
+      const upgraded = await eventually('200 after the upgrade', async () => {
+        const r = await stats(api_key)
+        return r.status === 200 ? r : undefined
+      }, PROPAGATION_MS)
+      expect(await upgraded.json()).toMatchObject({ plan: 'business', limits: { requests_per_minute: 100 } })
+    })
+
+    it('`account set-limits --requests-per-minute 2` takes effect within 5 s', async () => {
+      const { account_id, api_key } = await createAccount()
+      const before = await stats(api_key)
+      expect(before.headers.get('ratelimit-limit')).toBe('50')
+
+      await cliOk(server.dataDir, 'account', 'set-limits', String(account_id), '--requests-per-minute', '2')
+      // The requests made so far fill the new window of 2, so the new limit shows as a 429.
+      const limited = await eventually('429 under the new limit', async () => {
+        const r = await stats(api_key)
+        return r.status === 429 && r.headers.get('ratelimit-limit') === '2' ? r : undefined
+      }, PROPAGATION_MS)
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      expect(await limited.json()).toMatchObject({ success: false, error: { code: 'rate_limited' } })
+    })
+
+    it('`account set-limits --max-file-size` and the other account limits take effect within 5 s', async () => {
+      const { account_id, api_key } = await createAccount()
+      expect((await stats(api_key)).status).toBe(200)
+      await cliOk(server.dataDir, 'account', 'set-limits', String(account_id), '--max-file-size', '4', '--daily-uploads', '70', '--requests-per-day', '900')
+      const tooLarge = await eventually('403 for a file over the new maximum', async () => {
+        const r = await upload(server, api_key, 'hello')
+        return r.status === 403 ? r : undefined
+      }, PROPAGATION_MS)
+      expect(await tooLarge.json()).toMatchObject({ error: { code: 'file_too_large' } })
+      expect(await (await stats(api_key)).json()).toMatchObject({
+        limits: { max_file_size: 4, daily_uploads: 70, requests_per_day: 900, requests_per_minute: 50 },
+      })
+    })
+  })
+
+  it('the CLI is safe to run while the server handles uploads', async () => {
+    const { api_key } = await createAccount()
+    const [commands, uploads] = await Promise.all([
+      Promise.all(
+        [1, 2, 3].map(() => fileshare(server.dataDir, ['account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json'])),
+      ),
+      Promise.all(Array.from({ length: 8 }, (_, i) => upload(server, api_key, `content ${i}`))),
+    ])
+    for (const command of commands) {
+      expect(command).toMatchObject({ code: 0, stderr: '' })
+      const { api_key: created } = JSON.parse(command.stdout) as CreatedAccount
+      issuedKeys.push(created)
+      expect((await stats(created)).status).toBe(200)
+    }
+    expect(uploads.map((response) => response.status)).toEqual(Array(8).fill(201))
+    const body = (await (await stats(api_key)).json()) as { stats: { total_files: number } }
+    expect(body.stats.total_files).toBe(8)
+  })
+
+  it('public_link defaults to http://localhost:<PORT>', async () => {
+    const { api_key } = await createAccount()
+    const response = await upload(server, api_key, 'linked content')
+    expect(response.status).toBe(201)
+    const { public_link } = (await response.json()) as { public_link: string }
+    expect(public_link).toMatch(new RegExp(`^http://localhost:${server.port}/download/[A-Za-z0-9_-]{22,}$`))
+    const download = await fetch(`${server.url}${new URL(public_link).pathname}`)
+    expect(await download.text()).toBe('linked content')
+  })
+
+  it('logs JSON lines with a request id, and never a key or the Authorization header', async () => {
+    const { api_key } = await createAccount()
+    const unknownKey = `fsk_${'A'.repeat(43)}`
+    const good = await stats(api_key)
+    const bad = await fetch(`${server.url}/api/v1/stats`, { headers: { authorization: `bearer ${unknownKey}` } })
+    expect([good.status, bad.status]).toEqual([200, 401])
+    const requestIds = [good.headers.get('x-request-id'), bad.headers.get('x-request-id')]
+
+    const lines = await eventually('log lines of both requests', async () => {
+      // Only whole lines: the last one may still be arriving.
+      const parsed = server
+        .stdout()
+        .split('\n')
+        .slice(0, -1)
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+      const logged = new Set(parsed.map((line) => line.reqId))
+      return requestIds.every((id) => logged.has(id)) ? parsed : undefined
+    }, 5_000, 50)
+
+    const requestLines = lines.filter((line) => line.req !== undefined || line.res !== undefined)
+    expect(requestLines.length).toBeGreaterThan(0)
+    for (const line of requestLines) expect(line.reqId).toEqual(expect.any(String))
+
+    const everything = server.stdout() + server.stderr()
+    for (const key of [...issuedKeys, unknownKey]) expect(everything).not.toContain(key)
+    expect(everything).not.toMatch(/bearer /i)
+  })
+
+  afterAll(async () => {
+    shared.delete(server)
+    await stopServerProcess(server)
+  })
+})
+
+describe('configuration', () => {
+  it('`fileshare serve` serves too, with public_link on FILESHARE_PUBLIC_URL', async () => {
+    const dataDir = await newDataDir()
+    const { api_key } = await cliJson<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro')
+    const server = await startServerProcess({
+      dataDir,
+      command: [BIN, 'serve'],
+      env: { FILESHARE_PUBLIC_URL: 'https://files.example.com/' },
+    })
+    const response = await upload(server, api_key, 'served by the CLI')
+    expect(response.status).toBe(201)
+    const { public_link } = (await response.json()) as { public_link: string }
+    expect(public_link).toMatch(/^https:\/\/files\.example\.com\/download\/[A-Za-z0-9_-]{22,}$/)
+    const download = await fetch(`${server.url}${new URL(public_link).pathname}`)
+    expect(await download.text()).toBe('served by the CLI')
+
+    server.child.kill('SIGTERM')
+    expect(await server.exited).toEqual({ code: 0, signal: null })
+  })
+
+  it('starts from a symlinked release folder whose path has a space', async () => {
+    const releases = await newDataDir()
+    const link = path.join(releases, 'current release')
+    await fs.symlink(ROOT, link, 'dir')
+    const server = await startServerProcess({ command: [path.join(link, 'dist/server.js')] })
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+    server.child.kill('SIGTERM')
+    expect(await server.exited).toEqual({ code: 0, signal: null })
+  })
+
+  const badSettings: Array<[string, string]> = [
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['FILESHARE_LOG_LEVEL', 'loud'],
+    ['FILESHARE_PLANS', '{bad'],
+    ['FILESHARE_PLANS', '{"pro":{"max_file_size":-1}}'],
+    ['FILESHARE_PUBLIC_URL', 'notaurl'],
+    ['FILESHARE_TRUST_PROXY', 'maybe'],
+  ]
+
+  it.concurrent.for(badSettings)('%s=%s stops the server with a message naming the variable', async ([variable, value], { expect }) => {
+    const dataDir = await newDataDir()
+    const port = await freePort()
+    const server = spawnServer({ PORT: String(port), HOST: '127.0.0.1', FILESHARE_DATA_DIR: dataDir, [variable]: value })
+    const { code } = await server.exited
+    expect(code).not.toBe(0)
+    expect(code).not.toBeNull()
+    expect(server.stderr()).toContain(variable)
+    expect(server.stdout()).not.toContain('fileshare is serving')
+  })
+
+  it('`fileshare serve` with a bad value stops too, naming the variable in one line', async () => {
+    const dataDir = await newDataDir()
+    const server = spawnServer({ FILESHARE_DATA_DIR: dataDir, PORT: '70000' }, [BIN, 'serve'])
+    const { code } = await server.exited
+    expect(code).not.toBe(0)
+    expect(server.stderr().trimEnd().split('\n')).toEqual([expect.stringContaining('PORT')])
+  })
+})
+
+describe('SIGTERM', () => {
+  /** Sends a multipart upload whose file bytes are written by the caller, chunk by chunk. */
+  function slowUpload(port: number, apiKey: string, fileSize: number) {
+    const boundary = 'fileshare-slow-upload'
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    )
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`)
+    const request = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/v1/files/upload',
+      agent: false,
+      headers: {
+        ...bearer(apiKey),
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + fileSize + tail.length),
+      },
+    })
+    const response = new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+      request.once('error', reject)
+      request.once('response', (res) => {
+        let text = ''
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }))
+        res.once('error', reject)
+      })
+    })
+    request.write(head)
+    return {
+      response,
+      write: (bytes: Buffer) => new Promise<void>((resolve, reject) => request.write(bytes, (error) => (error ? reject(error) : resolve()))),
+      end: () => request.end(tail),
+    }
+  }
+
+  function connectionRefused(port: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1')
+      socket.once('connect', () => {
+        socket.destroy()
+        resolve(false)
+      })
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'))
+    })
+  }
+
+  it('lets an in-flight upload finish with 201, refuses new connections, and exits 0', async () => {
+    const dataDir = await newDataDir()
+    const { api_key } = await cliJson<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro')
+    const server = await startServerProcess({ dataDir })
+
+    const chunk = Buffer.alloc(4096, 'x')
+    const chunks = 10
+    const uploading = slowUpload(server.port, api_key, chunk.length * chunks)
+    await uploading.write(chunk)
+    // The server has the request in hand once it has logged it.
+    await eventually('the upload request reached the server', async () =>
+      server.stdout().includes('/api/v1/files/upload') ? true : undefined, 5_000, 20)
+
+    server.child.kill('SIGTERM')
+    await eventually('new connections refused', async () => ((await connectionRefused(server.port)) ? true : undefined), 5_000, 50)
+    expect(server.child.exitCode).toBeNull()
+
+    // The rest of the body trickles in over about a second, after shutdown has begun.
+    for (let i = 1; i < chunks; i++) {
+      await sleep(100)
+      await uploading.write(chunk)
+    }
+    uploading.end()
+    const { status, body } = await uploading.response
+    expect(status).toBe(201)
+    expect(body).toMatchObject({ success: true, size: chunk.length * chunks, filename: 'slow.bin' })
+
+    expect(await server.exited).toEqual({ code: 0, signal: null })
+    const database = new SQLite(path.join(dataDir, 'fileshare.sqlite'), { readonly: true, fileMustExist: true })
+    try {
+      expect(database.prepare('select size from files').all()).toEqual([{ size: chunk.length * chunks }])
+    } finally {
+      database.close()
+    }
+  })
+})

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { BlobNotFoundError, FileTooLargeError } from '../../src/errors.js'
+import { FsBlobStore } from '../../src/storage/fs-blob-store.js'
+import { makeTempDir } from '../helpers/test-app.js'
+import { chunkedSource, describeBlobStoreContract, failingSource, listKeys, readAll } from './blob-store-contract.js'
+
+describeBlobStoreContract('FsBlobStore', async () => {
+  const root = await makeTempDir('fileshare-fs-blobs-')
+  return {
+    store: await new FsBlobStore(root).init(),
+    cleanup: () => fs.rm(root, { recursive: true, force: true }),
+  }
+})
+
+describe('FsBlobStore on disk', () => {
+  // The store's root sits three levels below `base`, so that escaping keys would land inside `base`.
+  let base: string
+  let root: string
+  let store: FsBlobStore
+
+  beforeEach(async () => {
+    base = await makeTempDir('fileshare-fs-jail-')
+    root = path.join(base, 'srv', 'data', 'blobs')
+    store = await new FsBlobStore(root).init()
+  })
+  afterEach(async () => {
+    await fs.rm(base, { recursive: true, force: true })
+  })
+
+  const tmpEntries = () => fs.readdir(path.join(root, 'tmp'))
+
+  it('init creates the folders it needs, and a fresh store is empty', async () => {
+    expect((await fs.stat(path.join(root, 'tmp'))).isDirectory()).toBe(true)
+    expect((await fs.stat(path.join(root, 'objects'))).isDirectory()).toBe(true)
+    expect(await listKeys(store)).toEqual([])
+  })
+
+  it('leaves no file in tmp/ after a successful put, and the bytes are under objects/', async () => {
+    const content = randomBytes(50_000)
+    const { key } = await store.put(chunkedSource(content), { maxBytes: 100_000 })
+    expect(await tmpEntries()).toEqual([])
+    const objects = await fs.readdir(path.join(root, 'objects'), { recursive: true })
+    const files = objects.filter((entry) => path.basename(entry) === key)
+    expect(files).toHaveLength(1)
+    expect((await fs.readFile(path.join(root, 'objects', files[0]!))).equals(content)).toBe(true)
+  })
+
+  it('leaves no file in tmp/ after a put over maxBytes', async () => {
+    await expect(store.put(chunkedSource(randomBytes(50_000), 4096), { maxBytes: 10_000 })).rejects.toBeInstanceOf(
+      FileTooLargeError,
+    )
+    expect(await tmpEntries()).toEqual([])
+    expect(await listKeys(store)).toEqual([])
+  })
+
+  it('leaves no file in tmp/ after a put whose source fails', async () => {
+    await expect(store.put(failingSource(randomBytes(50_000), new Error('source broke')), { maxBytes: 1_000_000 })).rejects.toThrow(
+      'source broke',
+    )
+    expect(await tmpEntries()).toEqual([])
+    expect(await listKeys(store)).toEqual([])
+  })
+
+  it('leaves no file in tmp/ after many concurrent puts, failed or not', async () => {
+    await Promise.allSettled([
+      ...Array.from({ length: 5 }, () => store.put(chunkedSource(randomBytes(8_000)), { maxBytes: 10_000 })),
+      ...Array.from({ length: 5 }, () => store.put(chunkedSource(randomBytes(20_000)), { maxBytes: 10_000 })),
+      ...Array.from({ length: 5 }, () => store.put(failingSource(randomBytes(5_000), new Error('gone')), { maxBytes: 10_000 })),
+    ])
+    expect(await tmpEntries()).toEqual([])
+    expect(await listKeys(store)).toHaveLength(5)
+  })
+
+  it('a key that is not one of its keys is not found and never reaches a path outside the root', async () => {
+    // Where each key would point if it were joined to objects/<first two chars>/ unchecked.
+    const escapingKeys = ['../../etc/passwd', '../../../outside', '../secret']
+    const decoys: string[] = []
+    for (const key of escapingKeys) {
+      const unchecked = path.join(root, 'objects', key.slice(0, 2), key)
+      if (path.relative(root, unchecked).startsWith('..')) {
+        expect(unchecked.startsWith(base + path.sep)).toBe(true)
+        await fs.mkdir(path.dirname(unchecked), { recursive: true })
+        await fs.writeFile(unchecked, 'decoy outside the store')
+        decoys.push(unchecked)
+      }
+    }
+    expect(decoys).toHaveLength(escapingKeys.length)
+
+    for (const key of [...escapingKeys, '..', '/etc/passwd', 'C:\\Windows\\win.ini', '', 'ABCDEF', 'a'.repeat(31)]) {
+      await expect(store.get(key), key).rejects.toBeInstanceOf(BlobNotFoundError)
+      await expect(store.get(key, { start: 0, end: 3 }), key).rejects.toBeInstanceOf(BlobNotFoundError)
+      await expect(store.delete(key), key).resolves.toBeUndefined()
+    }
+    for (const decoy of decoys) expect(await fs.readFile(decoy, 'utf8')).toBe('decoy outside the store')
+  })
+
+  it('a valid key whose file was placed by hand outside objects/ is not found', async () => {
+    // Keys name files only inside objects/: a blob-shaped file in tmp/ or the root is not a blob.
+    const key = randomBytes(16).toString('hex')
+    await fs.writeFile(path.join(root, key), 'stray')
+    await fs.writeFile(path.join(root, 'tmp', key), 'stray')
+    await expect(store.get(key)).rejects.toBeInstanceOf(BlobNotFoundError)
+    expect(await listKeys(store)).toEqual([])
+  })
+
+  it('keeps a blob readable across store instances on the same root', async () => {
+    const content = Buffer.from('durable')
+    const { key } = await store.put(chunkedSource(content), { maxBytes: 100 })
+    const reopened = await new FsBlobStore(root).init()
+    expect((await readAll(await reopened.get(key))).equals(content)).toBe(true)
+    expect(await listKeys(reopened)).toEqual([key])
+  })
+
+  it('check rejects when its folders are gone', async () => {
+    await fs.rm(root, { recursive: true, force: true })
+    await expect(store.check()).rejects.toThrow()
+  })
+})
