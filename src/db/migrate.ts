@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
 import type { DatabaseHandle, DialectName } from './dialect.js'
 import * as initial from './migrations/001-initial.js'
 
@@ -20,7 +20,13 @@ class DialectMigrationProvider implements MigrationProvider {
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so concurrent starts are safe. */
 export async function migrateToLatest({ db, dialect }: DatabaseHandle): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new DialectMigrationProvider(dialect) })
+  // Unless told the schema, Kysely takes migration tables found in any schema of the database as
+  // its own: a second schema (FILESHARE_DATABASE_SCHEMA) would then never get them and fail.
+  const migrationTableSchema =
+    dialect === 'postgres'
+      ? ((await sql<{ name: string | null }>`select current_schema() as name`.execute(db)).rows[0]?.name ?? undefined)
+      : undefined
+  const migrator = new Migrator({ db, provider: new DialectMigrationProvider(dialect), migrationTableSchema })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)

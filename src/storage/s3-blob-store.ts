@@ -53,13 +53,16 @@ export class S3BlobStore implements BlobStore {
       leavePartsOnError: false,
     })
     const feeding = pipeline(source, meter, body)
+    const uploading = upload.done()
     try {
-      await Promise.all([feeding, upload.done()])
+      await Promise.all([feeding, uploading])
     } catch (error) {
       // Whichever side failed first, stop the other and leave no object or part behind.
       body.destroy()
       source.resume()
-      await upload.abort().catch(() => {})
+      // Once its body fails, done() settles only after AbortMultipartUpload has been answered.
+      // (upload.abort() would only stop waiting, and the abort would land after put rejected.)
+      await uploading.catch(() => {})
       await this.delete(key).catch(() => {})
       await feeding.catch(() => {})
       throw error

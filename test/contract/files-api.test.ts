@@ -1,5 +1,3 @@
-import fs from 'node:fs/promises'
-import path from 'node:path'
 import { Readable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { bearer, fileForm, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
@@ -28,12 +26,6 @@ async function expectError(response: Response, status: number, code: string): Pr
   expect(await response.json()).toEqual({ success: false, error: { code, message: expect.any(String) } })
 }
 
-/** Every stored blob under the fs store's objects folder. */
-async function storedBlobs(t: TestApp): Promise<string[]> {
-  const root = path.join(t.dataDir, 'blobs', 'objects')
-  const entries = await fs.readdir(root, { recursive: true, withFileTypes: true })
-  return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name))
-}
 
 describe('files API: list, detail, delete', () => {
   let t: TestApp
@@ -292,9 +284,9 @@ describe('files API: list, detail, delete', () => {
     it('confirms, kills the link at once, removes the stored bytes, and a second delete is 404', async () => {
       const { apiKey } = await account()
       const keep = await uploadFile(t, apiKey, 'keep me')
-      const blobsBefore = await storedBlobs(t)
+      const blobsBefore = await t.storedBlobs()
       const { body } = await uploadFile(t, apiKey, 'delete me')
-      const blobsWithFile = await storedBlobs(t)
+      const blobsWithFile = await t.storedBlobs()
       expect(blobsWithFile).toHaveLength(blobsBefore.length + 1)
       const linkPath = new URL(body.public_link).pathname
       expect((await fetch(`${t.url}${linkPath}`)).status).toBe(200)
@@ -312,7 +304,7 @@ describe('files API: list, detail, delete', () => {
         404,
         'not_found',
       )
-      expect(await storedBlobs(t)).toEqual(blobsBefore)
+      expect(await t.storedBlobs()).toEqual(blobsBefore)
       // The other file is untouched.
       expect(await (await fetch(`${t.url}${new URL(keep.body.public_link).pathname}`)).text()).toBe('keep me')
       expect((await list(apiKey)).files.map((file) => file.file_id)).toEqual([keep.body.file_id])

@@ -4,6 +4,22 @@ import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { buildApp, type App } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
+import {
+  cleanRedisPrefix,
+  createPgSchema,
+  dropPgSchema,
+  newRedisPrefix,
+  PG_URL,
+  REDIS_URL,
+  S3RVER_CREDENTIALS,
+  startS3rver,
+} from './scale-out-env.js'
+
+/**
+ * Which stack the HTTP suite runs against: `embedded` (SQLite + folder + in-memory limits) or
+ * `scale-out` (PostgreSQL + S3 on s3rver + Redis), chosen by the vitest project (vitest.config.ts).
+ */
+export const TEST_STACK: 'embedded' | 'scale-out' = process.env.FILESHARE_TEST_STACK === 'scale-out' ? 'scale-out' : 'embedded'
 
 export interface TestApp {
   app: App
@@ -12,6 +28,10 @@ export interface TestApp {
   url: string
   api: string
   dataDir: string
+  /** Keys of every blob in the store, whichever store the stack uses. */
+  storedBlobs(): Promise<string[]>
+  /** What an interrupted write could leave behind: temp files (folder) or open multipart uploads (S3). */
+  unfinishedWrites(): Promise<string[]>
   /** Creates an account on `plan` and returns its id and a fresh API key. */
   createAccount(plan?: string, email?: string): Promise<{ accountId: number; apiKey: string }>
   close(): Promise<void>
@@ -29,30 +49,69 @@ export async function makeTempDir(prefix = 'fileshare-test-'): Promise<string> {
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = await makeTempDir()
+  const stack = TEST_STACK === 'scale-out' ? await startScaleOutBackends() : undefined
   const config = loadConfig({
     FILESHARE_DATA_DIR: dataDir,
     FILESHARE_LOG_LEVEL: 'silent',
     FILESHARE_PUBLIC_URL: 'http://files.example.test',
     FILESHARE_CACHE_TTL_MS: '0',
+    ...stack?.env,
     ...env,
   })
   const app = await buildApp(config)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   const url = `http://127.0.0.1:${port}`
+  const tmpDir = path.join(dataDir, 'blobs', 'tmp')
   return {
     app,
     config,
     url,
     api: `${url}/api/v1`,
     dataDir,
+    async storedBlobs() {
+      const keys: string[] = []
+      for await (const entry of app.blobStore.list()) keys.push(entry.key)
+      return keys.sort()
+    },
+    async unfinishedWrites() {
+      if (stack) return stack.s3.multipartUploadsInProgress()
+      return fs.readdir(tmpDir).catch(() => [])
+    },
     async createAccount(plan = 'pro', email = `user${++accountCounter}-${Date.now()}@example.test`) {
       const { account, apiKey } = await app.services.accounts.create(email, plan)
       return { accountId: account.account_id, apiKey }
     },
     async close() {
       await app.close()
+      await stack?.close()
       await fs.rm(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A PostgreSQL schema, an s3rver bucket and a Redis key prefix of this test app's own. */
+async function startScaleOutBackends() {
+  process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
+  process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
+  const schema = await createPgSchema()
+  const s3 = await startS3rver('fileshare-test')
+  const redisPrefix = newRedisPrefix('app')
+  return {
+    s3,
+    env: {
+      FILESHARE_DATABASE_URL: PG_URL,
+      FILESHARE_DATABASE_SCHEMA: schema,
+      FILESHARE_STORAGE: 's3',
+      FILESHARE_S3_BUCKET: s3.bucket,
+      FILESHARE_S3_ENDPOINT: s3.endpoint,
+      FILESHARE_S3_FORCE_PATH_STYLE: 'true',
+      FILESHARE_S3_PART_SIZE: String(5 * 1024 * 1024),
+      FILESHARE_REDIS_URL: REDIS_URL,
+      FILESHARE_REDIS_PREFIX: redisPrefix,
+    },
+    async close() {
+      await Promise.all([dropPgSchema(schema), s3.close(), cleanRedisPrefix(redisPrefix)])
     },
   }
 }

@@ -125,7 +125,9 @@ async function startServerProcess(
     async () => {
       if (exitedEarly) throw new Error(`server exited before serving: ${server.stderr()}`)
       const response = await fetch(`${server.url}/healthz`).catch(() => undefined)
-      return response?.status === 200 ? true : undefined
+      // Our process must be the one answering, not another that took the port in the meantime.
+      const listening = server.stdout().includes(`listening at ${server.url}`)
+      return response?.status === 200 && listening ? true : undefined
     },
     15_000,
     100,
@@ -187,6 +189,11 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
     // No FILESHARE_CACHE_TTL_MS: the promise of 5 s must hold with the default.
     server = await startServerProcess()
     shared.add(server)
+  })
+
+  afterEach(() => {
+    // Should the server die, say so (with its last words) rather than let later tests fail obscurely.
+    expect(server.child.exitCode, `server exited: ${server.stderr()}`).toBeNull()
   })
 
   // Each test waits up to the cache TTL for its change, on its own account: they run side by side.

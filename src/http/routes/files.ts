@@ -1,3 +1,5 @@
+import { PassThrough } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import multipart from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -84,7 +86,14 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
             part.file.resume()
             throw new InvalidRequestError('The request must carry exactly one file part named "file".')
           } else {
-            staged = await app.services.files.stage(owner, part.file, part.filename)
+            // A body cut off inside this part may already have ended it: the parser destroys the
+            // stream without an error (and ends the iteration), so it must be caught here.
+            if (part.file.destroyed) throw new InvalidRequestError('The multipart body ends inside the file part.')
+            // From now on a pipeline listens, so a cut that happens while the daily slot is being
+            // reserved still fails the upload instead of leaving it waiting for bytes.
+            const source = new PassThrough()
+            pipeline(part.file, source).catch((error) => source.destroy(error))
+            staged = await app.services.files.stage(owner, source, part.filename)
           }
         }
       } catch (error) {

@@ -1,0 +1,416 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { sql } from 'kysely'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openPostgres, openSqlite, type DatabaseHandle, type DialectName } from '../../src/db/dialect.js'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import { AccountsRepository } from '../../src/db/repositories/accounts-repository.js'
+import { ApiKeysRepository } from '../../src/db/repositories/api-keys-repository.js'
+import { FilesRepository } from '../../src/db/repositories/files-repository.js'
+import type { NewFileRow } from '../../src/db/schema.js'
+import { createPgSchema, dropPgSchema, isPostgresReachable, PG_URL } from '../helpers/scale-out-env.js'
+import { makeTempDir } from '../helpers/test-app.js'
+
+/** A fresh, empty database of one dialect; open() gives one more handle on that same database. */
+interface TestDatabase {
+  open(): DatabaseHandle
+  drop(): Promise<void>
+}
+
+interface DialectUnderTest {
+  name: DialectName
+  available: boolean
+  create(): Promise<TestDatabase>
+}
+
+const postgresReachable = await isPostgresReachable()
+if (!postgresReachable) {
+  console.warn(`SKIPPING the PostgreSQL half of test/db/repositories.test.ts: no PostgreSQL answers at ${PG_URL}.`)
+}
+
+// Kysely's DIALECTS pattern: every repository test below runs once per dialect.
+const DIALECTS: DialectUnderTest[] = [
+  {
+    name: 'sqlite',
+    available: true,
+    async create() {
+      const dir = await makeTempDir('fileshare-db-')
+      return { open: () => openSqlite(path.join(dir, 'fileshare.sqlite')), drop: () => fs.rm(dir, { recursive: true, force: true }) }
+    },
+  },
+  {
+    name: 'postgres',
+    available: postgresReachable,
+    async create() {
+      const schema = await createPgSchema()
+      return { open: () => openPostgres(PG_URL, { searchPath: schema }), drop: () => dropPgSchema(schema) }
+    },
+  },
+]
+
+const DAY_1 = '2030-01-01'
+const DAY_2 = '2030-01-02'
+const T0 = Date.UTC(2030, 0, 1, 12)
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(!dialect.available)(`repositories on ${dialect.name}`, () => {
+    let database: TestDatabase
+    const handles: DatabaseHandle[] = []
+    const open = () => {
+      const handle = database.open()
+      handles.push(handle)
+      return handle
+    }
+
+    beforeEach(async () => {
+      database = await dialect.create()
+    })
+    afterEach(async () => {
+      await Promise.all(handles.splice(0).map((handle) => handle.db.destroy()))
+      await database.drop()
+    })
+
+    describe('migrations', () => {
+      it('create every table on a fresh database, and a second run changes nothing', async () => {
+        const handle = open()
+        expect(handle.dialect).toBe(dialect.name)
+        expect(await migrateToLatest(handle)).toEqual(['001-initial'])
+        expect(await migrateToLatest(handle)).toEqual([])
+        // Another handle (a restart, or the CLI) finds the schema up to date too.
+        expect(await migrateToLatest(open())).toEqual([])
+        const tables = (await handle.db.introspection.getTables()).map((table) => table.name)
+        expect(tables).toEqual(expect.arrayContaining(['accounts', 'api_keys', 'files']))
+        const account = await new AccountsRepository(handle.db).create('after-migration@example.test', 'pro', T0)
+        expect(account.id).toBe(1)
+      })
+
+      // Instances of a scale-out deployment start at once and all migrate; SQLite serves one instance.
+      if (dialect.name === 'postgres') {
+        it('run concurrently from several handles on the same schema, and none of them fails', async () => {
+          const starting = Array.from({ length: 5 }, () => open())
+          const results = await Promise.all(starting.map((handle) => migrateToLatest(handle)))
+          // Kysely's migrator lock: exactly one handle ran the migration, the others found it done.
+          expect(results.flat()).toEqual(['001-initial'])
+          const executed = await sql<{ name: string }>`select name from kysely_migration`.execute(starting[0]!.db)
+          expect(executed.rows.map((row) => row.name)).toEqual(['001-initial'])
+        })
+
+        it('keep each schema to itself: a second schema in the same database migrates on its own', async () => {
+          // The first schema is migrated, so its migration tables exist in the database.
+          await migrateToLatest(open())
+          const other = await dialect.create()
+          const otherHandle = other.open()
+          try {
+            expect(await migrateToLatest(otherHandle)).toEqual(['001-initial'])
+            await new AccountsRepository(otherHandle.db).create('other-schema@example.test', 'pro', T0)
+            expect(await new AccountsRepository(open().db).list()).toEqual([])
+          } finally {
+            await otherHandle.db.destroy()
+            await other.drop()
+          }
+        })
+      }
+    })
+
+    describe('with the schema in place', () => {
+      let accounts: AccountsRepository
+      let files: FilesRepository
+      let apiKeys: ApiKeysRepository
+      let fileCounter = 0
+
+      beforeEach(async () => {
+        const handle = open()
+        await migrateToLatest(handle)
+        accounts = new AccountsRepository(handle.db)
+        files = new FilesRepository(handle.db)
+        apiKeys = new ApiKeysRepository(handle.db)
+      })
+
+      const newAccount = (email = `owner-${Math.random().toString(36).slice(2)}@example.test`) => accounts.create(email, 'pro', T0)
+      const newFile = (accountId: number, overrides: Partial<NewFileRow> = {}) => {
+        fileCounter++
+        return files.insert({
+          account_id: accountId,
+          token: `token-${fileCounter}-${Math.random().toString(36).slice(2)}`,
+          filename: `file-${fileCounter}.txt`,
+          size: 100,
+          content_type: 'text/plain',
+          sha256: 'a'.repeat(64),
+          storage_key: `${fileCounter}`.padStart(32, '0'),
+          created_at: T0,
+          ...overrides,
+        })
+      }
+
+      describe('accounts', () => {
+        it('create gives a row with empty counters and no overrides, found by id and by email', async () => {
+          const created = await accounts.create('alice@example.test', 'business', T0)
+          expect(created).toEqual({
+            id: expect.any(Number),
+            email: 'alice@example.test',
+            plan: 'business',
+            created_at: T0,
+            requests_per_minute: null,
+            requests_per_day: null,
+            max_file_size: null,
+            daily_uploads: null,
+            total_files: 0,
+            total_size: 0,
+            total_downloads: 0,
+            uploads_day: '',
+            uploads_today: 0,
+          })
+          expect(await accounts.findById(created.id)).toEqual(created)
+          expect(await accounts.findByEmail('alice@example.test')).toEqual(created)
+          expect(await accounts.findById(created.id + 1000)).toBeUndefined()
+          expect(await accounts.findByEmail('nobody@example.test')).toBeUndefined()
+        })
+
+        it('emails are unique', async () => {
+          await accounts.create('twice@example.test', 'pro', T0)
+          await expect(accounts.create('twice@example.test', 'pro', T0)).rejects.toThrow()
+          expect(await accounts.list()).toHaveLength(1)
+        })
+
+        it('list returns every account in id order', async () => {
+          const created = [await newAccount(), await newAccount(), await newAccount()]
+          expect((await accounts.list()).map((account) => account.id)).toEqual(created.map((account) => account.id))
+        })
+
+        it('update sets and clears limit overrides and the plan, and leaves the rest alone', async () => {
+          const created = await newAccount()
+          const updated = await accounts.update(created.id, { plan: 'enterprise', requests_per_minute: 7, daily_uploads: 0 })
+          expect(updated).toEqual({ ...created, plan: 'enterprise', requests_per_minute: 7, daily_uploads: 0 })
+          const cleared = await accounts.update(created.id, { requests_per_minute: null, max_file_size: 1234 })
+          expect(cleared).toEqual({ ...created, plan: 'enterprise', daily_uploads: 0, max_file_size: 1234 })
+          expect(await accounts.findById(created.id)).toEqual(cleared)
+          expect(await accounts.update(created.id + 1000, { plan: 'pro' })).toBeUndefined()
+        })
+      })
+
+      describe('daily upload slots', () => {
+        it('20 concurrent reservations against a limit of 7 take exactly 7 slots', async () => {
+          const { id } = await newAccount()
+          const granted = await Promise.all(Array.from({ length: 20 }, () => accounts.reserveUpload(id, DAY_1, 7)))
+          expect(granted.filter(Boolean)).toHaveLength(7)
+          expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_1, uploads_today: 7 })
+          expect(await accounts.reserveUpload(id, DAY_1, 7)).toBe(false)
+        })
+
+        it('concurrent reservations and releases never pass the limit and end at the exact count', async () => {
+          const { id } = await newAccount()
+          await accounts.reserveUpload(id, DAY_1, 5)
+          await accounts.reserveUpload(id, DAY_1, 5)
+          // 2 taken; release both while 10 more try to reserve: at most 5 may be held at any time.
+          const outcomes = await Promise.all([
+            ...Array.from({ length: 10 }, () => accounts.reserveUpload(id, DAY_1, 5)),
+            accounts.releaseUpload(id, DAY_1).then(() => 'released'),
+            accounts.releaseUpload(id, DAY_1).then(() => 'released'),
+          ])
+          const granted = outcomes.filter((outcome) => outcome === true).length
+          expect(granted).toBeGreaterThanOrEqual(3)
+          expect(granted).toBeLessThanOrEqual(5)
+          // 2 held + the granted ones - the 2 released: no reservation or release was lost.
+          expect((await accounts.findById(id))!.uploads_today).toBe(granted)
+        })
+
+        it('a new UTC day starts from zero', async () => {
+          const { id } = await newAccount()
+          for (let i = 0; i < 3; i++) expect(await accounts.reserveUpload(id, DAY_1, 3)).toBe(true)
+          expect(await accounts.reserveUpload(id, DAY_1, 3)).toBe(false)
+          expect(await accounts.reserveUpload(id, DAY_2, 3)).toBe(true)
+          expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_2, uploads_today: 1 })
+        })
+
+        it('releasing a slot of a past day leaves today alone; releasing today gives one back, never below zero', async () => {
+          const { id } = await newAccount()
+          await accounts.reserveUpload(id, DAY_1, 10)
+          await accounts.reserveUpload(id, DAY_2, 10)
+          await accounts.reserveUpload(id, DAY_2, 10)
+          await accounts.releaseUpload(id, DAY_1)
+          expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_2, uploads_today: 2 })
+          await accounts.releaseUpload(id, DAY_2)
+          expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_2, uploads_today: 1 })
+          await accounts.releaseUpload(id, DAY_2)
+          await accounts.releaseUpload(id, DAY_2)
+          expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_2, uploads_today: 0 })
+        })
+
+        it('a limit of 0 refuses every upload, on any day', async () => {
+          const { id } = await newAccount()
+          expect(await accounts.reserveUpload(id, DAY_1, 0)).toBe(false)
+          expect(await accounts.reserveUpload(id, DAY_2, 0)).toBe(false)
+          expect(await accounts.findById(id)).toMatchObject({ uploads_day: '', uploads_today: 0 })
+        })
+
+        it('slots are counted per account', async () => {
+          const [first, second] = [await newAccount(), await newAccount()]
+          await Promise.all(Array.from({ length: 4 }, () => accounts.reserveUpload(first.id, DAY_1, 2)))
+          expect(await accounts.reserveUpload(second.id, DAY_1, 2)).toBe(true)
+          expect((await accounts.findById(first.id))!.uploads_today).toBe(2)
+          expect((await accounts.findById(second.id))!.uploads_today).toBe(1)
+        })
+      })
+
+      describe('files', () => {
+        it('insert returns the row and bumps the account counters', async () => {
+          const { id } = await newAccount()
+          const row = await newFile(id, { size: 300, filename: 'a.txt' })
+          expect(row).toMatchObject({ id: expect.any(Number), account_id: id, filename: 'a.txt', size: 300, download_count: 0 })
+          await newFile(id, { size: 45 })
+          expect(await accounts.findById(id)).toMatchObject({ total_files: 2, total_size: 345, total_downloads: 0 })
+          expect(await files.findOwned(id, row.id)).toEqual(row)
+          expect(await files.findByToken(row.token)).toEqual(row)
+        })
+
+        it('a file is found only by its owner, and by its exact token', async () => {
+          const [owner, other] = [await newAccount(), await newAccount()]
+          const row = await newFile(owner.id)
+          expect(await files.findOwned(other.id, row.id)).toBeUndefined()
+          expect(await files.findByToken(row.token.toUpperCase())).toBeUndefined()
+          expect(await files.findByToken(`${row.token}x`)).toBeUndefined()
+        })
+
+        it('concurrent inserts keep the counters exact', async () => {
+          const { id } = await newAccount()
+          await Promise.all(Array.from({ length: 25 }, (_, i) => newFile(id, { size: i + 1 })))
+          expect(await accounts.findById(id)).toMatchObject({ total_files: 25, total_size: (25 * 26) / 2 })
+        })
+
+        it('listPage orders newest first, ties by id (highest first), and pages by offset and limit', async () => {
+          const [owner, other] = [await newAccount(), await newAccount()]
+          // Inserted out of time order, with two ties on created_at.
+          const inserted = [
+            await newFile(owner.id, { created_at: T0 + 2000 }),
+            await newFile(owner.id, { created_at: T0 }),
+            await newFile(owner.id, { created_at: T0 + 1000 }),
+            await newFile(owner.id, { created_at: T0 + 1000 }),
+            await newFile(owner.id, { created_at: T0 + 3000 }),
+            await newFile(owner.id, { created_at: T0 }),
+          ]
+          await newFile(other.id, { created_at: T0 + 5000 })
+          const [a, b, c, d, e, f] = inserted.map((row) => row.id)
+          const expected = [e, a, d, c, f, b]
+          expect((await files.listPage(owner.id, 0, 100)).map((row) => row.id)).toEqual(expected)
+          expect((await files.listPage(owner.id, 0, 2)).map((row) => row.id)).toEqual(expected.slice(0, 2))
+          expect((await files.listPage(owner.id, 2, 2)).map((row) => row.id)).toEqual(expected.slice(2, 4))
+          expect((await files.listPage(owner.id, 4, 2)).map((row) => row.id)).toEqual(expected.slice(4, 6))
+          expect((await files.listPage(owner.id, 5, 10)).map((row) => row.id)).toEqual(expected.slice(5))
+          expect(await files.listPage(owner.id, 6, 10)).toEqual([])
+        })
+
+        it('deleteOwned removes the row and lowers every counter, downloads included', async () => {
+          const { id } = await newAccount()
+          const kept = await newFile(id, { size: 1000 })
+          const gone = await newFile(id, { size: 250 })
+          for (let i = 0; i < 3; i++) await files.countDownload(gone)
+          await files.countDownload(kept)
+          expect(await accounts.findById(id)).toMatchObject({ total_files: 2, total_size: 1250, total_downloads: 4 })
+
+          const deleted = await files.deleteOwned(id, gone.id)
+          expect(deleted).toMatchObject({ id: gone.id, size: 250, download_count: 3 })
+          expect(await accounts.findById(id)).toMatchObject({ total_files: 1, total_size: 1000, total_downloads: 1 })
+          expect(await files.findOwned(id, gone.id)).toBeUndefined()
+          expect(await files.findByToken(gone.token)).toBeUndefined()
+          expect(await files.deleteOwned(id, gone.id)).toBeUndefined()
+          expect(await accounts.findById(id)).toMatchObject({ total_files: 1, total_size: 1000, total_downloads: 1 })
+        })
+
+        it("deleteOwned refuses another account's file and changes nothing", async () => {
+          const [owner, other] = [await newAccount(), await newAccount()]
+          const row = await newFile(owner.id, { size: 10 })
+          expect(await files.deleteOwned(other.id, row.id)).toBeUndefined()
+          expect(await files.findOwned(owner.id, row.id)).toEqual(row)
+          expect(await accounts.findById(owner.id)).toMatchObject({ total_files: 1, total_size: 10 })
+          expect(await accounts.findById(other.id)).toMatchObject({ total_files: 0, total_size: 0 })
+        })
+
+        it('50 concurrent countDownload calls count 50 on the file and on the account', async () => {
+          const { id } = await newAccount()
+          const row = await newFile(id)
+          const counted = await Promise.all(Array.from({ length: 50 }, () => files.countDownload(row)))
+          expect(counted.every(Boolean)).toBe(true)
+          expect((await files.findOwned(id, row.id))!.download_count).toBe(50)
+          expect((await accounts.findById(id))!.total_downloads).toBe(50)
+        })
+
+        it('countDownload of a deleted file is false and counts nothing', async () => {
+          const { id } = await newAccount()
+          const row = await newFile(id)
+          await files.countDownload(row)
+          await files.deleteOwned(id, row.id)
+          expect(await files.countDownload(row)).toBe(false)
+          expect((await accounts.findById(id))!.total_downloads).toBe(0)
+        })
+
+        it('downloads counted while the file is deleted leave the counters consistent', async () => {
+          const { id } = await newAccount()
+          const row = await newFile(id, { size: 7 })
+          const kept = await newFile(id, { size: 3 })
+          const downloads = Array.from({ length: 20 }, () => files.countDownload(row))
+          const deleted = files.deleteOwned(id, row.id)
+          const counted = (await Promise.all(downloads)).filter(Boolean).length
+          const deletedRow = await deleted
+          // Whatever got counted before the delete left with the file, and nothing counted after it.
+          expect(deletedRow!.download_count).toBe(counted)
+          expect(await accounts.findById(id)).toMatchObject({ total_files: 1, total_size: 3, total_downloads: 0 })
+          expect((await files.findOwned(id, kept.id))!.download_count).toBe(0)
+        })
+
+        it('ids are never reused after a delete', async () => {
+          const { id } = await newAccount()
+          const rows = [await newFile(id), await newFile(id), await newFile(id)]
+          const highest = Math.max(...rows.map((row) => row.id))
+          await files.deleteOwned(id, highest)
+          const next = await newFile(id)
+          expect(next.id).toBeGreaterThan(highest)
+          for (const row of await files.listPage(id, 0, 100)) await files.deleteOwned(id, row.id)
+          expect((await newFile(id)).id).toBeGreaterThan(next.id)
+        })
+
+        it('sizes above 2^32 round-trip as numbers, in rows and in counters', async () => {
+          const { id } = await newAccount()
+          const size = 6_000_000_000
+          const row = await newFile(id, { size })
+          expect(row.size).toBe(size)
+          expect(typeof row.size).toBe('number')
+          expect((await files.findOwned(id, row.id))!.size).toBe(size)
+          expect((await files.findByToken(row.token))!.size).toBe(size)
+          expect((await files.listPage(id, 0, 10))[0]!.size).toBe(size)
+          await newFile(id, { size })
+          const account = await accounts.findById(id)
+          expect(account!.total_size).toBe(2 * size)
+          expect(typeof account!.total_size).toBe('number')
+          expect((await accounts.update(id, { max_file_size: size }))!.max_file_size).toBe(size)
+          await files.deleteOwned(id, row.id)
+          expect((await accounts.findById(id))!.total_size).toBe(size)
+        })
+      })
+
+      describe('api keys', () => {
+        it('create, find by hash with the account, list, touch and revoke (once)', async () => {
+          const account = await newAccount()
+          const fields = { account_id: account.id, name: 'ci', prefix: 'fsk_abcd', key_hash: 'h'.repeat(64), created_at: T0, expires_at: null }
+          const key = await apiKeys.create(fields)
+          expect(key).toEqual({ ...fields, id: expect.any(Number), last_used_at: null, revoked_at: null })
+          expect(await apiKeys.findByHash('h'.repeat(64))).toEqual({ key, account })
+          expect(await apiKeys.findByHash('x'.repeat(64))).toBeUndefined()
+          expect(await apiKeys.listForAccount(account.id)).toEqual([key])
+          await apiKeys.touch(key.id, T0 + 60_000)
+          expect((await apiKeys.findById(key.id))!.last_used_at).toBe(T0 + 60_000)
+          expect((await apiKeys.revoke(key.id, T0 + 120_000))!.revoked_at).toBe(T0 + 120_000)
+          // A second revoke is refused, and keeps the first time.
+          expect(await apiKeys.revoke(key.id, T0 + 180_000)).toBeUndefined()
+          expect((await apiKeys.findById(key.id))!.revoked_at).toBe(T0 + 120_000)
+        })
+
+        it('key hashes are unique', async () => {
+          const account = await newAccount()
+          const key = { account_id: account.id, name: 'a', prefix: 'fsk_x', key_hash: 'd'.repeat(64), created_at: T0, expires_at: null }
+          await apiKeys.create(key)
+          await expect(apiKeys.create({ ...key, name: 'b' })).rejects.toThrow()
+        })
+      })
+    })
+  })
+}

@@ -1,0 +1,412 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import fs from 'node:fs/promises'
+import net from 'node:net'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
+import { Redis } from 'ioredis'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  cleanRedisPrefix,
+  createPgSchema,
+  dropPgSchema,
+  isPostgresReachable,
+  isRedisReachable,
+  newRedisPrefix,
+  PG_URL,
+  REDIS_URL,
+  S3RVER_CREDENTIALS,
+  startS3rver,
+  type TestS3rver,
+} from '../helpers/scale-out-env.js'
+import { makeTempDir } from '../helpers/test-app.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const BIN = path.join(ROOT, 'bin/fileshare.js')
+const SERVER = path.join(ROOT, 'dist/server.js')
+const BUCKET = 'fileshare-scale-out'
+/** The address of the load balancer in front of the instances: links must not name an instance. */
+const PUBLIC_URL = 'http://files.example.test'
+/** The bound from the operator interface: CLI changes reach a running server within 5 s. */
+const PROPAGATION_MS = 5_000
+
+const [postgresReachable, redisReachable] = await Promise.all([isPostgresReachable(), isRedisReachable()])
+const backendsReachable = postgresReachable && redisReachable
+if (!backendsReachable) {
+  const missing = [!postgresReachable && `PostgreSQL at ${PG_URL}`, !redisReachable && `Redis at ${REDIS_URL}`].filter(Boolean)
+  console.warn(`SKIPPING test/scale-out/multi-instance.test.ts: no answer from ${missing.join(' and ')}.`)
+}
+
+/** The environment of the machine without any fileshare or AWS settings, plus `extra`. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('FILESHARE_') && !name.startsWith('AWS_') && name !== 'PORT' && name !== 'HOST') env[name] = value
+  }
+  return { ...env, ...extra }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() >= deadline) throw new Error(`${what}: not seen within ${timeoutMs} ms`)
+    await sleep(intervalMs)
+  }
+}
+
+interface Instance {
+  name: string
+  child: ChildProcess
+  url: string
+  api: string
+  stdout(): string
+  stderr(): string
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
+const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` })
+const tokenOf = (publicLink: string) => publicLink.slice(`${PUBLIC_URL}/download/`.length)
+
+describe.skipIf(!backendsReachable)('two instances sharing PostgreSQL, S3 and Redis', () => {
+  let schema: string
+  let s3: TestS3rver
+  let redisPrefix: string
+  let sharedEnv: Record<string, string>
+  const dataDirs: string[] = []
+  const instances: Instance[] = []
+  let a: Instance
+  let b: Instance
+  let emailCounter = 0
+
+  /** Runs `node dist/server.js` with the shared backends and a data folder of its own. */
+  async function startInstance(name: string): Promise<Instance> {
+    const port = await freePort()
+    const dataDir = await makeTempDir(`fileshare-${name}-`)
+    dataDirs.push(dataDir)
+    const child = spawn(process.execPath, [SERVER], {
+      cwd: ROOT,
+      env: cleanEnv({ ...sharedEnv, PORT: String(port), HOST: '127.0.0.1', FILESHARE_DATA_DIR: dataDir }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text))
+    child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text))
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    )
+    const url = `http://127.0.0.1:${port}`
+    const instance: Instance = { name, child, url, api: `${url}/api/v1`, stdout: () => stdout, stderr: () => stderr, exited }
+    instances.push(instance)
+    let exitedEarly = false
+    void exited.then(() => (exitedEarly = true))
+    await eventually(
+      `instance ${name} serving /healthz`,
+      async () => {
+        if (exitedEarly) throw new Error(`instance ${name} exited before serving:\n${stdout}${stderr}`)
+        const response = await fetch(`${url}/healthz`).catch(() => undefined)
+        return response?.status === 200 ? true : undefined
+      },
+      20_000,
+    )
+    return instance
+  }
+
+  async function stopInstance(instance: Instance): Promise<void> {
+    if (instance.child.exitCode !== null || instance.child.signalCode !== null) return
+    instance.child.kill('SIGTERM')
+    const stopped = await Promise.race([instance.exited, sleep(10_000).then(() => undefined)])
+    if (!stopped) {
+      instance.child.kill('SIGKILL')
+      await instance.exited
+    }
+  }
+
+  /** The CLI binary, on the same database and storage as the instances. */
+  function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [BIN, ...args],
+        { cwd: ROOT, env: cleanEnv({ ...sharedEnv, FILESHARE_DATA_DIR: dataDirs[0]! }) },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      )
+    })
+  }
+
+  async function cliOk(...args: string[]): Promise<string> {
+    const result = await cli(...args)
+    expect(result, `fileshare ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' })
+    return result.stdout
+  }
+
+  async function createAccount(): Promise<{ accountId: number; apiKey: string }> {
+    const created = JSON.parse(
+      await cliOk('account', 'create', '--email', `scale-out-${++emailCounter}@example.test`, '--plan', 'pro', '--json'),
+    ) as { account_id: number; api_key: string }
+    return { accountId: created.account_id, apiKey: created.api_key }
+  }
+
+  function upload(instance: Instance, apiKey: string, content: Uint8Array, filename = 'data.bin') {
+    const form = new FormData()
+    form.append('file', new Blob([content]), filename)
+    return fetch(`${instance.api}/files/upload`, { method: 'POST', headers: bearer(apiKey), body: form })
+  }
+
+  async function uploadOk(instance: Instance, apiKey: string, content: Uint8Array, filename?: string) {
+    const response = await upload(instance, apiKey, content, filename)
+    expect(response.status).toBe(201)
+    return (await response.json()) as { file_id: number; public_link: string; size: number; sha256: string }
+  }
+
+  /** Every object in the shared bucket. */
+  async function bucketObjects(): Promise<string[]> {
+    const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS })
+    try {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: BUCKET }))
+      return (page.Contents ?? []).map((object) => object.Key!).sort()
+    } finally {
+      client.destroy()
+    }
+  }
+
+  beforeAll(async () => {
+    await fs.access(SERVER).catch(() => {
+      throw new Error(`${SERVER} is missing: run \`npm run build\` first (npm test does).`)
+    })
+    ;[schema, s3] = await Promise.all([createPgSchema(), startS3rver(BUCKET)])
+    redisPrefix = newRedisPrefix('scale-out')
+    sharedEnv = {
+      FILESHARE_DATABASE_URL: PG_URL,
+      FILESHARE_DATABASE_SCHEMA: schema,
+      FILESHARE_STORAGE: 's3',
+      FILESHARE_S3_BUCKET: BUCKET,
+      FILESHARE_S3_ENDPOINT: s3.endpoint,
+      FILESHARE_S3_REGION: 'us-east-1',
+      FILESHARE_S3_FORCE_PATH_STYLE: 'true',
+      // The smallest part size, so that a 6 MiB upload goes up as a multipart upload.
+      FILESHARE_S3_PART_SIZE: String(5 * 1024 * 1024),
+      FILESHARE_REDIS_URL: REDIS_URL,
+      FILESHARE_REDIS_PREFIX: redisPrefix,
+      FILESHARE_LOG_LEVEL: 'warn',
+      FILESHARE_PUBLIC_URL: PUBLIC_URL,
+      AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      // On Node 20 the AWS SDK warns on stderr that its 2027 releases need Node 22: not this service's concern.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    }
+    // Both start at once on the empty schema, so both migrate at the same time.
+    ;[a, b] = await Promise.all([startInstance('a'), startInstance('b')])
+  }, 60_000)
+
+  afterAll(async () => {
+    await Promise.allSettled(instances.map(stopInstance))
+    await Promise.allSettled([
+      schema && dropPgSchema(schema),
+      s3?.close(),
+      redisPrefix && cleanRedisPrefix(redisPrefix),
+      ...dataDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })),
+    ])
+  }, 30_000)
+
+  it('both instances started on the empty schema at once, and the schema was migrated exactly once', async () => {
+    const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` })
+    await client.connect()
+    try {
+      const executed = await client.query<{ name: string }>('select name from kysely_migration')
+      expect(executed.rows.map((row) => row.name)).toEqual(['001-initial'])
+    } finally {
+      await client.end()
+    }
+    for (const instance of [a, b]) expect(instance.child.exitCode, `instance ${instance.name}`).toBeNull()
+  })
+
+  it('/readyz on both instances reports the database, the storage and Redis ok', async () => {
+    for (const instance of [a, b]) {
+      const response = await fetch(`${instance.url}/readyz`)
+      expect(response.status, `instance ${instance.name}`).toBe(200)
+      expect(await response.json()).toEqual({ success: true, checks: { database: 'ok', storage: 'ok', redis: 'ok' } })
+    }
+  })
+
+  it('a file uploaded through A is listed, described and downloadable (same bytes) through B', async () => {
+    const { apiKey } = await createAccount()
+    // Larger than one part: instance A streams it to the bucket as a multipart upload.
+    const content = randomBytes(6 * 1024 * 1024 + 123)
+    const uploaded = await uploadOk(a, apiKey, content, 'video.bin')
+    expect(uploaded).toMatchObject({ size: content.length, sha256: sha256(content) })
+    expect(uploaded.public_link.startsWith(`${PUBLIC_URL}/download/`)).toBe(true)
+
+    const list = await fetch(`${b.api}/files`, { headers: bearer(apiKey) })
+    expect(list.status).toBe(200)
+    const listed = (await list.json()) as { files: Array<{ file_id: number; sha256: string; size: number }>; pagination: { total: number } }
+    expect(listed.pagination.total).toBe(1)
+    expect(listed.files).toEqual([expect.objectContaining({ file_id: uploaded.file_id, sha256: sha256(content), size: content.length })])
+
+    const details = await fetch(`${b.api}/files/${uploaded.file_id}`, { headers: bearer(apiKey) })
+    expect(details.status).toBe(200)
+    expect(await details.json()).toMatchObject({ file: { file_id: uploaded.file_id, public_link: uploaded.public_link } })
+
+    for (const instance of [b, a]) {
+      const download = await fetch(`${instance.url}/download/${tokenOf(uploaded.public_link)}`)
+      expect(download.status, `download through ${instance.name}`).toBe(200)
+      expect(Buffer.from(await download.arrayBuffer()).equals(content), `bytes through ${instance.name}`).toBe(true)
+    }
+    // A ranged download through B reads only those bytes of the object A stored.
+    const ranged = await fetch(`${b.url}/download/${tokenOf(uploaded.public_link)}`, { headers: { range: 'bytes=5242870-5242889' } })
+    expect(ranged.status).toBe(206)
+    expect(Buffer.from(await ranged.arrayBuffer()).equals(content.subarray(5242870, 5242890))).toBe(true)
+    expect(await s3.multipartUploadsInProgress()).toEqual([])
+  })
+
+  it('a burst split across both instances passes exactly the per-minute limit', async () => {
+    const { accountId, apiKey } = await createAccount()
+    await cliOk('account', 'set-limits', String(accountId), '--requests-per-minute', '10')
+    const stats = (instance: Instance) => fetch(`${instance.url}/api/v1/stats`, { headers: bearer(apiKey) })
+    // The first request on each instance already sees the new limit (the key was never cached), at most 5 s later.
+    let probesPassed = 0
+    for (const instance of [a, b]) {
+      await eventually(
+        `RateLimit-Limit 10 on instance ${instance.name}`,
+        async () => {
+          const response = await stats(instance)
+          if (response.status === 200) probesPassed++
+          return response.headers.get('ratelimit-limit') === '10' ? true : undefined
+        },
+        PROPAGATION_MS,
+        250,
+      )
+    }
+
+    const burst = await Promise.all(Array.from({ length: 24 }, (_, i) => stats(i % 2 === 0 ? a : b)))
+    const passed = burst.filter((response) => response.status === 200)
+    const refused = burst.filter((response) => response.status === 429)
+    expect(passed.length + probesPassed).toBe(10)
+    expect(refused).toHaveLength(burst.length - passed.length)
+    for (const response of refused) {
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      expect((await response.json()) as unknown).toMatchObject({ success: false, error: { code: 'rate_limited' } })
+    }
+    // Both instances refused, so neither counted on its own.
+    expect(new Set(refused.map((response) => response.url.split('/api/')[0]))).toEqual(new Set([a.url, b.url]))
+    // The shared count lives in Redis, under the configured prefix.
+    const redis = new Redis(REDIS_URL)
+    try {
+      const [, keys] = await redis.scan('0', 'MATCH', `${redisPrefix}*`, 'COUNT', 1000)
+      expect(keys.length).toBeGreaterThan(0)
+    } finally {
+      redis.disconnect()
+    }
+  })
+
+  it('8 concurrent uploads split across both instances take exactly the 3 daily upload slots', async () => {
+    const { accountId, apiKey } = await createAccount()
+    await cliOk('account', 'set-limits', String(accountId), '--daily-uploads', '3')
+    const objectsBefore = await bucketObjects()
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => upload(i % 2 === 0 ? a : b, apiKey, randomBytes(20_000 + i), `upload-${i}.bin`)),
+    )
+    const statuses = responses.map((response) => response.status)
+    expect(statuses.filter((status) => status === 201)).toHaveLength(3)
+    expect(statuses.filter((status) => status === 403)).toHaveLength(5)
+    for (const response of responses.filter((r) => r.status === 403)) {
+      expect(await response.json()).toMatchObject({ success: false, error: { code: 'daily_upload_limit_exceeded' } })
+    }
+
+    const stats = await fetch(`${a.api}/stats`, { headers: bearer(apiKey) })
+    expect(await stats.json()).toMatchObject({ stats: { total_files: 3, uploads_today: 3 }, limits: { daily_uploads: 3 } })
+    const list = await fetch(`${b.api}/files`, { headers: bearer(apiKey) })
+    expect(((await list.json()) as { pagination: { total: number } }).pagination.total).toBe(3)
+    // Only the accepted uploads reached the bucket.
+    expect((await bucketObjects()).length - objectsBefore.length).toBe(3)
+  })
+
+  it('download_count after concurrent downloads through both instances is exact', async () => {
+    const { apiKey } = await createAccount()
+    const content = randomBytes(50_000)
+    const uploaded = await uploadOk(b, apiKey, content)
+    const token = tokenOf(uploaded.public_link)
+    const downloads = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const response = await fetch(`${(i % 2 === 0 ? a : b).url}/download/${token}`)
+        return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) }
+      }),
+    )
+    for (const download of downloads) {
+      expect(download.status).toBe(200)
+      expect(download.bytes.equals(content)).toBe(true)
+    }
+    for (const instance of [a, b]) {
+      const details = await fetch(`${instance.api}/files/${uploaded.file_id}`, { headers: bearer(apiKey) })
+      expect(await details.json()).toMatchObject({ file: { download_count: 30 } })
+    }
+    const stats = await fetch(`${a.api}/stats`, { headers: bearer(apiKey) })
+    expect(await stats.json()).toMatchObject({ stats: { total_downloads: 30 } })
+  })
+
+  it('a file deleted through B is gone through A at once: link, details, list and bucket object', async () => {
+    const { apiKey } = await createAccount()
+    const uploaded = await uploadOk(a, apiKey, randomBytes(10_000))
+    const link = `${a.url}/download/${tokenOf(uploaded.public_link)}`
+    expect((await fetch(link)).status).toBe(200)
+    const objectsBefore = await bucketObjects()
+
+    const deleted = await fetch(`${b.api}/files/${uploaded.file_id}`, { method: 'DELETE', headers: bearer(apiKey) })
+    expect(deleted.status).toBe(200)
+
+    const download = await fetch(link)
+    expect(download.status).toBe(404)
+    expect(await download.json()).toMatchObject({ success: false, error: { code: 'not_found' } })
+    expect((await fetch(`${a.api}/files/${uploaded.file_id}`, { headers: bearer(apiKey) })).status).toBe(404)
+    const list = await fetch(`${a.api}/files`, { headers: bearer(apiKey) })
+    expect(await list.json()).toMatchObject({ files: [], pagination: { total: 0 } })
+    const objectsAfter = await bucketObjects()
+    expect(objectsAfter).toHaveLength(objectsBefore.length - 1)
+  })
+
+  it('no instance logged an error', () => {
+    for (const instance of [a, b]) {
+      expect(instance.stderr(), `stderr of instance ${instance.name}`).toBe('')
+      const errors = instance
+        .stdout()
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        // Logs are JSON lines on stdout; anything else, or a line at level error (50) or above, is an error.
+        .filter((line) => {
+          try {
+            return ((JSON.parse(line) as { level?: number }).level ?? 0) >= 50
+          } catch {
+            return true
+          }
+        })
+      expect(errors, `instance ${instance.name}`).toEqual([])
+    }
+  })
+
+  // Last: it stops the shared instances.
+  it('SIGTERM stops both instances cleanly (exit code 0), closing their database pool and Redis connection', async () => {
+    for (const instance of [a, b]) instance.child.kill('SIGTERM')
+    const exits = await Promise.all([a.exited, b.exited])
+    expect(exits).toEqual([
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ])
+  })
+})
