@@ -18,8 +18,24 @@ class DialectMigrationProvider implements MigrationProvider {
   }
 }
 
+/** PostgreSQL error codes for a schema or a table that does not exist (any more). */
+const VANISHED_CODES = new Set(['3F000', '42P01'])
+
 /** Brings the schema up to date. Kysely's migrator holds a lock, so concurrent starts are safe. */
-export async function migrateToLatest({ db, dialect }: DatabaseHandle): Promise<string[]> {
+export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(handle)
+    } catch (error) {
+      // Before it migrates, Kysely's migrator reads the catalog of every schema in the database: a
+      // schema or table that someone else drops meanwhile fails that read, not the migration.
+      const code = (error as { code?: unknown }).code
+      if (handle.dialect !== 'postgres' || attempt >= 5 || typeof code !== 'string' || !VANISHED_CODES.has(code)) throw error
+    }
+  }
+}
+
+async function migrateOnce({ db, dialect }: DatabaseHandle): Promise<string[]> {
   // Unless told the schema, Kysely takes migration tables found in any schema of the database as
   // its own: a second schema (FILESHARE_DATABASE_SCHEMA) would then never get them and fail.
   const migrationTableSchema =

@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
+import pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openPostgres, openSqlite, type DatabaseHandle, type DialectName } from '../../src/db/dialect.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
@@ -107,6 +110,43 @@ for (const dialect of DIALECTS) {
           } finally {
             await otherHandle.db.destroy()
             await other.drop()
+          }
+        })
+
+        it('succeed while other schemas of the database are created and dropped alongside', async () => {
+          // Kysely's migrator reads the catalog of every schema; other instances, tenants or test
+          // files drop theirs at any time. Churn schemas on one connection while schemas migrate.
+          const churn = new pg.Client({ connectionString: PG_URL })
+          await churn.connect()
+          let churning = true
+          const churned = (async () => {
+            let cycles = 0
+            while (churning) {
+              const name = `t_${randomBytes(6).toString('hex')}`
+              await churn.query(`create schema ${name}`)
+              await churn.query(`create table ${name}.files (id bigserial primary key, size bigint, name text)`)
+              await churn.query(`drop schema ${name} cascade`)
+              cycles++
+              // A busy database, not a saturated one: a few drops a second per test worker is plenty.
+              await sleep(5)
+            }
+            return cycles
+          })()
+          try {
+            for (let i = 0; i < 8; i++) {
+              const fresh = await dialect.create()
+              const handle = fresh.open()
+              try {
+                expect(await migrateToLatest(handle)).toEqual(['001-initial'])
+              } finally {
+                await handle.db.destroy()
+                await fresh.drop()
+              }
+            }
+          } finally {
+            churning = false
+            expect(await churned).toBeGreaterThan(0)
+            await churn.end()
           }
         })
       }
