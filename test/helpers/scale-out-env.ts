@@ -119,6 +119,7 @@ interface S3rverStore {
 interface S3rverInstance {
   middleware: Array<(ctx: KoaContext, next: () => Promise<void>) => Promise<void>>
   store: S3rverStore
+  httpServer?: { closeAllConnections(): void }
   run(): Promise<{ address: string; port: number }>
   close(callback: (error?: Error) => void): void
 }
@@ -199,8 +200,15 @@ export async function startS3rver(bucket: string): Promise<TestS3rver> {
       })
     },
     async close() {
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
-      await fs.rm(directory, { recursive: true, force: true })
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server.close((error) => (error ? reject(error) : resolve()))
+          // Keep-alive sockets of clients that were not destroyed must not hold the close up.
+          server.httpServer?.closeAllConnections()
+        })
+      } finally {
+        await fs.rm(directory, { recursive: true, force: true })
+      }
     },
   }
 }
