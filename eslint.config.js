@@ -1,4 +1,5 @@
 import js from '@eslint/js'
+import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
@@ -11,4 +12,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // The dashboard's browser modules (served as they are, no build step).
+  { files: ['public/**/*.js'], languageOptions: { sourceType: 'module', globals: globals.browser } },
 )

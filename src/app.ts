@@ -3,10 +3,13 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import backends from './http/plugins/backends.js'
+import downloadHost from './http/plugins/download-host.js'
 import { ServiceUnavailableError } from './errors.js'
 import errorHandler, { sendError, writeClientError } from './http/plugins/error-handler.js'
+import garbageCollection from './http/plugins/garbage-collection.js'
 import openapi from './http/plugins/openapi.js'
 import { apiV1Routes } from './http/routes/api-v1.js'
+import { dashboardRoutes, rootRedirect } from './http/routes/dashboard.js'
 import { downloadRoutes } from './http/routes/download.js'
 import { healthRoutes } from './http/routes/health.js'
 
@@ -44,6 +47,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.server.headersTimeout = config.headersTimeoutMs
+  // Node answers an Expect other than 100-continue with a bare 417 of its own (no JSON body):
+  // serve such a request like any other instead, as RFC 9110 allows.
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response))
 
   let closing = false
   app.addHook('preClose', async () => {
@@ -57,11 +63,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     }
   })
   await app.register(errorHandler)
+  await app.register(downloadHost, { downloadHost: config.downloadHost })
   await app.register(backends, { config })
+  await app.register(garbageCollection)
   await app.register(openapi)
   await app.register(healthRoutes)
   await app.register(downloadRoutes)
   await app.register(apiV1Routes, { prefix: '/api/v1' })
+  await app.register(dashboardRoutes, { prefix: '/dashboard' })
+  await app.register(rootRedirect)
   return app
 }
 

@@ -43,6 +43,8 @@ export const EnvSchema = Type.Object({
   HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
   FILESHARE_DATA_DIR: Type.String({ default: './data', minLength: 1 }),
   FILESHARE_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+(/[^?#\\s]*)?$' })),
+  // A separate origin for user content: scheme, host and optional port, no path.
+  FILESHARE_DOWNLOAD_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$' })),
   FILESHARE_LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
@@ -52,9 +54,16 @@ export const EnvSchema = Type.Object({
   FILESHARE_CACHE_TTL_MS: Integer({ default: 4000, maximum: 5000 }),
   FILESHARE_AUTH_FAILURES_PER_MINUTE: Integer({ default: 30, minimum: 1 }),
   FILESHARE_DOWNLOADS_PER_MINUTE: Integer({ default: 600, minimum: 1 }),
+  // The dashboard's guard on failed sign-ins: per client IP, and per email address tried.
+  FILESHARE_SIGN_IN_FAILURES_PER_MINUTE: Integer({ default: 10, minimum: 1 }),
+  FILESHARE_SIGN_IN_ACCOUNT_FAILURES_PER_MINUTE: Integer({ default: 5, minimum: 1 }),
   FILESHARE_HEADERS_TIMEOUT_MS: Integer({ default: 30_000, minimum: 1 }),
   FILESHARE_IDLE_TIMEOUT_MS: Integer({ default: 60_000, minimum: 1 }),
   FILESHARE_SHUTDOWN_TIMEOUT_MS: Integer({ default: 30_000, minimum: 0 }),
+  // Garbage collection: how often the server sweeps (0: never; at most what a Node timer holds, about
+  // 24.8 days), and how old leftovers must be: an upload stores its bytes before its row commits.
+  FILESHARE_GC_INTERVAL_MS: Integer({ default: 3_600_000, minimum: 0, maximum: 2_147_483_647 }),
+  FILESHARE_GC_GRACE_MS: Integer({ default: 3_600_000, minimum: 60_000 }),
   // Scale-out: PostgreSQL for metadata, S3-compatible storage for bytes, Redis for rate limits.
   FILESHARE_DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   FILESHARE_DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
@@ -70,6 +79,8 @@ export const EnvSchema = Type.Object({
   FILESHARE_REDIS_PREFIX: Type.String({ default: 'fileshare:', pattern: '^[A-Za-z0-9_:.-]*$' }),
 })
 export type Env = Static<typeof EnvSchema>
+
+const SECRET_VARIABLES = new Set(['FILESHARE_DATABASE_URL', 'FILESHARE_REDIS_URL'])
 
 export class ConfigError extends Error {
   constructor(
@@ -99,6 +110,28 @@ function parsePlans(raw: string): Record<PlanName, PlanLimits> {
   ) as Record<PlanName, PlanLimits>
 }
 
+function parseUrl(raw: string): URL | undefined {
+  try {
+    return new URL(raw)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * FILESHARE_DOWNLOAD_URL keeps user content off the dashboard's origin. Cookies are scoped by host
+ * name, not port, so the download host name must differ from the public URL's.
+ */
+function parseDownloadOrigin(raw: string | undefined, publicUrl: string) {
+  if (!raw) return undefined
+  const url = parseUrl(raw)
+  if (!url) throw new ConfigError('FILESHARE_DOWNLOAD_URL', `is not a valid URL (got ${JSON.stringify(raw)})`)
+  if (url.hostname === parseUrl(publicUrl)?.hostname) {
+    throw new ConfigError('FILESHARE_DOWNLOAD_URL', `must name another host than FILESHARE_PUBLIC_URL (got ${JSON.stringify(raw)})`)
+  }
+  return { url: url.origin, hostname: url.hostname }
+}
+
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object') {
     for (const inner of Object.values(value)) deepFreeze(inner)
@@ -126,12 +159,16 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const error = Value.Errors(EnvSchema, env)[0]
   if (error) {
     const variable = error.instancePath.replace(/^\//, '') || 'environment'
-    throw new ConfigError(variable, `${error.message} (got ${JSON.stringify(picked[variable] ?? '')})`)
+    // Connection URLs may carry a password: never print them back.
+    const got = SECRET_VARIABLES.has(variable) ? 'value not shown: it may hold a password' : `got ${JSON.stringify(picked[variable] ?? '')}`
+    throw new ConfigError(variable, `${error.message} (${got})`)
   }
   const valid = env as Env
   if (valid.FILESHARE_STORAGE === 's3' && !valid.FILESHARE_S3_BUCKET) {
     throw new ConfigError('FILESHARE_S3_BUCKET', 'is required when FILESHARE_STORAGE=s3')
   }
+  const publicUrl = (valid.FILESHARE_PUBLIC_URL ?? `http://localhost:${valid.PORT}`).replace(/\/+$/, '')
+  const downloadOrigin = parseDownloadOrigin(valid.FILESHARE_DOWNLOAD_URL, publicUrl)
   const dataDir = path.resolve(valid.FILESHARE_DATA_DIR)
   return deepFreeze({
     port: valid.PORT,
@@ -139,16 +176,24 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     dataDir,
     sqlitePath: path.join(dataDir, 'fileshare.sqlite'),
     blobDir: path.join(dataDir, 'blobs'),
-    publicUrl: (valid.FILESHARE_PUBLIC_URL ?? `http://localhost:${valid.PORT}`).replace(/\/+$/, ''),
+    publicUrl,
+    /** Base of every `public_link`: the download origin when one is set, else the public URL. */
+    linkBaseUrl: downloadOrigin?.url ?? publicUrl,
+    /** Host name (lower case, no port) that serves only downloads and health checks; unset: none. */
+    downloadHost: downloadOrigin?.hostname,
     logLevel: valid.FILESHARE_LOG_LEVEL,
     trustProxy: valid.FILESHARE_TRUST_PROXY,
     plans: parsePlans(valid.FILESHARE_PLANS),
     cacheTtlMs: valid.FILESHARE_CACHE_TTL_MS,
     authFailuresPerMinute: valid.FILESHARE_AUTH_FAILURES_PER_MINUTE,
     downloadsPerMinute: valid.FILESHARE_DOWNLOADS_PER_MINUTE,
+    signInFailuresPerMinute: valid.FILESHARE_SIGN_IN_FAILURES_PER_MINUTE,
+    signInAccountFailuresPerMinute: valid.FILESHARE_SIGN_IN_ACCOUNT_FAILURES_PER_MINUTE,
     headersTimeoutMs: valid.FILESHARE_HEADERS_TIMEOUT_MS,
     idleTimeoutMs: valid.FILESHARE_IDLE_TIMEOUT_MS,
     shutdownTimeoutMs: valid.FILESHARE_SHUTDOWN_TIMEOUT_MS,
+    gcIntervalMs: valid.FILESHARE_GC_INTERVAL_MS,
+    gcGraceMs: valid.FILESHARE_GC_GRACE_MS,
     databaseUrl: valid.FILESHARE_DATABASE_URL,
     databaseSchema: valid.FILESHARE_DATABASE_SCHEMA,
     storage: valid.FILESHARE_STORAGE,

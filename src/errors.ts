@@ -15,6 +15,12 @@ export const ERROR_REGISTRY = {
   rate_limited: { status: 429, message: 'Rate limit exceeded.' },
   internal_error: { status: 500, message: 'An internal error occurred.' },
   service_unavailable: { status: 503, message: 'A backend the service depends on is unavailable.' },
+  insufficient_storage: { status: 507, message: 'The service has no space left to store the file.' },
+  // The web dashboard's own errors (docs/dashboard.md).
+  sign_in_required: { status: 401, message: 'Sign in to continue.' },
+  sign_in_failed: { status: 401, message: 'The email address or the password is wrong.' },
+  csrf_failed: { status: 403, message: 'The request did not come from the dashboard; reload the page and try again.' },
+  invalid_invite: { status: 400, message: 'This invitation link is invalid, already used or expired; ask the operator for a new one.' },
 } as const satisfies Record<string, { status: number; message: string }>
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY
@@ -90,6 +96,32 @@ export class ServiceUnavailableError extends AppError {
     super('service_unavailable', message, options)
   }
 }
+export class SignInRequiredError extends AppError {
+  constructor() {
+    super('sign_in_required')
+  }
+}
+export class SignInFailedError extends AppError {
+  constructor() {
+    super('sign_in_failed')
+  }
+}
+export class CsrfFailedError extends AppError {
+  constructor(message?: string) {
+    super('csrf_failed', message)
+  }
+}
+export class InvalidInviteError extends AppError {
+  constructor() {
+    super('invalid_invite')
+  }
+}
+
+export class InsufficientStorageError extends AppError {
+  constructor(options?: { cause?: unknown }) {
+    super('insufficient_storage', undefined, options)
+  }
+}
 
 /** Raised by a blob store when a key has no bytes; services turn it into NotFoundError. */
 export class BlobNotFoundError extends Error {
@@ -97,4 +129,26 @@ export class BlobNotFoundError extends Error {
     super(`No blob stored under ${key}`)
     this.name = 'BlobNotFoundError'
   }
+}
+
+/** Socket error codes that mean a backend cannot be reached right now (it may come back). */
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
+
+/** Whether `error` (or its cause, or one of an AggregateError's errors) is a failed connection. */
+export function isConnectionError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown }
+  if (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) return true
+  if (Array.isArray(errors) && errors.some(isConnectionError)) return true
+  return cause !== undefined && cause !== error && isConnectionError(cause)
 }

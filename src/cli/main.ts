@@ -4,6 +4,7 @@ import { openDatabase } from '../db/open-database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { AppError } from '../errors.js'
 import { createServices, type Services } from '../services/create-services.js'
+import type { GarbageCollectionReport } from '../services/garbage-collector.js'
 import { openBlobStore } from '../storage/open-blob-store.js'
 
 export const USAGE = `Usage: fileshare <command>
@@ -16,9 +17,18 @@ export const USAGE = `Usage: fileshare <command>
   account set-limits ID [--requests-per-minute N] [--requests-per-day N]
                         [--max-file-size BYTES] [--daily-uploads N]
                                           (the value "default" clears an override)
+  account invite ID [--json]              print a one-time link (valid 7 days) with which the
+                                          account holder chooses a dashboard password
+  account set-password ID                 set the dashboard password, read from stdin (a
+                                          terminal prompts without echo); never an argument
   key create ACCOUNT_ID [--name NAME] [--json]
   key list ACCOUNT_ID [--json]
   key revoke KEY_ID
+  gc [--grace-seconds N] [--dry-run] [--json]
+                                          remove blobs no file refers to and leftovers of
+                                          interrupted uploads, if older than N seconds
+                                          (default FILESHARE_GC_GRACE_MS); use 0 only while
+                                          no server runs on the data
 
 Settings come from the same environment variables as the server (see README).`
 
@@ -42,16 +52,63 @@ function limitValue(value: string | undefined, flag: string): number | null | un
   return Number(value)
 }
 
+function graceSeconds(value: string): number {
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(Number(value) * 1000)) {
+    throw new UsageError(`--grace-seconds must be a non-negative integer, got "${value}".`)
+  }
+  return Number(value)
+}
+
+function gcReportJson(report: GarbageCollectionReport) {
+  return {
+    dry_run: report.dryRun,
+    grace_seconds: report.graceMs / 1000,
+    blobs_scanned: report.blobsScanned,
+    blobs_removed: report.blobsRemoved,
+    blob_bytes_removed: report.blobBytesRemoved,
+    recent_blobs_kept: report.recentBlobsKept,
+    unfinished_writes_removed: report.unfinishedWritesRemoved,
+    unfinished_write_bytes_removed: report.unfinishedWriteBytesRemoved,
+    recent_unfinished_writes_kept: report.recentUnfinishedWritesKept,
+    bytes_freed: report.bytesFreed,
+    failures: report.failures,
+  }
+}
+
+function formatGcReport(report: GarbageCollectionReport): string {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
+  const found =
+    `${plural(report.blobsRemoved, 'unreferenced blob')} (${report.blobBytesRemoved} bytes) and ` +
+    `${plural(report.unfinishedWritesRemoved, 'unfinished upload')} (${report.unfinishedWriteBytesRemoved} bytes)`
+  const lines = [
+    report.dryRun
+      ? `Dry run, nothing removed: would remove ${found}, freeing ${report.bytesFreed} bytes.`
+      : `Removed ${found}: ${report.bytesFreed} bytes freed.`,
+    `Scanned ${plural(report.blobsScanned, 'blob')}; kept ${plural(report.recentBlobsKept, 'blob')} and ` +
+      `${plural(report.recentUnfinishedWritesKept, 'unfinished upload')} younger than the grace period (${report.graceMs / 1000} s).`,
+  ]
+  if (report.failures > 0) lines.push(`${plural(report.failures, 'removal')} failed; run gc again to retry.`)
+  return lines.join('\n')
+}
+
 function formatTime(epochMs: number | null): string {
   return epochMs === null ? '-' : new Date(epochMs).toISOString()
 }
 
-async function withServices<T>(config: Config, run: (services: Services) => Promise<T>): Promise<T> {
+async function withServices<T>(
+  config: Config,
+  run: (services: Services) => Promise<T>,
+  onBackgroundError?: (error: unknown) => void,
+): Promise<T> {
   const database = await openDatabase(config)
-  try {
-    return await run(createServices(database, await openBlobStore(config), config))
-  } finally {
+  const blobStore = await openBlobStore(config).catch(async (error: unknown) => {
     await database.db.destroy()
+    throw error
+  })
+  try {
+    return await run(createServices(database, blobStore, config, onBackgroundError))
+  } finally {
+    await Promise.all([database.db.destroy(), blobStore.close()])
   }
 }
 
@@ -64,6 +121,8 @@ const OPTIONS = {
   'requests-per-day': { type: 'string' },
   'max-file-size': { type: 'string' },
   'daily-uploads': { type: 'string' },
+  'grace-seconds': { type: 'string' },
+  'dry-run': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -138,6 +197,22 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       print(out.json ? JSON.stringify(account) : `Limits of account ${id}: ${JSON.stringify(account.overrides)}`)
       return 0
     }
+    case 'account invite': {
+      const id = positiveId(rest[0], 'ID')
+      const { account, token, expiresAt } = await withServices(config, (s) => s.accountHolders.createInvite(id))
+      // In the fragment: browsers never send it to a server, so it stays out of access logs.
+      const link = `${config.publicUrl}/dashboard/invite#${token}`
+      if (out.json) print(JSON.stringify({ account_id: id, email: account.email, invite_url: link, expires_at: formatTime(expiresAt) }))
+      else print(`One-time link for ${account.email} (valid until ${formatTime(expiresAt)}; a new invite replaces it):\n${link}`)
+      return 0
+    }
+    case 'account set-password': {
+      const id = positiveId(rest[0], 'ID')
+      const password = await readPassword()
+      const account = await withServices(config, (s) => s.accountHolders.setPassword(id, password))
+      print(`Set the dashboard password of account ${id} (${account.email}); its sessions were signed out.`)
+      return 0
+    }
     case 'key create': {
       const accountId = positiveId(rest[0], 'ACCOUNT_ID')
       const { key, apiKey } = await withServices(config, (s) => s.apiKeys.create(accountId, values.name))
@@ -160,9 +235,70 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       print(out.json ? JSON.stringify(key) : `Key ${key.key_id} is revoked.`)
       return 0
     }
+    case 'gc': {
+      const graceMs = values['grace-seconds'] === undefined ? config.gcGraceMs : graceSeconds(values['grace-seconds']) * 1000
+      const dryRun = values['dry-run'] ?? false
+      // A removal that fails does not stop the others; say why on stderr, keeping stdout to the report.
+      const report = await withServices(
+        config,
+        (s) => s.garbageCollector.collect({ graceMs, dryRun }),
+        (error) => console.error(`fileshare: gc could not remove an item: ${oneLine(String((error as Error).message ?? error))}`),
+      )
+      if (out.json) print(JSON.stringify(gcReportJson(report)))
+      else print(formatGcReport(report))
+      return report.failures > 0 ? 1 : 0
+    }
     default:
       throw new UsageError(`Unknown command "${positionals.join(' ')}". Run "fileshare help".`)
   }
+}
+
+/**
+ * The password for `account set-password`: the first line of stdin. Passwords never come from
+ * arguments, which other users of the machine can read (ps). A terminal gets a prompt without echo.
+ */
+async function readPassword(stdin: NodeJS.ReadStream = process.stdin): Promise<string> {
+  if (stdin.isTTY) {
+    const first = await promptHidden(stdin, 'New password: ')
+    if (first !== (await promptHidden(stdin, 'Repeat it: '))) throw new UsageError('The two passwords differ.')
+    return first
+  }
+  let input = ''
+  stdin.setEncoding('utf8')
+  for await (const chunk of stdin) {
+    input += chunk
+    if (input.includes('\n')) break
+  }
+  const password = input.split(/\r?\n/)[0] ?? ''
+  if (password === '') throw new UsageError('account set-password reads the password from stdin, which was empty.')
+  return password
+}
+
+/** Reads one line from a terminal in raw mode, echoing nothing. Ctrl-C aborts. */
+function promptHidden(stdin: NodeJS.ReadStream, prompt: string): Promise<string> {
+  process.stderr.write(prompt)
+  return new Promise((resolve, reject) => {
+    let line = ''
+    const finish = (error?: Error) => {
+      stdin.setRawMode(false)
+      stdin.pause()
+      stdin.off('data', onData)
+      process.stderr.write('\n')
+      if (error) reject(error)
+      else resolve(line)
+    }
+    const onData = (chunk: Buffer) => {
+      for (const char of chunk.toString('utf8')) {
+        if (char === '\r' || char === '\n') return finish()
+        if (char === '\u0003') return finish(new UsageError('Cancelled.'))
+        if (char === '\u007f' || char === '\b') line = [...line].slice(0, -1).join('')
+        else line += char
+      }
+    }
+    stdin.setRawMode(true)
+    stdin.resume()
+    stdin.on('data', onData)
+  })
 }
 
 /** Some messages (node:util parseArgs) span several lines; scripts expect exactly one. */

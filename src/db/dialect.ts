@@ -4,6 +4,8 @@ import SQLite from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import type { Database } from './schema.js'
+import { withStatementCache } from './statement-cache.js'
+import { withTranslatedErrors } from './translate-errors.js'
 
 export type DialectName = 'sqlite' | 'postgres'
 
@@ -17,12 +19,14 @@ export function openSqlite(file: string): DatabaseHandle {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true })
   const database = new SQLite(file)
   database.pragma('journal_mode = WAL')
-  // NORMAL is crash-safe in WAL mode; blobs are fsynced before their row commits.
-  database.pragma('synchronous = NORMAL')
+  // FULL: a commit is on disk before the reply, so an acknowledged upload or delete survives a
+  // power loss too (NORMAL in WAL mode survives only a process crash). Blobs are fsynced first.
+  database.pragma('synchronous = FULL')
   database.pragma('foreign_keys = ON')
   // The CLI and the server share the file: wait for a writer instead of failing with SQLITE_BUSY.
   database.pragma('busy_timeout = 5000')
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), dialect: 'sqlite' }
+  const sqlite = new SqliteDialect({ database: withStatementCache(database) })
+  return { db: new Kysely<Database>({ dialect: withTranslatedErrors(sqlite) }), dialect: 'sqlite' }
 }
 
 // bigint columns hold byte sizes and counters, all far below 2^53: read them as numbers.
@@ -36,9 +40,14 @@ export function openPostgres(connectionString: string, options: { searchPath?: s
   const pool = new pg.Pool({
     connectionString,
     max: options.maxConnections ?? 10,
+    // A database that does not answer fails the request (503) instead of queueing it forever.
+    connectionTimeoutMillis: 5_000,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   })
-  // An idle client that loses its server must not crash the process; the next query reconnects.
+  // A client that loses its server must not crash the process, idle (the pool's 'error') or checked
+  // out between two queries (its own 'error'): the query fails, the pool drops the client, the next
+  // query connects afresh.
   pool.on('error', () => {})
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' }
+  pool.on('connect', (client) => client.on('error', () => {}))
+  return { db: new Kysely<Database>({ dialect: withTranslatedErrors(new PostgresDialect({ pool })) }), dialect: 'postgres' }
 }

@@ -1,13 +1,21 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
 import type { DatabaseHandle, DialectName } from './dialect.js'
+import type { Database } from './schema.js'
 import * as initial from './migrations/001-initial.js'
+import * as dashboard from './migrations/002-dashboard.js'
+import * as filesStorageKey from './migrations/003-files-storage-key.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
 // Listed here rather than read from a folder, so that the compiled build and the tests agree.
 const MIGRATIONS: Record<string, DialectMigration> = {
   '001-initial': initial,
+  '002-dashboard': dashboard,
+  '003-files-storage-key': filesStorageKey,
 }
+
+/** Every migration's name, in the order they run. */
+export const MIGRATION_NAMES = Object.keys(MIGRATIONS)
 
 class DialectMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: DialectName) {}
@@ -21,7 +29,7 @@ class DialectMigrationProvider implements MigrationProvider {
 /** PostgreSQL error codes for a schema or a table that does not exist (any more). */
 const VANISHED_CODES = new Set(['3F000', '42P01'])
 
-/** Brings the schema up to date. Kysely's migrator holds a lock, so concurrent starts are safe. */
+/** Brings the schema up to date. Concurrent starts are safe: one migrates, the others wait and find nothing to do. */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -36,13 +44,33 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
 }
 
 async function migrateOnce({ db, dialect }: DatabaseHandle): Promise<string[]> {
+  if (dialect === 'sqlite') {
+    // Kysely takes no lock on SQLite. BEGIN IMMEDIATE takes the database's write lock (waiting
+    // out busy_timeout), so a CLI command and a server starting at once migrate one after the other.
+    return db.connection().execute(async (connection) => {
+      await sql`begin immediate`.execute(connection)
+      try {
+        const names = await runMigrator(connection, dialect, { disableTransactions: true })
+        await sql`commit`.execute(connection)
+        return names
+      } catch (error) {
+        await sql`rollback`.execute(connection).catch(() => {})
+        throw error
+      }
+    })
+  }
   // Unless told the schema, Kysely takes migration tables found in any schema of the database as
   // its own: a second schema (FILESHARE_DATABASE_SCHEMA) would then never get them and fail.
-  const migrationTableSchema =
-    dialect === 'postgres'
-      ? ((await sql<{ name: string | null }>`select current_schema() as name`.execute(db)).rows[0]?.name ?? undefined)
-      : undefined
-  const migrator = new Migrator({ db, provider: new DialectMigrationProvider(dialect), migrationTableSchema })
+  const migrationTableSchema = (await sql<{ name: string | null }>`select current_schema() as name`.execute(db)).rows[0]?.name ?? undefined
+  return runMigrator(db, dialect, { migrationTableSchema })
+}
+
+async function runMigrator(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  options: { migrationTableSchema?: string; disableTransactions?: boolean },
+): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new DialectMigrationProvider(dialect), ...options })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)

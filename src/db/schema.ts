@@ -44,13 +44,45 @@ export interface FilesTable {
   download_count: Generated<number>
 }
 
+/** The dashboard password of an account holder, apart from `accounts` so that it never travels with an account row. */
+export interface AccountPasswordsTable {
+  account_id: number
+  /** `scrypt$N$r$p$salt$hash` (services/passwords.ts). */
+  password_hash: string
+  updated_at: number
+}
+
+/** A signed-in dashboard session. Only the SHA-256 of the session id (the cookie's value) is stored. */
+export interface SessionsTable {
+  id: Generated<number>
+  account_id: number
+  token_hash: string
+  created_at: number
+  expires_at: number
+}
+
+/** A one-time link to set a dashboard password. Only the SHA-256 of its token is stored. */
+export interface AccountInvitesTable {
+  id: Generated<number>
+  account_id: number
+  token_hash: string
+  created_at: number
+  expires_at: number
+  used_at: number | null
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
   files: FilesTable
+  account_passwords: AccountPasswordsTable
+  sessions: SessionsTable
+  account_invites: AccountInvitesTable
 }
 
 export type AccountRow = Selectable<AccountsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type FileRow = Selectable<FilesTable>
 export type NewFileRow = Insertable<FilesTable>
+export type SessionRow = Selectable<SessionsTable>
+export type AccountInviteRow = Selectable<AccountInvitesTable>

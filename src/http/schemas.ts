@@ -94,4 +94,6 @@ export const authErrors = {
   403: ErrorBody,
   429: ErrorBody,
   500: ErrorBody,
+  /** A backend (database, storage, Redis) cannot be reached right now. */
+  503: ErrorBody,
 }

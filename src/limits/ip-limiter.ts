@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import { redisUnavailable } from './redis-request-limiter.js'
 
 /**
  * A fixed per-minute budget per client IP (failed authentications, downloads), from
@@ -13,6 +14,16 @@ export class IpLimiter {
     this.limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis }) : new RateLimiterMemory(options)
   }
 
+  /** Seconds to wait when `key`'s budget is already spent, else 0; counts nothing. */
+  async blockedFor(key: string): Promise<number> {
+    try {
+      const result = await this.limiter.get(key)
+      return result && result.consumedPoints >= this.limiter.points ? Math.max(1, Math.ceil(result.msBeforeNext / 1000)) : 0
+    } catch (error) {
+      throw redisUnavailable(error)
+    }
+  }
+
   /** Counts one event for `ip`; resolves to the seconds to wait when the budget is spent, else 0. */
   async hit(ip: string): Promise<number> {
     try {
@@ -20,7 +31,8 @@ export class IpLimiter {
       return 0
     } catch (result) {
       if (result instanceof RateLimiterRes) return Math.max(1, Math.ceil(result.msBeforeNext / 1000))
-      throw result
+      // Only the Redis store fails; the in-memory one always answers.
+      throw redisUnavailable(result)
     }
   }
 }

@@ -48,6 +48,11 @@ export class MemoryRequestLimiter implements RequestLimiter {
     })
   }
 
+  async dayUsage(accountKey: string, now = Date.now()): Promise<number> {
+    const window = this.windows.get(accountKey)
+    return window && window.day === utcDay(now) ? window.dayCount : 0
+  }
+
   /** Drops accounts idle for a minute whose day has passed, so memory follows active accounts. */
   private sweep(now: number): void {
     const today = utcDay(now)

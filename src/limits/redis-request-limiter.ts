@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis, Result } from 'ioredis'
+import { ServiceUnavailableError } from '../errors.js'
 import { decide, type LimitDecision, type RequestLimiter, type RequestLimits } from './request-limiter.js'
 import { secondsUntilUtcMidnight } from './utc-day.js'
 
@@ -51,12 +52,11 @@ export class RedisRequestLimiter implements RequestLimiter {
   }
 
   async consume(accountKey: string, limits: RequestLimits): Promise<LimitDecision> {
-    const [allowed, minuteUsed, dayUsed, now, oldestAt] = await this.redis.fileshareConsume(
-      this.keyPrefix + accountKey,
-      limits.perMinute,
-      limits.perDay,
-      randomBytes(6).toString('hex'),
-    )
+    const [allowed, minuteUsed, dayUsed, now, oldestAt] = await this.redis
+      .fileshareConsume(this.keyPrefix + accountKey, limits.perMinute, limits.perDay, randomBytes(6).toString('hex'))
+      .catch((error: unknown) => {
+        throw redisUnavailable(error)
+      })
     return decide({
       limits,
       allowed: allowed === 1,
@@ -67,5 +67,19 @@ export class RedisRequestLimiter implements RequestLimiter {
     })
   }
 
+  /** Reads the day key CONSUME writes; the day is taken from this instance's clock, near enough for a display. */
+  async dayUsage(accountKey: string, now = Date.now()): Promise<number> {
+    const dayIndex = Math.floor(now / 86_400_000)
+    const count = await this.redis.get(`${this.keyPrefix}${accountKey}:d:${dayIndex}`).catch((error: unknown) => {
+      throw redisUnavailable(error)
+    })
+    return Number(count ?? 0)
+  }
+
   async close(): Promise<void> {}
+}
+
+/** Limits are exact only with their shared state: without Redis, requests that need a limit get 503. */
+export function redisUnavailable(error: unknown): ServiceUnavailableError {
+  return new ServiceUnavailableError('The rate-limit store (Redis) is unavailable.', { cause: error })
 }

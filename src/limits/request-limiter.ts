@@ -20,6 +20,8 @@ export interface LimitDecision {
  */
 export interface RequestLimiter {
   consume(accountKey: string, limits: RequestLimits, now?: number): Promise<LimitDecision>
+  /** Requests counted for the account in the current UTC day; counts nothing (the dashboard's usage page). */
+  dayUsage(accountKey: string, now?: number): Promise<number>
   close(): Promise<void>
 }
 

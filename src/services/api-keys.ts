@@ -82,7 +82,21 @@ export class ApiKeyService {
   async revoke(keyId: number): Promise<ApiKeySummary> {
     const row = (await this.keys.revoke(keyId, Date.now())) ?? (await this.keys.findById(keyId))
     if (!row) throw new NotFoundError(`No API key with id ${keyId}.`)
+    this.forget(keyId)
     return summarize(row)
+  }
+
+  /** Revokes a key of this account (the dashboard); another account's key is a 404, as if it did not exist. */
+  async revokeForAccount(accountId: number, keyId: number): Promise<ApiKeySummary> {
+    const row = (await this.keys.revoke(keyId, Date.now(), accountId)) ?? (await this.keys.findById(keyId))
+    if (!row || row.account_id !== accountId) throw new NotFoundError(`No API key with id ${keyId}.`)
+    this.forget(keyId)
+    return summarize(row)
+  }
+
+  /** Drops the key from this process's cache, so that it stops working here at once (elsewhere within cacheTtlMs). */
+  private forget(keyId: number): void {
+    for (const [hash, entry] of this.cache) if (entry.principal.keyId === keyId) this.cache.delete(hash)
   }
 
   /**

@@ -85,9 +85,17 @@ export class FileService {
   async list(accountId: number, page: number, limit: number): Promise<FilePage> {
     const account = await this.accounts.findById(accountId)
     if (!account) throw new NotFoundError()
+    const total = account.total_files
     const offset = (page - 1) * limit
-    const files = offset < account.total_files ? await this.files.listPage(accountId, offset, limit) : []
-    return { files, total: account.total_files }
+    if (offset >= total) return { files: [], total }
+    // OFFSET steps through the index one entry at a time, so a deep page nearer the oldest end is
+    // read from that end and reversed: the last page of a million files costs what the first does.
+    const offsetFromOldest = Math.max(0, total - offset - limit)
+    if (offsetFromOldest < offset) {
+      const files = await this.files.listPage(accountId, offsetFromOldest, total - offset - offsetFromOldest, true)
+      return { files: files.reverse(), total }
+    }
+    return { files: await this.files.listPage(accountId, offset, limit), total }
   }
 
   async get(accountId: number, fileId: number): Promise<FileRow> {

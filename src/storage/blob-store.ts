@@ -15,7 +15,22 @@ export interface ByteRange {
 
 export interface BlobEntry {
   key: string
+  /** When its bytes were last written. */
   modifiedAt: Date
+  size: number
+}
+
+/**
+ * What a write that never finished (a crash, a kill -9 mid-upload) left behind: a temporary file
+ * of the folder store, an open multipart upload of the S3 store. It holds no blob anyone can read.
+ */
+export interface UnfinishedWrite {
+  /** Names it for removeUnfinishedWrite; means nothing outside the store. */
+  id: string
+  /** The last time bytes reached it: a write still in progress keeps this recent. */
+  lastWrittenAt: Date
+  /** Bytes it holds. */
+  size: number
 }
 
 /**
@@ -33,8 +48,17 @@ export interface BlobStore {
   get(key: string, range?: ByteRange): Promise<Readable>
   /** Removes the blob; removing a missing blob is not an error. */
   delete(key: string): Promise<void>
-  /** Every stored blob, for garbage collection. */
+  /** Every stored blob, for garbage collection. Leftovers of unfinished writes are not blobs. */
   list(): AsyncIterable<BlobEntry>
+  /**
+   * Leftovers of writes that never finished, for garbage collection. A put still running shows
+   * here too, with a recent lastWrittenAt: callers judge by age.
+   */
+  listUnfinishedWrites(): AsyncIterable<UnfinishedWrite>
+  /** Removes one leftover of listUnfinishedWrites; removing one that is gone is not an error. */
+  removeUnfinishedWrite(id: string): Promise<void>
   /** Resolves when the store can be written and read; rejects otherwise. */
   check(): Promise<void>
+  /** Releases what the store holds open (connections); the store is not used afterwards. */
+  close(): Promise<void>
 }

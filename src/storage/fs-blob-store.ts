@@ -4,11 +4,13 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { BlobNotFoundError } from '../errors.js'
-import type { BlobEntry, BlobStore, ByteRange, StoredBlob } from './blob-store.js'
+import { BlobNotFoundError, InsufficientStorageError } from '../errors.js'
+import type { BlobEntry, BlobStore, ByteRange, StoredBlob, UnfinishedWrite } from './blob-store.js'
 import { ByteMeter } from './byte-meter.js'
 
 const KEY_PATTERN = /^[a-f0-9]{32}$/
+/** Names of the temporary files put() writes in tmp/. */
+const TMP_PATTERN = /^[a-f0-9]{32}\.part$/
 
 /**
  * Blobs in a local folder: written to tmp/, fsynced, then renamed into objects/ (atomic on one
@@ -48,7 +50,8 @@ export class FsBlobStore implements BlobStore {
     } catch (error) {
       await fs.rm(tmpPath, { force: true })
       source.resume() // let the request body drain so the connection can carry the error reply
-      throw error
+      const code = (error as NodeJS.ErrnoException).code
+      throw code === 'ENOSPC' || code === 'EDQUOT' ? new InsufficientStorageError({ cause: error }) : error
     }
     return { key, size: meter.size, sha256: meter.digest() }
   }
@@ -72,16 +75,33 @@ export class FsBlobStore implements BlobStore {
   async *list(): AsyncIterable<BlobEntry> {
     for (const shard of await fs.readdir(this.objectsDir)) {
       for (const name of await fs.readdir(path.join(this.objectsDir, shard)).catch(() => [])) {
+        if (!KEY_PATTERN.test(name)) continue
         const stat = await fs.stat(path.join(this.objectsDir, shard, name)).catch(() => undefined)
-        if (stat?.isFile()) yield { key: name, modifiedAt: stat.mtime }
+        if (stat?.isFile()) yield { key: name, modifiedAt: stat.mtime, size: stat.size }
       }
     }
+  }
+
+  /** Temporary files in tmp/: a put in progress writes to one (so its mtime stays recent); a crash leaves one behind. */
+  async *listUnfinishedWrites(): AsyncIterable<UnfinishedWrite> {
+    for (const name of await fs.readdir(this.tmpDir)) {
+      if (!TMP_PATTERN.test(name)) continue
+      const stat = await fs.stat(path.join(this.tmpDir, name)).catch(() => undefined)
+      if (stat?.isFile()) yield { id: name, lastWrittenAt: stat.mtime, size: stat.size }
+    }
+  }
+
+  async removeUnfinishedWrite(id: string): Promise<void> {
+    if (!TMP_PATTERN.test(id)) return
+    await fs.rm(path.join(this.tmpDir, id), { force: true })
   }
 
   async check(): Promise<void> {
     await fs.access(this.tmpDir, fs.constants.W_OK)
     await fs.access(this.objectsDir, fs.constants.W_OK)
   }
+
+  async close(): Promise<void> {}
 }
 
 /** fsync on the directory makes the rename itself durable. */

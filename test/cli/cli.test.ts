@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import SQLite from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bearer, makeTempDir, startTestApp } from '../helpers/test-app.js'
+import { MIGRATION_NAMES } from '../../src/db/migrate.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const BIN = path.join(ROOT, 'bin/fileshare.js')
@@ -316,6 +317,22 @@ describe('fileshare CLI', () => {
       expect(listed.map((account) => account.account_id)).toEqual([created.account_id])
       expect(await fs.stat(path.join(dataDir, 'fileshare.sqlite'))).toBeTruthy()
     })
+
+    it('is safe when several processes start on a fresh data folder at once', async () => {
+      // Every command migrates on open; without a lock, one of them failed with "table accounts already exists".
+      for (let round = 0; round < 3; round++) {
+        const dataDir = await newDataDir()
+        const results = await Promise.all(Array.from({ length: 6 }, () => fileshare(dataDir, ['account', 'list'])))
+        for (const result of results) expect(result).toMatchObject({ code: 0, stderr: '' })
+        const database = new SQLite(path.join(dataDir, 'fileshare.sqlite'), { readonly: true })
+        try {
+          const applied = database.prepare('select name from kysely_migration order by name').all()
+          expect(applied).toEqual(MIGRATION_NAMES.map((name) => ({ name })))
+        } finally {
+          database.close()
+        }
+      }
+    }, 90_000)
   })
 
   describe('bad input', () => {

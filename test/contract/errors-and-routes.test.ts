@@ -48,8 +48,9 @@ describe('unknown routes and error bodies', () => {
     await t.close()
   })
 
+  // `GET /` redirects to the dashboard (test/contract/dashboard-security.test.ts).
   const unknownRoutes: [string, string][] = [
-    ['GET', '/'],
+    ['POST', '/'],
     ['GET', '/nope'],
     ['GET', '/index.html'],
     ['GET', '/api'],

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import http from 'node:http'
+import net from 'node:net'
 import { Readable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { bearer, fileForm, startTestApp, type TestApp } from '../helpers/test-app.js'
@@ -429,6 +430,29 @@ describe('POST /api/v1/files/upload', () => {
       // The account is not stuck: the next upload works and is the only one counted.
       expect((await postBody(fileForm('after', 'after.txt'))).status).toBe(201)
       expect(await uploadsToday()).toBe(1)
+    })
+  })
+
+  describe('bytes after the declared Content-Length', () => {
+    it('get the upload its own answer, true to what was kept, then the connection closes', async () => {
+      const body = multipartBody([{ disposition: 'form-data; name="file"; filename="short.txt"', content: 'whole content' }])
+      // Content-Length 3 short: the body ends inside the closing delimiter (the file part is whole),
+      // and the last 3 bytes reach the HTTP parser as the start of a broken next request.
+      const head =
+        `POST /api/v1/files/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\n` +
+        `Content-Type: ${MULTIPART}\r\nContent-Length: ${body.length - 3}\r\n\r\n`
+      const socket = net.connect(Number(new URL(t.url).port), '127.0.0.1')
+      socket.on('error', () => {})
+      socket.write(Buffer.concat([Buffer.from(head), body]))
+      const chunks: Buffer[] = []
+      for await (const chunk of socket) chunks.push(chunk as Buffer)
+      const answer = Buffer.concat(chunks).toString('latin1')
+      // One answer only, and it is the truth about the upload: 201 and the file is kept, or an
+      // error (the body ended before its closing delimiter) and nothing is. Never a 400 for a kept file.
+      expect(answer.match(/^HTTP\/1\.1 /gm)).toHaveLength(1)
+      const status = Number(answer.slice(9, 12))
+      expect([201, 400]).toContain(status)
+      expect(await listedTotal()).toBe(status === 201 ? 1 : 0)
     })
   })
 

@@ -6,7 +6,7 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openPostgres, openSqlite, type DatabaseHandle, type DialectName } from '../../src/db/dialect.js'
-import { migrateToLatest } from '../../src/db/migrate.js'
+import { MIGRATION_NAMES, migrateToLatest } from '../../src/db/migrate.js'
 import { AccountsRepository } from '../../src/db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../../src/db/repositories/api-keys-repository.js'
 import { FilesRepository } from '../../src/db/repositories/files-repository.js'
@@ -77,7 +77,7 @@ for (const dialect of DIALECTS) {
       it('create every table on a fresh database, and a second run changes nothing', async () => {
         const handle = open()
         expect(handle.dialect).toBe(dialect.name)
-        expect(await migrateToLatest(handle)).toEqual(['001-initial'])
+        expect(await migrateToLatest(handle)).toEqual(MIGRATION_NAMES)
         expect(await migrateToLatest(handle)).toEqual([])
         // Another handle (a restart, or the CLI) finds the schema up to date too.
         expect(await migrateToLatest(open())).toEqual([])
@@ -93,9 +93,9 @@ for (const dialect of DIALECTS) {
           const starting = Array.from({ length: 5 }, () => open())
           const results = await Promise.all(starting.map((handle) => migrateToLatest(handle)))
           // Kysely's migrator lock: exactly one handle ran the migration, the others found it done.
-          expect(results.flat()).toEqual(['001-initial'])
+          expect(results.flat()).toEqual(MIGRATION_NAMES)
           const executed = await sql<{ name: string }>`select name from kysely_migration`.execute(starting[0]!.db)
-          expect(executed.rows.map((row) => row.name)).toEqual(['001-initial'])
+          expect(executed.rows.map((row) => row.name)).toEqual(MIGRATION_NAMES)
         })
 
         it('keep each schema to itself: a second schema in the same database migrates on its own', async () => {
@@ -104,7 +104,7 @@ for (const dialect of DIALECTS) {
           const other = await dialect.create()
           const otherHandle = other.open()
           try {
-            expect(await migrateToLatest(otherHandle)).toEqual(['001-initial'])
+            expect(await migrateToLatest(otherHandle)).toEqual(MIGRATION_NAMES)
             await new AccountsRepository(otherHandle.db).create('other-schema@example.test', 'pro', T0)
             expect(await new AccountsRepository(open().db).list()).toEqual([])
           } finally {
@@ -138,7 +138,7 @@ for (const dialect of DIALECTS) {
               const fresh = await dialect.create()
               const handle = fresh.open()
               try {
-                expect(await migrateToLatest(handle)).toEqual(['001-initial'])
+                expect(await migrateToLatest(handle)).toEqual(MIGRATION_NAMES)
               } finally {
                 await handle.db.destroy()
                 await fresh.drop()
@@ -407,6 +407,20 @@ for (const dialect of DIALECTS) {
           expect(next.id).toBeGreaterThan(highest)
           for (const row of await files.listPage(id, 0, 100)) await files.deleteOwned(id, row.id)
           expect((await newFile(id)).id).toBeGreaterThan(next.id)
+        })
+
+        it('referencedStorageKeys tells which of the given keys a file row references, for any number of keys', async () => {
+          const { id } = await newAccount()
+          const rows = await Promise.all(Array.from({ length: 3 }, () => newFile(id)))
+          const gone = await newFile(id)
+          await files.deleteOwned(id, gone.id)
+          const stray = Array.from({ length: 1200 }, (_, i) => `f${i}`.padEnd(32, 'f'))
+          const referenced = rows.map((row) => row.storage_key)
+          // More keys than one query takes, with the referenced ones in different batches.
+          const asked = [referenced[0]!, ...stray.slice(0, 600), referenced[1]!, gone.storage_key, ...stray.slice(600), referenced[2]!]
+          expect(await files.referencedStorageKeys(asked)).toEqual(new Set(referenced))
+          expect(await files.referencedStorageKeys(stray)).toEqual(new Set())
+          expect(await files.referencedStorageKeys([])).toEqual(new Set())
         })
 
         it('sizes above 2^32 round-trip as numbers, in rows and in counters', async () => {

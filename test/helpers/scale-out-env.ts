@@ -143,7 +143,86 @@ export interface TestS3rver {
   directory: string
   /** Ids of the multipart uploads that were started and neither completed nor aborted. */
   multipartUploadsInProgress(): Promise<string[]>
+  /** Back-dates a multipart upload: its start (Initiated) and, if given, the time of its stored parts. */
+  backdateMultipartUpload(uploadId: string, initiated: Date, partsWritten?: Date): Promise<void>
   close(): Promise<void>
+}
+
+const NO_SUCH_UPLOAD_XML =
+  '<?xml version="1.0" encoding="UTF-8"?>\n' +
+  '<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
+
+const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`)
+const queryString = (value: string | string[] | undefined) => (typeof value === 'string' ? value : '')
+const pageSize = (value: string | string[] | undefined) => Math.min(Number(queryString(value)) || 1000, 1000)
+
+/** ListMultipartUploads over s3rver's uploads folder (one folder per upload, holding a `key` file). */
+async function listMultipartUploadsXml(uploadsDir: string, bucket: string, query: KoaContext['query']): Promise<string> {
+  const prefix = queryString(query.prefix)
+  const keyMarker = queryString(query['key-marker'])
+  const uploadIdMarker = queryString(query['upload-id-marker'])
+  const uploads: Array<{ key: string; uploadId: string; initiated: Date }> = []
+  for (const uploadId of await fs.readdir(uploadsDir).catch(() => [])) {
+    const keyFile = path.join(uploadsDir, uploadId, 'key')
+    // An upload completed or aborted meanwhile is simply not listed.
+    const [key, stat] = await Promise.all([fs.readFile(keyFile, 'utf8'), fs.stat(keyFile)]).catch(() => [])
+    if (key === undefined || stat === undefined || !key.startsWith(prefix)) continue
+    if (key < keyMarker || (key === keyMarker && (!uploadIdMarker || uploadId <= uploadIdMarker))) continue
+    uploads.push({ key, uploadId, initiated: stat.mtime })
+  }
+  uploads.sort((a, b) => (a.key === b.key ? (a.uploadId < b.uploadId ? -1 : 1) : a.key < b.key ? -1 : 1))
+  const max = pageSize(query['max-uploads'])
+  const page = uploads.slice(0, max)
+  const truncated = uploads.length > max
+  const last = page.at(-1)
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+    `<Bucket>${escapeXml(bucket)}</Bucket><KeyMarker>${escapeXml(keyMarker)}</KeyMarker>` +
+    `<UploadIdMarker>${escapeXml(uploadIdMarker)}</UploadIdMarker><Prefix>${escapeXml(prefix)}</Prefix>` +
+    (truncated && last ? `<NextKeyMarker>${escapeXml(last.key)}</NextKeyMarker><NextUploadIdMarker>${last.uploadId}</NextUploadIdMarker>` : '') +
+    `<MaxUploads>${max}</MaxUploads><IsTruncated>${truncated}</IsTruncated>` +
+    page
+      .map(
+        (upload) =>
+          `<Upload><Key>${escapeXml(upload.key)}</Key><UploadId>${upload.uploadId}</UploadId>` +
+          `<Initiated>${upload.initiated.toISOString()}</Initiated><StorageClass>STANDARD</StorageClass></Upload>`,
+      )
+      .join('') +
+    '</ListMultipartUploadsResult>'
+  )
+}
+
+/** ListParts over one upload's folder of s3rver (parts are files named by their number, with a `.md5`). */
+async function listPartsXml(folder: string, bucket: string, key: string, uploadId: string, query: KoaContext['query']): Promise<string> {
+  const marker = Number(queryString(query['part-number-marker'])) || 0
+  const parts: Array<{ number: number; size: number; lastModified: Date; etag: string }> = []
+  for (const name of await fs.readdir(folder)) {
+    if (!/^[1-9][0-9]*$/.test(name) || Number(name) <= marker) continue
+    const [stat, md5] = await Promise.all([fs.stat(path.join(folder, name)), fs.readFile(path.join(folder, `${name}.md5`), 'utf8')]).catch(
+      () => [],
+    )
+    // A part still being written has no .md5 yet: S3 lists only stored parts.
+    if (stat === undefined || md5 === undefined) continue
+    parts.push({ number: Number(name), size: stat.size, lastModified: stat.mtime, etag: md5 })
+  }
+  parts.sort((a, b) => a.number - b.number)
+  const max = pageSize(query['max-parts'])
+  const page = parts.slice(0, max)
+  const truncated = parts.length > max
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<ListPartsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+    `<Bucket>${escapeXml(bucket)}</Bucket><Key>${escapeXml(key)}</Key><UploadId>${uploadId}</UploadId>` +
+    `<PartNumberMarker>${marker}</PartNumberMarker><NextPartNumberMarker>${page.at(-1)?.number ?? marker}</NextPartNumberMarker>` +
+    `<MaxParts>${max}</MaxParts><IsTruncated>${truncated}</IsTruncated>` +
+    page
+      .map(
+        (part) =>
+          `<Part><PartNumber>${part.number}</PartNumber><LastModified>${part.lastModified.toISOString()}</LastModified>` +
+          `<ETag>"${part.etag}"</ETag><Size>${part.size}</Size></Part>`,
+      )
+      .join('') +
+    '</ListPartsResult>'
+  )
 }
 
 /**
@@ -153,6 +232,10 @@ export interface TestS3rver {
  * (NotImplemented), so an aborted upload would stay in its folder forever. The server gets
  * AbortMultipartUpload here as S3 does it: the upload and its parts are gone (204), and an
  * unknown upload id is NoSuchUpload (404). multipartUploadsInProgress() reads the folder.
+ *
+ * It also answers ListMultipartUploads (NotImplemented) and ListParts (MethodNotAllowed) from that
+ * folder, as S3 does: an upload's Initiated is when it was created, a part's LastModified when it
+ * was stored, and both honour the prefix, markers and page sizes.
  *
  * s3rver 3.7 also reads `Range: bytes=0-0` as `bytes=0-` (an end of 0 counts as absent) and sends
  * the whole object; here it sends the first byte, as S3 does.
@@ -173,6 +256,27 @@ export async function startS3rver(bucket: string): Promise<TestS3rver> {
     return object
   }
   server.middleware.unshift(async (ctx, next) => {
+    // The SDK asks for bucket operations on `/<bucket>/`.
+    const [bucketName, ...keyPath] = ctx.path.split('/').filter((segment) => segment !== '')
+    if (ctx.method !== 'GET' || bucketName !== bucket) return next()
+    if (keyPath.length === 0 && ctx.query.uploads !== undefined) {
+      ctx.type = 'application/xml'
+      ctx.body = await listMultipartUploadsXml(uploadsDir, bucket, ctx.query)
+      return
+    }
+    const uploadId = ctx.query.uploadId
+    if (keyPath.length === 0 || typeof uploadId !== 'string') return next()
+    const folder = path.join(uploadsDir, uploadId)
+    if (!/^[A-Za-z0-9_-]+$/.test(uploadId) || !(await fs.stat(folder).then(() => true, () => false))) {
+      ctx.status = 404
+      ctx.type = 'application/xml'
+      ctx.body = NO_SUCH_UPLOAD_XML
+      return
+    }
+    ctx.type = 'application/xml'
+    ctx.body = await listPartsXml(folder, bucket, decodeURIComponent(keyPath.join('/')), uploadId, ctx.query)
+  })
+  server.middleware.unshift(async (ctx, next) => {
     const uploadId = ctx.query.uploadId
     if (ctx.method !== 'DELETE' || typeof uploadId !== 'string' || ctx.path.split('/')[1] !== bucket) return next()
     const folder = path.join(uploadsDir, uploadId)
@@ -180,9 +284,7 @@ export async function startS3rver(bucket: string): Promise<TestS3rver> {
     if (!known) {
       ctx.status = 404
       ctx.type = 'application/xml'
-      ctx.body =
-        '<?xml version="1.0" encoding="UTF-8"?>\n' +
-        '<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
+      ctx.body = NO_SUCH_UPLOAD_XML
       return
     }
     await fs.rm(folder, { recursive: true, force: true })
@@ -198,6 +300,14 @@ export async function startS3rver(bucket: string): Promise<TestS3rver> {
         if (error.code === 'ENOENT') return []
         throw error
       })
+    },
+    async backdateMultipartUpload(uploadId, initiated, partsWritten) {
+      const folder = path.join(uploadsDir, uploadId)
+      await fs.utimes(path.join(folder, 'key'), initiated, initiated)
+      if (!partsWritten) return
+      for (const name of await fs.readdir(folder)) {
+        if (/^[0-9]+$/.test(name)) await fs.utimes(path.join(folder, name), partsWritten, partsWritten)
+      }
     },
     async close() {
       try {

@@ -1,53 +1,29 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs/promises'
 import http from 'node:http'
 import net from 'node:net'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import SQLite from 'better-sqlite3'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import {
+  BIN,
+  eventually,
+  freePort,
+  ROOT,
+  runCli,
+  spawnServer,
+  startServerProcess as startServer,
+  stopServerProcess,
+  type CliResult,
+  type ServerProcess,
+} from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const BIN = path.join(ROOT, 'bin/fileshare.js')
-const SERVER = path.join(ROOT, 'dist/server.js')
 /** The bound from the operator interface: CLI changes reach a running server within 5 s. */
 const PROPAGATION_MS = 5_000
 
-/** An operator's environment without any fileshare settings of the machine running the tests. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('FILESHARE_') && name !== 'PORT' && name !== 'HOST') env[name] = value
-  }
-  return { ...env, ...extra }
-}
-
-/** A port that was free a moment ago: the server must be given a real one so that its default public URL is right. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-}
-
-interface CliResult {
-  code: number
-  stdout: string
-  stderr: string
-}
-
 function fileshare(dataDir: string, args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv({ FILESHARE_DATA_DIR: dataDir }) }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr })
-    })
-  })
+  return runCli(args, { FILESHARE_DATA_DIR: dataDir })
 }
 
 async function cliJson<T>(dataDir: string, ...args: string[]): Promise<T> {
@@ -58,31 +34,6 @@ async function cliJson<T>(dataDir: string, ...args: string[]): Promise<T> {
 
 async function cliOk(dataDir: string, ...args: string[]): Promise<void> {
   expect(await fileshare(dataDir, args), `fileshare ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' })
-}
-
-/**
- * Calls `probe` until it returns a value, for at most `timeoutMs`. Polls instead of sleeping,
- * so that a change is seen as soon as it lands and a missing one fails after the bound.
- */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() >= deadline) throw new Error(`${what}: not seen within ${timeoutMs} ms`)
-    await sleep(intervalMs)
-  }
-}
-
-interface ServerProcess {
-  child: ChildProcess
-  port: number
-  /** http://127.0.0.1:<port> */
-  url: string
-  dataDir: string
-  stdout(): string
-  stderr(): string
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
 const running = new Set<ServerProcess>()
@@ -96,60 +47,27 @@ async function newDataDir(): Promise<string> {
   return dir
 }
 
-/** Spawns the server (`node dist/server.js` unless `command` says otherwise) and captures its output. */
-function spawnServer(env: Record<string, string>, command: string[] = [SERVER]) {
-  const child = spawn(process.execPath, command, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text))
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  )
-  return { child, exited, stdout: () => stdout, stderr: () => stderr }
-}
-
-/** Starts a server on a free port and a fresh data folder, and waits until /healthz answers. */
+/** Starts a server on a free port and a fresh data folder (unless given one), and waits until /healthz answers. */
 async function startServerProcess(
   options: { env?: Record<string, string>; command?: string[]; dataDir?: string } = {},
 ): Promise<ServerProcess> {
-  const port = await freePort()
-  const dataDir = options.dataDir ?? (await newDataDir())
-  const spawned = spawnServer({ PORT: String(port), HOST: '127.0.0.1', FILESHARE_DATA_DIR: dataDir, ...options.env }, options.command)
-  const server: ServerProcess = { ...spawned, port, url: `http://127.0.0.1:${port}`, dataDir }
+  const server = await startServer({ ...options, dataDir: options.dataDir ?? (await newDataDir()) })
   running.add(server)
-  let exitedEarly = false
-  void server.exited.then(() => (exitedEarly = true))
-  await eventually(
-    'GET /healthz',
-    async () => {
-      if (exitedEarly) throw new Error(`server exited before serving: ${server.stderr()}`)
-      const response = await fetch(`${server.url}/healthz`).catch(() => undefined)
-      // Our process must be the one answering, not another that took the port in the meantime.
-      const listening = server.stdout().includes(`listening at ${server.url}`)
-      return response?.status === 200 && listening ? true : undefined
-    },
-    15_000,
-    100,
-  )
   return server
 }
 
-async function stopServerProcess(server: ServerProcess): Promise<void> {
+async function stop(server: ServerProcess): Promise<void> {
   running.delete(server)
-  if (server.child.exitCode === null && server.child.signalCode === null) {
-    server.child.kill('SIGKILL')
-    await server.exited
-  }
+  await stopServerProcess(server)
 }
 
 afterEach(async () => {
   // A test that failed half-way must not leave its server behind; shared servers are stopped in afterAll.
-  await Promise.all([...running].filter((server) => !shared.has(server)).map(stopServerProcess))
+  await Promise.all([...running].filter((server) => !shared.has(server)).map(stop))
 })
 
 afterAll(async () => {
-  await Promise.all([...running].map(stopServerProcess))
+  await Promise.all([...running].map(stop))
   await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
 })
 
@@ -333,7 +251,7 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
 
   afterAll(async () => {
     shared.delete(server)
-    await stopServerProcess(server)
+    await stop(server)
   })
 })
 

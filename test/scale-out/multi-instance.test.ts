@@ -1,10 +1,5 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
-import net from 'node:net'
-import path from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import { Redis } from 'ioredis'
 import pg from 'pg'
@@ -22,11 +17,10 @@ import {
   startS3rver,
   type TestS3rver,
 } from '../helpers/scale-out-env.js'
+import { eventually, runCli, SERVER, startServerProcess, stopServerProcess, type CliResult, type ServerProcess } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
+import { MIGRATION_NAMES } from '../../src/db/migrate.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const BIN = path.join(ROOT, 'bin/fileshare.js')
-const SERVER = path.join(ROOT, 'dist/server.js')
 const BUCKET = 'fileshare-scale-out'
 /** The address of the load balancer in front of the instances: links must not name an instance. */
 const PUBLIC_URL = 'http://files.example.test'
@@ -40,44 +34,8 @@ if (!backendsReachable) {
   console.warn(`SKIPPING test/scale-out/multi-instance.test.ts: no answer from ${missing.join(' and ')}.`)
 }
 
-/** The environment of the machine without any fileshare or AWS settings, plus `extra`. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('FILESHARE_') && !name.startsWith('AWS_') && name !== 'PORT' && name !== 'HOST') env[name] = value
-  }
-  return { ...env, ...extra }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() >= deadline) throw new Error(`${what}: not seen within ${timeoutMs} ms`)
-    await sleep(intervalMs)
-  }
-}
-
-interface Instance {
+interface Instance extends ServerProcess {
   name: string
-  child: ChildProcess
-  url: string
-  api: string
-  stdout(): string
-  stderr(): string
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
@@ -97,58 +55,18 @@ describe.skipIf(!backendsReachable)('two instances sharing PostgreSQL, S3 and Re
 
   /** Runs `node dist/server.js` with the shared backends and a data folder of its own. */
   async function startInstance(name: string): Promise<Instance> {
-    const port = await freePort()
     const dataDir = await makeTempDir(`fileshare-${name}-`)
     dataDirs.push(dataDir)
-    const child = spawn(process.execPath, [SERVER], {
-      cwd: ROOT,
-      env: cleanEnv({ ...sharedEnv, PORT: String(port), HOST: '127.0.0.1', FILESHARE_DATA_DIR: dataDir }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text))
-    child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text))
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal })),
-    )
-    const url = `http://127.0.0.1:${port}`
-    const instance: Instance = { name, child, url, api: `${url}/api/v1`, stdout: () => stdout, stderr: () => stderr, exited }
+    const instance = { name, ...(await startServerProcess({ dataDir, env: sharedEnv, readyTimeoutMs: 20_000 })) }
     instances.push(instance)
-    let exitedEarly = false
-    void exited.then(() => (exitedEarly = true))
-    await eventually(
-      `instance ${name} serving /healthz`,
-      async () => {
-        if (exitedEarly) throw new Error(`instance ${name} exited before serving:\n${stdout}${stderr}`)
-        const response = await fetch(`${url}/healthz`).catch(() => undefined)
-        return response?.status === 200 ? true : undefined
-      },
-      20_000,
-    )
     return instance
   }
 
-  async function stopInstance(instance: Instance): Promise<void> {
-    if (instance.child.exitCode !== null || instance.child.signalCode !== null) return
-    instance.child.kill('SIGTERM')
-    const stopped = await Promise.race([instance.exited, sleep(10_000).then(() => undefined)])
-    if (!stopped) {
-      instance.child.kill('SIGKILL')
-      await instance.exited
-    }
-  }
+  const stopInstance = (instance: Instance) => stopServerProcess(instance, { signal: 'SIGTERM', timeoutMs: 10_000 })
 
   /** The CLI binary, on the same database and storage as the instances. */
-  function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [BIN, ...args],
-        { cwd: ROOT, env: cleanEnv({ ...sharedEnv, FILESHARE_DATA_DIR: dataDirs[0]! }) },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-      )
-    })
+  function cli(...args: string[]): Promise<CliResult> {
+    return runCli(args, { ...sharedEnv, FILESHARE_DATA_DIR: dataDirs[0]! })
   }
 
   async function cliOk(...args: string[]): Promise<string> {
@@ -231,7 +149,7 @@ describe.skipIf(!backendsReachable)('two instances sharing PostgreSQL, S3 and Re
     await client.connect()
     try {
       const executed = await client.query<{ name: string }>('select name from kysely_migration')
-      expect(executed.rows.map((row) => row.name)).toEqual(['001-initial'])
+      expect(executed.rows.map((row) => row.name)).toEqual(MIGRATION_NAMES)
     } finally {
       await client.end()
     }

@@ -2,11 +2,16 @@ import { createHash, randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BlobNotFoundError, FileTooLargeError } from '../../src/errors.js'
-import type { BlobStore } from '../../src/storage/blob-store.js'
+import type { BlobStore, UnfinishedWrite } from '../../src/storage/blob-store.js'
 
 export interface BlobStoreFixture {
   store: BlobStore
   cleanup(): Promise<void>
+  /**
+   * Leaves in the store what a put killed after writing `bytes` bytes leaves behind (a temp file,
+   * an open multipart upload), bypassing the store as a crash would.
+   */
+  interruptWrite(bytes: Buffer): Promise<void>
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
@@ -17,6 +22,12 @@ export async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = []
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array))
   return Buffer.concat(chunks)
+}
+
+export async function listUnfinished(store: BlobStore): Promise<UnfinishedWrite[]> {
+  const writes: UnfinishedWrite[] = []
+  for await (const write of store.listUnfinishedWrites()) writes.push(write)
+  return writes.sort((a, b) => a.size - b.size)
 }
 
 export async function listKeys(store: BlobStore): Promise<string[]> {
@@ -59,9 +70,10 @@ export function describeBlobStoreContract(
   describe(`BlobStore contract: ${name}`, () => {
     let store: BlobStore
     let cleanup: () => Promise<void>
+    let interruptWrite: (bytes: Buffer) => Promise<void>
 
     beforeEach(async () => {
-      ;({ store, cleanup } = await makeStore())
+      ;({ store, cleanup, interruptWrite } = await makeStore())
     })
     afterEach(async () => {
       await cleanup()
@@ -221,6 +233,54 @@ export function describeBlobStoreContract(
       for (const [i, blob] of stored.entries()) {
         expect((await readAll(await store.get(blob.key))).equals(good[i]!)).toBe(true)
       }
+    })
+
+    it('list yields each blob with its size', async () => {
+      const sizes = [0, 1, 70_000]
+      const stored = await Promise.all(sizes.map((size) => store.put(chunkedSource(randomBytes(size)), { maxBytes: 100_000 })))
+      const listed = new Map<string, number>()
+      for await (const entry of store.list()) listed.set(entry.key, entry.size)
+      expect(listed).toEqual(new Map(stored.map((blob) => [blob.key, blob.size])))
+    })
+
+    it('successful and failed puts leave no unfinished write', async () => {
+      expect(await listUnfinished(store)).toEqual([])
+      await Promise.allSettled([
+        store.put(chunkedSource(randomBytes(20_000)), { maxBytes: 20_000 }),
+        store.put(chunkedSource(randomBytes(30_000), 4096), { maxBytes: 20_000 }),
+        store.put(failingSource(randomBytes(8_000), new Error('broken source')), { maxBytes: 20_000 }),
+      ])
+      expect(await listUnfinished(store)).toEqual([])
+    })
+
+    it('lists what interrupted writes left, with size and time, apart from the blobs; removing one leaves the rest', async () => {
+      const kept = randomBytes(5_000)
+      const blob = await store.put(chunkedSource(kept), { maxBytes: 10_000 })
+      const before = Date.now()
+      await interruptWrite(randomBytes(1_000))
+      await interruptWrite(randomBytes(3_000))
+      const after = Date.now()
+
+      const leftovers = await listUnfinished(store)
+      expect(leftovers.map((write) => write.size)).toEqual([1_000, 3_000])
+      expect(new Set(leftovers.map((write) => write.id)).size).toBe(2)
+      for (const write of leftovers) {
+        // File systems and S3 servers keep coarser clocks than Date.now(): allow a second either way.
+        expect(write.lastWrittenAt.getTime()).toBeGreaterThanOrEqual(before - 1_000)
+        expect(write.lastWrittenAt.getTime()).toBeLessThanOrEqual(after + 1_000)
+      }
+      // They are not blobs.
+      expect(await listKeys(store)).toEqual([blob.key])
+
+      await store.removeUnfinishedWrite(leftovers[0]!.id)
+      expect(await listUnfinished(store)).toEqual([leftovers[1]])
+      // Removing it again, or something that never was, is not an error.
+      await expect(store.removeUnfinishedWrite(leftovers[0]!.id)).resolves.toBeUndefined()
+      for (const id of ['', 'nonsense', '../../etc/passwd', blob.key]) await expect(store.removeUnfinishedWrite(id)).resolves.toBeUndefined()
+      await store.removeUnfinishedWrite(leftovers[1]!.id)
+      expect(await listUnfinished(store)).toEqual([])
+      // The blob was never touched.
+      expect((await readAll(await store.get(blob.key))).equals(kept)).toBe(true)
     })
   })
 }

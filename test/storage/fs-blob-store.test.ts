@@ -1,17 +1,21 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { Readable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BlobNotFoundError, FileTooLargeError } from '../../src/errors.js'
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js'
 import { makeTempDir } from '../helpers/test-app.js'
-import { chunkedSource, describeBlobStoreContract, failingSource, listKeys, readAll } from './blob-store-contract.js'
+import { chunkedSource, describeBlobStoreContract, failingSource, listKeys, listUnfinished, readAll } from './blob-store-contract.js'
 
 describeBlobStoreContract('FsBlobStore', async () => {
   const root = await makeTempDir('fileshare-fs-blobs-')
   return {
     store: await new FsBlobStore(root).init(),
     cleanup: () => fs.rm(root, { recursive: true, force: true }),
+    // put() writes tmp/<key>.part and renames it when done: a kill before the rename leaves it there.
+    interruptWrite: (bytes) => fs.writeFile(path.join(root, 'tmp', `${randomBytes(16).toString('hex')}.part`), bytes),
   }
 })
 
@@ -112,6 +116,44 @@ describe('FsBlobStore on disk', () => {
     const reopened = await new FsBlobStore(root).init()
     expect((await readAll(await reopened.get(key))).equals(content)).toBe(true)
     expect(await listKeys(reopened)).toEqual([key])
+  })
+
+  it('a put in progress is an unfinished write dated by its latest write, and is none once it completes', async () => {
+    const HOUR = 3_600_000
+    let release = false
+    const written = randomBytes(40_000)
+    async function* slowBody() {
+      yield written.subarray(0, 20_000)
+      while (!release) await sleep(5)
+      yield written.subarray(20_000)
+    }
+    const putting = store.put(Readable.from(slowBody(), { objectMode: false }), { maxBytes: 100_000 })
+    const firstHalf = async () => {
+      const writes = await listUnfinished(store)
+      return writes.length === 1 && writes[0]!.size === 20_000 ? writes[0] : undefined
+    }
+    let inFlight = await firstHalf()
+    while (!inFlight) {
+      await sleep(5)
+      inFlight = await firstHalf()
+    }
+    // As if the first bytes had arrived two hours ago, on a very slow link.
+    const tmpFile = path.join(root, 'tmp', inFlight.id)
+    await fs.utimes(tmpFile, new Date(Date.now() - 2 * HOUR), new Date(Date.now() - 2 * HOUR))
+    expect((await listUnfinished(store))[0]!.lastWrittenAt.getTime()).toBeLessThan(Date.now() - HOUR)
+
+    const beforeMore = Date.now()
+    release = true
+    const { key } = await putting
+    // The last bytes freshened the file's time before it became the blob.
+    const [blob] = await (async () => {
+      const entries = []
+      for await (const entry of store.list()) entries.push(entry)
+      return entries
+    })()
+    expect(blob).toMatchObject({ key, size: 40_000 })
+    expect(blob!.modifiedAt.getTime()).toBeGreaterThanOrEqual(beforeMore - 1_000)
+    expect(await listUnfinished(store)).toEqual([])
   })
 
   it('check rejects when its folders are gone', async () => {

@@ -1,12 +1,20 @@
 import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  CreateMultipartUploadCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { FileTooLargeError } from '../../src/errors.js'
+import type { UnfinishedWrite } from '../../src/storage/blob-store.js'
 import { S3BlobStore } from '../../src/storage/s3-blob-store.js'
 import { S3RVER_CREDENTIALS, startS3rver, type TestS3rver } from '../helpers/scale-out-env.js'
-import { chunkedSource, describeBlobStoreContract, listKeys, readAll, sha256Hex } from './blob-store-contract.js'
+import { chunkedSource, describeBlobStoreContract, listKeys, listUnfinished, readAll, sha256Hex } from './blob-store-contract.js'
 
 const BUCKET = 'fileshare-blobs'
 const PREFIX = 'blobs/'
@@ -79,9 +87,22 @@ async function startS3Fixture(): Promise<S3Fixture> {
   }
 }
 
+/** Starts a multipart upload under `key` and stores `bytes` as its first part, as a put killed mid-way does. */
+async function startMultipartUpload(client: S3Client, key: string, bytes: Buffer): Promise<string> {
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: key }))
+  await client.send(new UploadPartCommand({ Bucket: BUCKET, Key: key, UploadId, PartNumber: 1, Body: bytes }))
+  return UploadId!
+}
+
 describeBlobStoreContract('S3BlobStore on s3rver', async () => {
   const fixture = await startS3Fixture()
-  return { store: fixture.store, cleanup: () => fixture.close() }
+  return {
+    store: fixture.store,
+    cleanup: () => fixture.close(),
+    interruptWrite: async (bytes) => {
+      await startMultipartUpload(fixture.client, `${PREFIX}${randomBytes(16).toString('hex')}`, bytes)
+    },
+  }
 })
 
 /** Waits (at most 10 s) until `condition` holds; polls because the store gives no other signal. */
@@ -202,6 +223,48 @@ describe('S3BlobStore on s3rver: multipart uploads, aborts and ranges', () => {
     await readAll(await fixture.store.get(key))
     expect(sentNamed('GetObjectCommand')[1]!.input.Range).toBeUndefined()
     expect(sentNamed('GetObjectCommand')[1]!.status).toBe(200)
+  })
+
+  it('lists an upload in progress by the time of its latest part, not of its start, and no more once it completes', async () => {
+    const HOUR = 3_600_000
+    const testStart = Date.now()
+    // Another client, so that the recorder sees only the store's requests.
+    const crasher = new S3Client({ region: 'us-east-1', endpoint: fixture.s3.endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS })
+    onTestFinished(() => crasher.destroy())
+    // Left by a crash two hours ago: started three hours ago, last part two hours ago.
+    const crashed = await startMultipartUpload(crasher, `${PREFIX}${randomBytes(16).toString('hex')}`, randomBytes(1000))
+    await fixture.s3.backdateMultipartUpload(crashed, new Date(testStart - 3 * HOUR), new Date(testStart - 2 * HOUR))
+    // Not the store's: outside its prefix.
+    await startMultipartUpload(crasher, `elsewhere/${randomBytes(16).toString('hex')}`, randomBytes(10))
+
+    // A long upload, started (say) three hours ago, whose parts are still arriving.
+    let release = false
+    const putting = fixture.store.put(
+      gatedSource(randomBytes(2 * PART_SIZE + 64 * 1024), () => answeredParts() >= 2 && release, randomBytes(MIB)),
+      { maxBytes: 20 * MIB },
+    )
+    await until('two parts stored', () => answeredParts() >= 2)
+    const inFlight = sentNamed('CreateMultipartUploadCommand').map((request) => request.output!.UploadId as string)
+    expect(inFlight).toHaveLength(1)
+    await fixture.s3.backdateMultipartUpload(inFlight[0]!, new Date(testStart - 3 * HOUR))
+
+    const listed = await listUnfinished(fixture.store)
+    expect(listed).toHaveLength(2)
+    const [old, running] = listed as [UnfinishedWrite, UnfinishedWrite]
+    expect(old).toMatchObject({ id: expect.stringContaining(crashed), size: 1000, lastWrittenAt: new Date(testStart - 2 * HOUR) })
+    expect(running.id).toContain(inFlight[0])
+    expect(running.size).toBe(2 * PART_SIZE)
+    expect(running.lastWrittenAt.getTime()).toBeGreaterThanOrEqual(testStart - 1_000)
+
+    release = true
+    const stored = await putting
+    expect(await listUnfinished(fixture.store)).toEqual([old])
+    await fixture.store.removeUnfinishedWrite(old.id)
+    expect(await listUnfinished(fixture.store)).toEqual([])
+    expect(sentNamed('AbortMultipartUploadCommand').map((request) => [request.input.UploadId, request.status])).toEqual([[crashed, 204]])
+    // The completed upload and the upload outside the prefix are untouched.
+    expect(await listKeys(fixture.store)).toEqual([stored.key])
+    expect(await fixture.s3.multipartUploadsInProgress()).toHaveLength(1)
   })
 
   it('list yields only blobs under its prefix, not other objects of the bucket', async () => {

@@ -96,6 +96,23 @@ describe('loadConfig', () => {
       expect(loadConfig({ PORT: '9000', FILESHARE_PUBLIC_URL: 'http://example.com:8443' }).publicUrl).toBe('http://example.com:8443')
     })
 
+    it('without FILESHARE_DOWNLOAD_URL, links use the public URL and no host is download-only', () => {
+      const config = loadConfig({ FILESHARE_PUBLIC_URL: 'https://example.com/share/' })
+      expect(config.linkBaseUrl).toBe('https://example.com/share')
+      expect(config.downloadHost).toBeUndefined()
+    })
+
+    it('takes FILESHARE_DOWNLOAD_URL as the base of public links and its host name as the download host', () => {
+      const config = loadConfig({ FILESHARE_PUBLIC_URL: 'https://example.com/share', FILESHARE_DOWNLOAD_URL: 'https://DL.Example.com/' })
+      expect(config).toMatchObject({ publicUrl: 'https://example.com/share', linkBaseUrl: 'https://dl.example.com', downloadHost: 'dl.example.com' })
+      // A default port is dropped, any other kept; the host name never carries the port.
+      expect(loadConfig({ FILESHARE_DOWNLOAD_URL: 'https://dl.example.com:443' }).linkBaseUrl).toBe('https://dl.example.com')
+      expect(loadConfig({ FILESHARE_DOWNLOAD_URL: 'http://dl.example.com:8080' })).toMatchObject({
+        linkBaseUrl: 'http://dl.example.com:8080',
+        downloadHost: 'dl.example.com',
+      })
+    })
+
     it('reads the log level, the proxy trust and the limits of the guards', () => {
       const config = loadConfig({
         FILESHARE_LOG_LEVEL: 'warn',
@@ -176,6 +193,13 @@ describe('loadConfig', () => {
       ['FILESHARE_PUBLIC_URL', 'ftp://files.example.com'],
       ['FILESHARE_PUBLIC_URL', 'https://files.example.com/?x=1'],
       ['FILESHARE_PUBLIC_URL', 'https://files example.com'],
+      ['FILESHARE_DOWNLOAD_URL', 'dl.example.com'],
+      ['FILESHARE_DOWNLOAD_URL', 'ftp://dl.example.com'],
+      ['FILESHARE_DOWNLOAD_URL', 'https://dl.example.com/files'],
+      ['FILESHARE_DOWNLOAD_URL', 'https://dl.example.com/?x=1'],
+      ['FILESHARE_DOWNLOAD_URL', 'https://dl.example.com:99999'],
+      // The default public URL's host: user content would share the dashboard's host name.
+      ['FILESHARE_DOWNLOAD_URL', 'http://localhost:8080'],
       ['FILESHARE_LOG_LEVEL', 'loud'],
       ['FILESHARE_TRUST_PROXY', 'maybe'],
       ['FILESHARE_PLANS', '{bad'],
@@ -203,6 +227,23 @@ describe('loadConfig', () => {
       expect(error.message).not.toContain('\n')
     })
 
+    it('FILESHARE_DOWNLOAD_URL must name another host name than FILESHARE_PUBLIC_URL, whatever the port', () => {
+      const error = configError({ FILESHARE_PUBLIC_URL: 'https://files.example.com/app', FILESHARE_DOWNLOAD_URL: 'https://FILES.example.com:8443' })
+      expect(error.variable).toBe('FILESHARE_DOWNLOAD_URL')
+      expect(error.message).toContain('FILESHARE_PUBLIC_URL')
+    })
+
+    it('never prints back a connection URL, which may hold a password', () => {
+      for (const [variable, value] of [
+        ['FILESHARE_DATABASE_URL', 'mysql://fileshare:hunter2-secret@db.internal/files'],
+        ['FILESHARE_REDIS_URL', 'http://:hunter2-secret@redis.internal:6379'],
+      ] as const) {
+        const error = configError({ [variable]: value })
+        expect(error.variable).toBe(variable)
+        expect(error.message).not.toContain('hunter2')
+      }
+    })
+
     it('names the bad variable when others are fine', () => {
       expect(configError({ PORT: '8080', FILESHARE_LOG_LEVEL: 'debug', FILESHARE_TRUST_PROXY: 'maybe' }).variable).toBe(
         'FILESHARE_TRUST_PROXY',
@@ -227,5 +268,28 @@ describe('loadConfig', () => {
     it('and undefined values too', () => {
       expect(loadConfig({ PORT: undefined, FILESHARE_PUBLIC_URL: undefined })).toEqual(defaults)
     })
+  })
+})
+
+describe('garbage collection settings', () => {
+  it('sweep every hour by default, removing leftovers older than an hour', () => {
+    expect(loadConfig({})).toMatchObject({ gcIntervalMs: 3_600_000, gcGraceMs: 3_600_000 })
+  })
+
+  it('take an interval of 0 (off) up to what a timer holds, and a grace period of at least a minute', () => {
+    expect(loadConfig({ FILESHARE_GC_INTERVAL_MS: '0', FILESHARE_GC_GRACE_MS: '60000' })).toMatchObject({ gcIntervalMs: 0, gcGraceMs: 60_000 })
+    expect(loadConfig({ FILESHARE_GC_INTERVAL_MS: '2147483647' }).gcIntervalMs).toBe(2_147_483_647)
+  })
+
+  it.each([
+    ['FILESHARE_GC_INTERVAL_MS', '-1'],
+    ['FILESHARE_GC_INTERVAL_MS', '1h'],
+    // A longer delay would overflow Node's timer and fire at once, over and over.
+    ['FILESHARE_GC_INTERVAL_MS', '2147483648'],
+    ['FILESHARE_GC_GRACE_MS', '59999'],
+    ['FILESHARE_GC_GRACE_MS', '0'],
+    ['FILESHARE_GC_GRACE_MS', '1.5'],
+  ])('refuse %s=%s, naming it', (variable, value) => {
+    expect(configError({ [variable]: value }).variable).toBe(variable)
   })
 })

@@ -24,14 +24,11 @@ export class ApiKeysRepository {
     return this.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('id').execute()
   }
 
-  async revoke(id: number, now: number): Promise<ApiKeyRow | undefined> {
-    return this.db
-      .updateTable('api_keys')
-      .set({ revoked_at: now })
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst()
+  /** Revokes the key if it is active (and, given `accountId`, if that account owns it). */
+  async revoke(id: number, now: number, accountId?: number): Promise<ApiKeyRow | undefined> {
+    let query = this.db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null)
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId)
+    return query.returningAll().executeTakeFirst()
   }
 
   async touch(id: number, now: number): Promise<void> {

@@ -1,6 +1,9 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database, FileRow, NewFileRow } from '../schema.js'
 
+/** Keys per query: far below SQLite's and PostgreSQL's limits on bound parameters. */
+const KEYS_PER_QUERY = 500
+
 export class FilesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -25,14 +28,18 @@ export class FilesRepository {
     return this.db.selectFrom('files').selectAll().where('token', '=', token).executeTakeFirst()
   }
 
-  /** Newest first, ties by id (highest first); served by the files_account_order index. */
-  listPage(accountId: number, offset: number, limit: number): Promise<FileRow[]> {
+  /**
+   * Newest first, ties by id (highest first); served by the files_account_order index.
+   * `oldestFirst` walks the same index from its other end, for pages nearer that end.
+   */
+  listPage(accountId: number, offset: number, limit: number, oldestFirst = false): Promise<FileRow[]> {
+    const direction = oldestFirst ? 'asc' : 'desc'
     return this.db
       .selectFrom('files')
       .selectAll()
       .where('account_id', '=', accountId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
+      .orderBy('created_at', direction)
+      .orderBy('id', direction)
       .limit(limit)
       .offset(offset)
       .execute()
@@ -77,5 +84,19 @@ export class FilesRepository {
         .execute()
       return true
     })
+  }
+
+  /** Which of `storageKeys` a file row references (garbage collection asks a batch at a time). */
+  async referencedStorageKeys(storageKeys: readonly string[]): Promise<Set<string>> {
+    const referenced = new Set<string>()
+    for (let start = 0; start < storageKeys.length; start += KEYS_PER_QUERY) {
+      const rows = await this.db
+        .selectFrom('files')
+        .select('storage_key')
+        .where('storage_key', 'in', storageKeys.slice(start, start + KEYS_PER_QUERY))
+        .execute()
+      for (const row of rows) referenced.add(row.storage_key)
+    }
+    return referenced
   }
 }

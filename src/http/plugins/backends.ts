@@ -23,6 +23,9 @@ declare module 'fastify' {
       requests: RequestLimiter
       authFailures: IpLimiter
       downloads: IpLimiter
+      /** Failed dashboard sign-ins, per client IP and per email address tried. */
+      signInFailuresByIp: IpLimiter
+      signInFailuresByAccount: IpLimiter
     }
   }
 }
@@ -51,11 +54,13 @@ export default fp(
       requests: redis ? new RedisRequestLimiter(redis, `${prefix}requests:`) : new MemoryRequestLimiter(),
       authFailures: new IpLimiter(config.authFailuresPerMinute, `${prefix}auth-failures`, redis),
       downloads: new IpLimiter(config.downloadsPerMinute, `${prefix}downloads`, redis),
+      signInFailuresByIp: new IpLimiter(config.signInFailuresPerMinute, `${prefix}sign-in-failures-ip`, redis),
+      signInFailuresByAccount: new IpLimiter(config.signInAccountFailuresPerMinute, `${prefix}sign-in-failures-account`, redis),
     })
     app.addHook('onClose', async () => {
       await app.limiters.requests.close()
       redis?.disconnect()
-      await database.db.destroy()
+      await Promise.all([database.db.destroy(), blobStore.close()])
     })
   },
   { name: 'backends' },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -28,6 +28,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: F
   }
   if (appError.code === 'unauthorized') reply.header('WWW-Authenticate', 'Bearer')
   if (appError instanceof RateLimitedError) reply.header('Retry-After', String(appError.retryAfterSeconds))
+  // A backend that went away is usually back within seconds (a restart, a failover).
+  if (appError.code === 'service_unavailable') reply.header('Retry-After', '5')
   // A body we did not read (a refused upload) would otherwise be drained before the next request.
   if (!request.raw.complete) reply.header('Connection', 'close')
   const fastifyStatus = (error as FastifyError).statusCode
@@ -51,6 +53,14 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: F
  */
 export function writeClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
+  // The bad bytes follow a whole request that is still being answered (an upload with a short
+  // Content-Length): its own answer goes out first, untouched, then the connection closes. A 400
+  // written now would reach the client before, and in place of, that answer (say a 201).
+  const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  if (pending && !pending.writableEnded && pending.req.complete) {
+    pending.once('close', () => socket.destroy())
+    return
+  }
   const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
   const body = JSON.stringify({ success: false, error: { code: 'invalid_request', message: ERROR_REGISTRY.invalid_request.message } })
   if (socket.writable) {

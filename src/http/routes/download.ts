@@ -81,7 +81,7 @@ export const downloadRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const schema = {
     summary: 'Download a file through its public link (no authentication)',
     params: TokenParams,
-    response: { 404: ErrorBody, 416: ErrorBody, 429: ErrorBody },
+    response: { 404: ErrorBody, 416: ErrorBody, 429: ErrorBody, 503: ErrorBody },
   }
   app.get('/download/:token', { schema, exposeHeadRoute: false }, serve)
   app.head('/download/:token', { schema }, serve)

@@ -59,11 +59,14 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
         description: 'multipart/form-data with exactly one file part named `file`; other fields are ignored.',
         consumes: ['multipart/form-data'],
         security,
-        response: { 201: UploadResponse, 400: ErrorBody, ...authErrors },
+        response: { 201: UploadResponse, 400: ErrorBody, ...authErrors, 507: ErrorBody },
       },
     },
     async (request, reply) => {
       if (!request.isMultipart()) throw new MissingFileError()
+      if (!MULTIPART_BOUNDARY.test(request.headers['content-type'] ?? '')) {
+        throw new InvalidRequestError('The multipart boundary is missing or invalid: 1 to 70 characters (RFC 2046).')
+      }
       const { principal } = request
       const owner = { accountId: principal.account.id, limits: principal.limits }
       const declaredLength = Number(request.headers['content-length'])
@@ -102,11 +105,17 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
       }
       if (!staged) throw new MissingFileError()
 
-      const file = presentFile(await app.services.files.commit(staged), app.config.publicUrl)
+      const file = presentFile(await app.services.files.commit(staged), app.config.linkBaseUrl)
       return reply.code(201).header('Location', `/api/v1/files/${file.file_id}`).send({ success: true, ...file })
     },
   )
 }
+
+/**
+ * A boundary RFC 2046 allows: 1 to 70 of its characters, quoted or not (space only inside quotes,
+ * never last). The parser would take an empty one and cut the body at the wrong places.
+ */
+const MULTIPART_BOUNDARY = /;\s*boundary=(?:"[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]"|[0-9A-Za-z'()+_,\-./:=?]{1,70})\s*(?:;|$)/i
 
 /** Parser failures are the client's (400); storage failures keep their own error. */
 function asMultipartError(error: unknown): unknown {
@@ -135,7 +144,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { files, total } = await app.services.files.list(request.principal.account.id, page, limit)
       return {
         success: true as const,
-        files: files.map((file) => presentFile(file, app.config.publicUrl)),
+        files: files.map((file) => presentFile(file, app.config.linkBaseUrl)),
         pagination: { page, limit, total, pages: Math.ceil(total / limit) },
       }
     },
@@ -154,7 +163,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const file = await app.services.files.get(request.principal.account.id, request.params.file_id)
-      return { success: true as const, file: presentFile(file, app.config.publicUrl) }
+      return { success: true as const, file: presentFile(file, app.config.linkBaseUrl) }
     },
   )
 

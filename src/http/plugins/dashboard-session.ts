@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { CsrfFailedError, SignInRequiredError } from '../../errors.js'
+import type { SignedIn } from '../../services/sessions.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The dashboard session behind the request's cookie, if it is valid. */
+    dashboardSession?: { id: string; signedIn: SignedIn }
+  }
+}
+
+export const SESSION_COOKIE = 'fileshare_session'
+export const CSRF_HEADER = 'x-csrf-token'
+
+/** Path of the session cookie: the dashboard under the public URL's path (a proxy may serve us under one). */
+export function cookiePath(publicUrl: string): string {
+  return `${new URL(publicUrl).pathname.replace(/\/+$/, '')}/dashboard`
+}
+
+function cookieOptions(app: FastifyInstance) {
+  return {
+    path: cookiePath(app.config.publicUrl),
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure: app.config.publicUrl.startsWith('https:'),
+  }
+}
+
+export function setSessionCookie(app: FastifyInstance, reply: FastifyReply, sessionId: string): void {
+  reply.setCookie(SESSION_COOKIE, sessionId, cookieOptions(app))
+}
+
+export function clearSessionCookie(app: FastifyInstance, reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, cookieOptions(app))
+}
+
+/** The key the per-account sign-in guard counts under: a hash, so that no email address lands in Redis. */
+export function signInAccountKey(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex')
+}
+
+/** Loads the session named by the cookie, if any; never refuses (pages and endpoints decide). */
+export function loadSession(app: FastifyInstance) {
+  return async function loadDashboardSession(request: FastifyRequest): Promise<void> {
+    const id = request.cookies[SESSION_COOKIE]
+    // Stylesheets and scripts are the same for everyone: no database read for them.
+    if (!id || request.routeOptions.url?.includes('/assets/')) return
+    const signedIn = await app.services.sessions.find(id)
+    if (signedIn) request.dashboardSession = { id, signedIn }
+  }
+}
+
+/**
+ * State changes must come from a page of ours: the browser's Origin header must be the public
+ * URL's origin or this request's own. Another site cannot forge Origin, so this alone stops
+ * cross-site form posts, including to the sign-in form (login CSRF), which has no session yet.
+ */
+export function checkOrigin(app: FastifyInstance) {
+  const publicOrigin = new URL(app.config.publicUrl).origin
+  return async function checkRequestOrigin(request: FastifyRequest): Promise<void> {
+    if (request.method === 'GET' || request.method === 'HEAD') return
+    const origin = request.headers.origin
+    if (origin !== publicOrigin && origin !== `${request.protocol}://${request.host}`) {
+      throw new CsrfFailedError(origin ? `Requests from ${origin} are not accepted.` : undefined)
+    }
+  }
+}
+
+/**
+ * For endpoints of a signed-in holder: 401 without a valid session; on state changes, the session's
+ * CSRF token in the X-CSRF-Token header too. Sets `request.principal` so that the API's own file
+ * routes serve the dashboard unchanged.
+ */
+export function requireSession(app: FastifyInstance) {
+  return async function requireDashboardSession(request: FastifyRequest): Promise<void> {
+    const session = request.dashboardSession
+    if (!session) throw new SignInRequiredError()
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      const token = request.headers[CSRF_HEADER]
+      if (typeof token !== 'string' || !app.services.sessions.checkCsrfToken(session.id, token)) throw new CsrfFailedError()
+    }
+    // No API key is involved: key id 0 stands for "the dashboard".
+    request.principal = { keyId: 0, account: session.signedIn.account, limits: session.signedIn.limits }
+  }
+}

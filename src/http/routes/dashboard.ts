@@ -1,0 +1,127 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import cookie from '@fastify/cookie'
+import fastifyStatic from '@fastify/static'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { loadSession } from '../plugins/dashboard-session.js'
+import { dashboardApiRoutes } from './dashboard-api.js'
+import { NotFoundError } from '../../errors.js'
+
+/** public/dashboard: the same path from src/http/routes and from dist/http/routes. */
+const PUBLIC_DIR = fileURLToPath(new URL('../../../public/dashboard/', import.meta.url))
+/** Swagger UI's browser bundle, as @fastify/swagger-ui ships it (no CDN, no install script). */
+const SWAGGER_UI_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui')), 'static')
+
+/** Pages and the scripts of theirs that run in the browser. `public`: shown without a session. */
+const PAGES = {
+  'sign-in': { title: 'Sign in', script: 'sign-in.js', public: true },
+  invite: { title: 'Choose your password', script: 'invite.js', public: true },
+  files: { title: 'Files', script: 'files.js', public: false },
+  usage: { title: 'Usage', script: 'usage.js', public: false },
+  settings: { title: 'Account settings', script: 'settings.js', public: false },
+  reference: { title: 'API reference', script: 'reference.js', public: false },
+} as const
+type PageName = keyof typeof PAGES
+
+const NAV: [PageName, string][] = [
+  ['files', 'Files'],
+  ['usage', 'Usage'],
+  ['settings', 'Account settings'],
+  ['reference', 'API reference'],
+]
+
+/**
+ * Same-origin scripts, styles and requests only; no inline script, no framing, no plugins.
+ * Swagger UI's bundle runs under this policy too (its SVG icons are data: URLs).
+ */
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; " +
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+}
+
+/** Fills the layout with one page. Pages hold no user data: it arrives as JSON and goes in as text. */
+function renderPage(name: PageName, layout: string): string {
+  const page = PAGES[name]
+  const main = fs.readFileSync(path.join(PUBLIC_DIR, 'pages', `${name}.html`), 'utf8')
+  const nav = page.public
+    ? ''
+    : fs
+        .readFileSync(path.join(PUBLIC_DIR, 'pages', 'nav.html'), 'utf8')
+        .replace('{{links}}', NAV.map(([href, label]) => `<li><a href="${href}"${href === name ? ' aria-current="page"' : ''}>${label}</a></li>`).join('\n        '))
+  const head = name === 'reference' ? '<link rel="stylesheet" href="assets/swagger-ui/swagger-ui.css">\n    <script src="assets/swagger-ui/swagger-ui-bundle.js"></script>' : ''
+  return layout
+    .replace('{{title}}', page.title)
+    .replace('{{head}}', head)
+    .replace('{{script}}', page.script)
+    .replace('{{nav}}', nav)
+    .replace('{{main}}', main)
+}
+
+/** A redirect that stays relative, so that it works behind a proxy that serves us under a path. */
+function redirect(reply: FastifyReply, location: string, code = 302) {
+  return reply.code(code).header('Location', location).header('Cache-Control', 'no-store').send()
+}
+
+/** Where `/dashboard` and `/dashboard/` send the browser: relative to themselves. */
+function homeLocation(request: FastifyRequest): string {
+  return request.url.split('?')[0]!.endsWith('/') ? 'files' : 'dashboard/files'
+}
+
+/** The account holder's web dashboard, under /dashboard: pages, their assets and the JSON endpoints. */
+export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // The dashboard is not part of the public API: keep its routes out of the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true }
+  })
+  // Browsers honour Cross-Origin-Opener-Policy on https only (and complain about it on http).
+  const headers = app.config.publicUrl.startsWith('https:') ? { ...SECURITY_HEADERS, 'Cross-Origin-Opener-Policy': 'same-origin' } : SECURITY_HEADERS
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.headers(headers)
+    const type = String(reply.getHeader('content-type') ?? '')
+    if (type.startsWith('text/html') || type.startsWith('application/json')) reply.header('Cache-Control', 'no-store')
+    return payload
+  })
+  await app.register(cookie)
+  app.addHook('onRequest', loadSession(app))
+
+  await app.register(fastifyStatic, { root: path.join(PUBLIC_DIR, 'assets'), prefix: '/assets/', index: false, list: false })
+  await app.register(fastifyStatic, {
+    root: SWAGGER_UI_DIR,
+    prefix: '/assets/swagger-ui/',
+    decorateReply: false,
+    index: false,
+    allowedPath: (pathName) => pathName === '/swagger-ui.css' || pathName === '/swagger-ui-bundle.js',
+  })
+
+  const layout = fs.readFileSync(path.join(PUBLIC_DIR, 'pages', 'layout.html'), 'utf8')
+  const pages = new Map((Object.keys(PAGES) as PageName[]).map((name) => [name, renderPage(name, layout)]))
+
+  app.get('/', async (request, reply) => redirect(reply, homeLocation(request)))
+  for (const name of Object.keys(PAGES) as PageName[]) {
+    app.get(`/${name}`, async (request, reply) => {
+      const signedIn = request.dashboardSession !== undefined
+      if (!PAGES[name].public && !signedIn) return redirect(reply, 'sign-in', 303)
+      if (name === 'sign-in' && signedIn) return redirect(reply, 'files', 303)
+      return reply.type('text/html; charset=utf-8').send(pages.get(name))
+    })
+  }
+
+  await app.register(dashboardApiRoutes, { prefix: '/api' })
+}
+
+/** `/` has nothing of its own: send browsers to the dashboard. */
+export const rootRedirect: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    // The router files the asterisk-form target (`GET *`) under `/` too; it names no page.
+    if (!request.url.startsWith('/')) throw new NotFoundError(`No route for ${request.method} ${request.url}.`)
+    return redirect(reply, 'dashboard/files')
+  })
+}

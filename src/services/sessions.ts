@@ -1,0 +1,65 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { Config } from '../config.js'
+import type { SessionsRepository } from '../db/repositories/sessions-repository.js'
+import type { AccountRow } from '../db/schema.js'
+import { effectiveLimits, type AccountLimits } from './account-limits.js'
+import { hashKey } from './api-keys.js'
+import { randomToken } from './random-token.js'
+
+/** A session lasts this long from sign-in, used or not; then the holder signs in again. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000
+const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/
+
+export interface SignedIn {
+  account: AccountRow
+  limits: AccountLimits
+  expiresAt: number
+}
+
+/**
+ * Dashboard sessions. The session id (256 random bits) lives only in the holder's cookie; the
+ * database keeps its SHA-256, so a copy of the database signs no one in. Ids are only ever made
+ * here, at sign-in: an id the server did not issue is never adopted (no session fixation).
+ */
+export class SessionService {
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly config: Pick<Config, 'plans'>,
+  ) {}
+
+  /** A new session for the account; `replaces` (the id the browser sent, if any) ends. */
+  async create(accountId: number, replaces?: string, now = Date.now()): Promise<{ sessionId: string; expiresAt: number }> {
+    if (replaces) await this.end(replaces)
+    await this.sessions.deleteExpired(now)
+    const sessionId = randomToken(32)
+    const expiresAt = now + SESSION_TTL_MS
+    await this.sessions.create({ account_id: accountId, token_hash: hashKey(sessionId), created_at: now, expires_at: expiresAt })
+    return { sessionId, expiresAt }
+  }
+
+  /** Who is signed in with this session id, or undefined when it is unknown, ended or expired. */
+  async find(sessionId: string, now = Date.now()): Promise<SignedIn | undefined> {
+    if (!SESSION_ID_PATTERN.test(sessionId)) return undefined
+    const found = await this.sessions.findValid(hashKey(sessionId), now)
+    if (!found) return undefined
+    return { account: found.account, limits: effectiveLimits(found.account, this.config.plans), expiresAt: found.session.expires_at }
+  }
+
+  async end(sessionId: string): Promise<void> {
+    if (SESSION_ID_PATTERN.test(sessionId)) await this.sessions.delete(hashKey(sessionId))
+  }
+
+  /**
+   * The session's CSRF token: an HMAC of a fixed label keyed by the session id. The page reads it
+   * from a same-origin JSON answer and sends it back in a header; another site can read neither.
+   */
+  csrfToken(sessionId: string): string {
+    return createHmac('sha256', sessionId).update('fileshare dashboard csrf').digest('base64url')
+  }
+
+  checkCsrfToken(sessionId: string, token: string): boolean {
+    const expected = Buffer.from(this.csrfToken(sessionId))
+    const given = Buffer.from(token)
+    return given.length === expected.length && timingSafeEqual(given, expected)
+  }
+}

@@ -1,0 +1,153 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import net from 'node:net'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+
+/** The checkout, where `bin/` and the compiled `dist/` live (tests of real processes need `npm run build`). */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+/** The `fileshare` CLI. */
+export const BIN = path.join(ROOT, 'bin/fileshare.js')
+/** The compiled server entry point. */
+export const SERVER = path.join(ROOT, 'dist/server.js')
+
+/** An operator's environment without any fileshare, AWS or listen settings of the machine running the tests, plus `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('FILESHARE_') && !name.startsWith('AWS_') && name !== 'PORT' && name !== 'HOST') env[name] = value
+  }
+  return { ...env, ...extra }
+}
+
+/** A port that was free a moment ago: the server must be given a real one so that its default public URL is right. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * Calls `probe` until it returns a value, for at most `timeoutMs`. Polls instead of sleeping,
+ * so that a change is seen as soon as it lands and a missing one fails after the bound.
+ */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() >= deadline) throw new Error(`${what}: not seen within ${timeoutMs} ms`)
+    await sleep(intervalMs)
+  }
+}
+
+export interface Exit {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+export interface SpawnedProcess {
+  child: ChildProcess
+  stdout(): string
+  stderr(): string
+  exited: Promise<Exit>
+}
+
+/** Spawns `node <command>` (the server unless told otherwise) in the checkout, capturing its output. */
+export function spawnServer(env: Record<string, string>, command: string[] = [SERVER]): SpawnedProcess {
+  const child = spawn(process.execPath, command, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text))
+  child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text))
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  return { child, exited, stdout: () => stdout, stderr: () => stderr }
+}
+
+export interface ServerProcess extends SpawnedProcess {
+  port: number
+  /** http://127.0.0.1:<port> */
+  url: string
+  /** <url>/api/v1 */
+  api: string
+  dataDir: string
+}
+
+const QUIET_LEVELS = new Set(['warn', 'error', 'fatal', 'silent'])
+
+/**
+ * Starts a server on a free loopback port and `dataDir` (plus `env`), and waits until /healthz
+ * answers. If it does not come up, it is killed and the error carries its output.
+ */
+export async function startServerProcess(options: {
+  dataDir: string
+  env?: Record<string, string>
+  command?: string[]
+  readyTimeoutMs?: number
+}): Promise<ServerProcess> {
+  const env = options.env ?? {}
+  const port = await freePort()
+  const spawned = spawnServer({ PORT: String(port), HOST: '127.0.0.1', FILESHARE_DATA_DIR: options.dataDir, ...env }, options.command)
+  const url = `http://127.0.0.1:${port}`
+  const server: ServerProcess = { ...spawned, port, url, api: `${url}/api/v1`, dataDir: options.dataDir }
+  // At level info the server logs its address: then our process must be the one answering, not
+  // another that took the port meanwhile.
+  const logsListening = !QUIET_LEVELS.has(env.FILESHARE_LOG_LEVEL ?? 'info')
+  let exitedEarly = false
+  void server.exited.then(() => (exitedEarly = true))
+  try {
+    await eventually(
+      'GET /healthz',
+      async () => {
+        if (exitedEarly) throw new Error(`server exited before serving:\n${server.stdout()}${server.stderr()}`)
+        const response = await fetch(`${url}/healthz`).catch(() => undefined)
+        const listening = !logsListening || server.stdout().includes(`listening at ${url}`)
+        return response?.status === 200 && listening ? true : undefined
+      },
+      options.readyTimeoutMs ?? 15_000,
+      50,
+    )
+  } catch (error) {
+    await stopServerProcess(server)
+    throw error
+  }
+  return server
+}
+
+/**
+ * Stops the process: SIGKILL at once by default; with `signal: 'SIGTERM'` it gets `timeoutMs` to
+ * exit on its own before it is killed. Resolves with how it exited.
+ */
+export async function stopServerProcess(
+  server: SpawnedProcess,
+  { signal = 'SIGKILL', timeoutMs = 10_000 }: { signal?: NodeJS.Signals; timeoutMs?: number } = {},
+): Promise<Exit> {
+  if (server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill(signal)
+    if (signal !== 'SIGKILL') {
+      const exited = await Promise.race([server.exited, sleep(timeoutMs).then(() => undefined)])
+      if (!exited) server.child.kill('SIGKILL')
+    }
+  }
+  return server.exited
+}
+
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs the real binary, `node bin/fileshare.js ...args`, with `env` over a clean environment. */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env) }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr })
+    })
+  })
+}

@@ -1,0 +1,53 @@
+import net from 'node:net'
+
+/**
+ * A TCP proxy in front of a real backend (PostgreSQL, Redis, S3) that a test can cut and restore,
+ * so that the service sees its dependency go away and come back without stopping the shared one.
+ */
+export interface TcpProxy {
+  port: number
+  /** Stops listening and drops every open connection: the backend is "down" (ECONNREFUSED). */
+  cut(): Promise<void>
+  /** Listens again on the same port. */
+  restore(): Promise<void>
+  close(): Promise<void>
+}
+
+export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  const sockets = new Set<net.Socket>()
+  const track = (socket: net.Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    socket.on('error', () => socket.destroy())
+  }
+  const server = net.createServer((client) => {
+    const upstream = net.connect(targetPort, targetHost)
+    track(client)
+    track(upstream)
+    client.on('close', () => upstream.destroy())
+    upstream.on('close', () => client.destroy())
+    client.pipe(upstream).pipe(client)
+  })
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+  await listen(0)
+  const port = (server.address() as net.AddressInfo).port
+  const cut = async () => {
+    if (!server.listening) return
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+    for (const socket of sockets) socket.destroy()
+    await closed
+  }
+  return {
+    port,
+    cut,
+    restore: () => listen(port),
+    close: cut,
+  }
+}

@@ -1,0 +1,179 @@
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp, type App } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { ERROR_REGISTRY } from '../../src/errors.js'
+import {
+  cleanRedisPrefix,
+  createPgSchema,
+  dropPgSchema,
+  isPostgresReachable,
+  isRedisReachable,
+  newRedisPrefix,
+  PG_URL,
+  REDIS_URL,
+  S3RVER_CREDENTIALS,
+  startS3rver,
+  type TestS3rver,
+} from '../helpers/scale-out-env.js'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
+import { bearer, fileForm, makeTempDir } from '../helpers/test-app.js'
+
+const [postgresReachable, redisReachable] = await Promise.all([isPostgresReachable(), isRedisReachable()])
+if (!postgresReachable || !redisReachable) console.warn('SKIPPING test/scale-out/dependency-outage.test.ts: PostgreSQL or Redis does not answer.')
+
+type Dependency = 'database' | 'storage' | 'redis'
+
+/**
+ * Each dependency of the scale-out stack sits behind a TCP proxy that the test cuts: requests that
+ * need it get a clean 503, the rest keep working, and the service recovers on its own when the
+ * dependency is back.
+ */
+describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a dependency that goes away and comes back', () => {
+  let s3: TestS3rver
+  let schema: string
+  let redisPrefix: string
+  let proxies: Record<Dependency, TcpProxy>
+  let app: App
+  let api: string
+  let apiKey: string
+  const content = 'bytes that must survive every outage'
+  let publicLink: string
+
+  beforeAll(async () => {
+    process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
+    process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
+    ;[s3, schema] = await Promise.all([startS3rver('fileshare-outage'), createPgSchema()])
+    redisPrefix = newRedisPrefix('outage')
+    const [database, storage, redis] = await Promise.all([
+      startTcpProxy(Number(new URL(PG_URL).port)),
+      startTcpProxy(Number(new URL(s3.endpoint).port)),
+      startTcpProxy(Number(new URL(REDIS_URL).port)),
+    ])
+    proxies = { database, storage, redis }
+    const databaseUrl = new URL(PG_URL)
+    databaseUrl.port = String(database.port)
+    const config = loadConfig({
+      FILESHARE_DATA_DIR: await makeTempDir(),
+      FILESHARE_LOG_LEVEL: 'silent',
+      FILESHARE_CACHE_TTL_MS: '0',
+      FILESHARE_DATABASE_URL: databaseUrl.href,
+      FILESHARE_DATABASE_SCHEMA: schema,
+      FILESHARE_STORAGE: 's3',
+      FILESHARE_S3_BUCKET: s3.bucket,
+      FILESHARE_S3_ENDPOINT: `http://127.0.0.1:${storage.port}`,
+      FILESHARE_S3_FORCE_PATH_STYLE: 'true',
+      FILESHARE_REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+      FILESHARE_REDIS_PREFIX: redisPrefix,
+    })
+    app = await buildApp(config)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    api = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1`
+    ;({ apiKey } = await app.services.accounts.create('outage@example.test', 'pro'))
+    const uploaded = await upload()
+    expect(uploaded.status).toBe(201)
+    publicLink = ((await uploaded.json()) as { public_link: string }).public_link
+  })
+
+  afterAll(async () => {
+    await app?.close()
+    await Promise.all(Object.values(proxies ?? {}).map((proxy) => proxy.close()))
+    await Promise.all([s3?.close(), schema && dropPgSchema(schema), redisPrefix && cleanRedisPrefix(redisPrefix)])
+  })
+
+  const upload = () => fetch(`${api}/files/upload`, { method: 'POST', headers: bearer(apiKey), body: fileForm(content, 'kept.txt') })
+  /** The public link on this server (links carry the configured public URL). */
+  const download = () => fetch(`${api.replace('/api/v1', '')}${new URL(publicLink).pathname}`)
+  const listFiles = () => fetch(`${api}/files`, { headers: bearer(apiKey) })
+  const readyz = () => fetch(`${api.replace('/api/v1', '')}/readyz`)
+
+  async function expectUnavailable(response: Response) {
+    expect(response.status).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('5')
+    expect(await response.json()).toEqual({
+      success: false,
+      error: { code: 'service_unavailable', message: ERROR_REGISTRY.service_unavailable.message, request_id: expect.any(String) },
+    })
+  }
+
+  async function expectNotReady(down: Dependency) {
+    const response = await readyz()
+    expect(response.status).toBe(503)
+    const body = (await response.json()) as { checks: Record<string, string> }
+    expect(body.checks).toEqual({ database: 'ok', storage: 'ok', redis: 'ok', [down]: 'unavailable' })
+  }
+
+  /** Polls /readyz: the service must recover by itself, without a restart. */
+  async function waitUntilReady() {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if ((await readyz()).status === 200) return
+      await sleep(100)
+    }
+    throw new Error('the service did not recover within 10 s')
+  }
+
+  async function expectWorking() {
+    await waitUntilReady()
+    const listed = await listFiles()
+    expect(listed.status).toBe(200)
+    expect(((await listed.json()) as { pagination: { total: number } }).pagination.total).toBeGreaterThanOrEqual(1)
+    const downloaded = await download()
+    expect(downloaded.status).toBe(200)
+    expect(await downloaded.text()).toBe(content)
+  }
+
+  async function storedObjectCount() {
+    const { Contents = [] } = await listObjects()
+    return Contents.length
+  }
+  async function listObjects() {
+    const { ListObjectsV2Command, S3Client } = await import('@aws-sdk/client-s3')
+    const client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1', credentials: S3RVER_CREDENTIALS })
+    try {
+      return await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }))
+    } finally {
+      client.destroy()
+    }
+  }
+
+  it('database: requests that need it answer 503, /readyz names it, and the service recovers', async () => {
+    const objectsBefore = await storedObjectCount()
+    await proxies.database.cut()
+    await expectNotReady('database')
+    await expectUnavailable(await listFiles())
+    await expectUnavailable(await upload())
+    await expectUnavailable(await download())
+    expect((await fetch(`${api.replace('/api/v1', '')}/healthz`)).status).toBe(200)
+    // The refused upload stored nothing.
+    expect(await storedObjectCount()).toBe(objectsBefore)
+    await proxies.database.restore()
+    await expectWorking()
+  })
+
+  it('redis: requests that need a rate limit answer 503, and the service recovers', async () => {
+    await proxies.redis.cut()
+    await expectNotReady('redis')
+    await expectUnavailable(await listFiles())
+    await expectUnavailable(await download())
+    await proxies.redis.restore()
+    await expectWorking()
+  })
+
+  it('storage: uploads and downloads answer 503, metadata keeps working, nothing is counted, and the service recovers', async () => {
+    const statsBefore = await (await fetch(`${api}/stats`, { headers: bearer(apiKey) })).json()
+    await proxies.storage.cut()
+    await expectNotReady('storage')
+    await expectUnavailable(await upload())
+    await expectUnavailable(await download())
+    // Listing and statistics need only the database.
+    expect((await listFiles()).status).toBe(200)
+    const statsDuring = await fetch(`${api}/stats`, { headers: bearer(apiKey) })
+    expect(statsDuring.status).toBe(200)
+    // The failed upload took no daily slot and added no file.
+    expect(await statsDuring.json()).toEqual(statsBefore)
+    await proxies.storage.restore()
+    await expectWorking()
+    expect((await upload()).status).toBe(201)
+  })
+})

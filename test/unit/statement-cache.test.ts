@@ -1,0 +1,54 @@
+import SQLite from 'better-sqlite3'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { withStatementCache } from '../../src/db/statement-cache.js'
+
+describe('withStatementCache (SQLite)', () => {
+  let database: SQLite.Database
+  afterEach(() => database.close())
+
+  function open() {
+    database = new SQLite(':memory:')
+    database.exec('create table t (n integer)')
+    database.exec('insert into t values (1), (2), (3)')
+    const prepare = vi.spyOn(database, 'prepare')
+    return { cached: withStatementCache(database), prepare }
+  }
+
+  it('compiles each SQL text once and hands out the same statement again', () => {
+    const { cached, prepare } = open()
+    const first = cached.prepare('select n from t where n > ?')
+    const second = cached.prepare('select n from t where n > ?')
+    expect(second).toBe(first)
+    expect(second.all([1])).toEqual([{ n: 2 }, { n: 3 }])
+    expect(prepare).toHaveBeenCalledTimes(1)
+    cached.prepare('select count(*) as c from t')
+    expect(prepare).toHaveBeenCalledTimes(2)
+  })
+
+  it('never hands out a statement that is still being iterated', () => {
+    const { cached } = open()
+    const sql = 'select n from t order by n'
+    const iterating = cached.prepare(sql) as unknown as SQLite.Statement
+    const rows = iterating.iterate()
+    expect(rows.next().value).toEqual({ n: 1 })
+    const other = cached.prepare(sql)
+    expect(other).not.toBe(iterating)
+    expect(other.all([])).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }])
+    expect([...rows]).toEqual([{ n: 2 }, { n: 3 }])
+  })
+
+  it('keeps a bounded number of statements, dropping the least recently used', () => {
+    const { cached, prepare } = open()
+    const hot = 'select n from t where n = ?'
+    cached.prepare(hot)
+    for (let i = 0; i < 500; i++) {
+      cached.prepare(`select n + ${i} from t`)
+      if (i % 50 === 0) cached.prepare(hot) // still in use: stays cached
+    }
+    expect(prepare).toHaveBeenCalledTimes(501)
+    cached.prepare(hot)
+    expect(prepare).toHaveBeenCalledTimes(501)
+    cached.prepare('select n + 0 from t') // long unused: compiled anew
+    expect(prepare).toHaveBeenCalledTimes(502)
+  })
+})
