@@ -1,0 +1,55 @@
+const MiB = 1024 * 1024
+const GiB = 1024 * MiB
+
+/** Sizes and durations of one bench run: the issue's figures by default, small ones with BENCH_QUICK=1. */
+export interface BenchPlan {
+  quick: boolean
+  /** The single file of the upload and download comparisons. */
+  transferBytes: number
+  /** Timed repetitions of each transfer; the median counts. */
+  transferRepeats: number
+  /** The large upload whose peak RSS must not exceed the small one's. */
+  largeUploadBytes: number
+  concurrentUploads: number
+  concurrentUploadBytes: number
+  /** Files of the two accounts whose metadata calls are compared. */
+  smallAccountFiles: number
+  largeAccountFiles: number
+  connections: number
+  loadSeconds: number
+  /** Before each load run, discarded. */
+  warmupSeconds: number
+  /** Before the first load run on a server, per metadata call, discarded: until V8 has optimized the hot code. */
+  serverWarmupSeconds: number
+}
+
+function integerFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^[0-9]+$/.test(raw)) throw new Error(`${name} must be a non-negative integer, got "${raw}"`)
+  return Number(raw)
+}
+
+export function benchPlan(): BenchPlan {
+  const quick = process.env.BENCH_QUICK === '1'
+  return {
+    quick,
+    transferBytes: quick ? 64 * MiB : GiB,
+    transferRepeats: integerFromEnv('BENCH_REPEATS', quick ? 1 : 3),
+    largeUploadBytes: quick ? 256 * MiB : 5 * GiB,
+    concurrentUploads: 16,
+    concurrentUploadBytes: quick ? 16 * MiB : 256 * MiB,
+    smallAccountFiles: 1_000,
+    largeAccountFiles: integerFromEnv('BENCH_LARGE_ACCOUNT_FILES', quick ? 20_000 : 1_000_000),
+    connections: 32,
+    loadSeconds: integerFromEnv('BENCH_SECONDS', quick ? 3 : 10),
+    warmupSeconds: quick ? 1 : 2,
+    serverWarmupSeconds: quick ? 2 : 5,
+  }
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= GiB && bytes % GiB === 0) return `${bytes / GiB} GiB`
+  if (bytes >= MiB) return `${Math.round(bytes / MiB)} MiB`
+  return `${bytes} B`
+}

@@ -1,0 +1,294 @@
+/**
+ * `npm run bench`: the real server next to a bare Node.js baseline, on the same machine, in the
+ * same run. Prints the tables and writes them to docs/benchmarks.md (full-size runs only).
+ *
+ * Environment: BENCH_QUICK=1 shrinks every size for a quick check; BENCH_ONLY=transfer,rss,load
+ * picks sections; BENCH_SECONDS, BENCH_REPEATS, BENCH_LARGE_ACCOUNT_FILES override figures;
+ * BENCH_SERVER_NODE_FLAGS adds node flags to the server (e.g. "--cpu-prof --cpu-prof-dir=DIR",
+ * then bench/profile-summary.ts); BENCH_SERVER_JS runs another build's server.js; BENCH_LOG_LEVEL
+ * sets the server's log level (default info); BENCH_KEEP_DATA=1 keeps the temp folder.
+ */
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { benchPlan, formatBytes } from './bench-plan.js'
+import { freePort, REPO_ROOT, runClientScript, type RunningServer } from './child-process.js'
+import type { DownloadResult } from './download-client.js'
+import type { LoadJob, LoadResult } from './load-client.js'
+import { CpuMeter } from './measure-cpu.js'
+import { RssSampler } from './measure-rss.js'
+import { METADATA_CALLS, renderTables, writeBenchmarksDoc, type BenchResults, type MeasuredLoad, type MetadataCall } from './report.js'
+import { fileIdRange, seedFiles } from './seed-files.js'
+import { fileshareEnv, serverNodeFlags, startBaseline, startFileshare, startScriptArgs } from './spawn-server.js'
+import type { UploadJob, UploadResult } from './upload-client.js'
+
+interface Account {
+  id: number
+  key: string
+}
+
+const plan = benchPlan()
+/** Node flags of the extra peak-RSS run: a young generation of 2 x 2 MiB instead of up to 2 x 16 MiB. */
+const TUNED_NODE_FLAGS = ['--max-semi-space-size=2']
+const sections = new Set((process.env.BENCH_ONLY ?? 'transfer,rss,load').split(','))
+const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
+
+/** Creates an account with the `fileshare` CLI, as an operator would. */
+function createAccount(env: Record<string, string>, email: string): Account {
+  const output = execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'fileshare.js'), 'account', 'create', '--email', email, '--plan', 'enterprise', '--json'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  })
+  const created = JSON.parse(output) as { account_id: number; api_key: string }
+  return { id: created.account_id, key: created.api_key }
+}
+
+/** Writes dirty pages out before a timed transfer, so that one run's writeback does not land in the next. */
+function flushDisk(): void {
+  execFileSync('sync')
+}
+
+async function api(server: RunningServer, account: Account, method: string, route: string): Promise<unknown> {
+  const response = await fetch(`${server.url}/api/v1${route}`, { method, headers: { authorization: `Bearer ${account.key}` } })
+  const body = (await response.json()) as unknown
+  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(body)}`)
+  return body
+}
+
+function uploads(urls: string[], bytes: number, multipart: boolean, account?: Account) {
+  const job: UploadJob = { urls, bytes, multipart, headers: account ? { authorization: `Bearer ${account.key}` } : {} }
+  return runClientScript<{ totalMs: number; results: UploadResult[] }>('upload-client.ts', job)
+}
+
+function checked(result: { status: number; body: string }, expected: number): void {
+  if (result.status !== expected) throw new Error(`expected ${expected}, got ${result.status}: ${result.body.slice(0, 300)}`)
+}
+
+async function serviceUpload(server: RunningServer, account: Account, bytes: number, count = 1) {
+  const urls = Array.from({ length: count }, () => `${server.url}/api/v1/files/upload`)
+  const { totalMs, results } = await uploads(urls, bytes, true, account)
+  for (const result of results) checked(result, 201)
+  const files = results.map((result) => JSON.parse(result.body) as { file_id: number; public_link: string; size: number })
+  for (const file of files) if (file.size !== bytes) throw new Error(`stored ${file.size} bytes of ${bytes}`)
+  return { totalMs, results, files }
+}
+
+async function deleteFiles(server: RunningServer, account: Account, ids: number[]): Promise<void> {
+  for (const id of ids) await api(server, account, 'DELETE', `/files/${id}`)
+}
+
+async function download(url: string, bytes: number): Promise<number> {
+  const result = await runClientScript<DownloadResult>('download-client.ts', { url })
+  if (result.status !== 200 || result.bytes !== bytes) throw new Error(`download of ${url}: ${result.status}, ${result.bytes} bytes`)
+  return result.ms
+}
+
+async function measureTransfers(server: RunningServer, bare: RunningServer, account: Account, bareDir: string) {
+  const bytes = plan.transferBytes
+  const uploadMs = { service: [] as number[], bare: [] as number[], bareFsync: [] as number[] }
+  const uploadCpuSeconds = { service: [] as number[], bare: [] as number[], bareFsync: [] as number[] }
+  const downloadMs = { service: [] as number[], bare: [] as number[] }
+  const downloadCpuSeconds = { service: [] as number[], bare: [] as number[] }
+  const serviceFiles: { file_id: number; public_link: string }[] = []
+  let serviceUploadRss
+  let bareUploadRss
+  for (let run = 0; run < plan.transferRepeats; run++) {
+    log(`upload ${formatBytes(bytes)}, run ${run + 1}/${plan.transferRepeats}`)
+    flushDisk()
+    const sampler = new RssSampler(server.pid)
+    let cpu = new CpuMeter(server.pid)
+    const { files, results } = await serviceUpload(server, account, bytes)
+    uploadCpuSeconds.service.push(cpu.stop())
+    serviceUploadRss = sampler.stop()
+    uploadMs.service.push(results[0]!.ms)
+    serviceFiles.push(...files)
+
+    flushDisk()
+    const bareSampler = new RssSampler(bare.pid)
+    cpu = new CpuMeter(bare.pid)
+    const plain = await uploads([`${bare.url}/upload/transfer-${run}`], bytes, false)
+    uploadCpuSeconds.bare.push(cpu.stop())
+    bareUploadRss = bareSampler.stop()
+    checked(plain.results[0]!, 201)
+    uploadMs.bare.push(plain.results[0]!.ms)
+
+    flushDisk()
+    cpu = new CpuMeter(bare.pid)
+    const synced = await uploads([`${bare.url}/upload/transfer-fsync-${run}?fsync=1`], bytes, false)
+    uploadCpuSeconds.bareFsync.push(cpu.stop())
+    checked(synced.results[0]!, 201)
+    uploadMs.bareFsync.push(synced.results[0]!.ms)
+  }
+  flushDisk()
+  // Both read a file just written, so both read from the page cache.
+  const last = plan.transferRepeats - 1
+  for (let run = 0; run < plan.transferRepeats; run++) {
+    log(`download ${formatBytes(bytes)}, run ${run + 1}/${plan.transferRepeats}`)
+    let cpu = new CpuMeter(server.pid)
+    downloadMs.service.push(await download(serviceFiles[last]!.public_link, bytes))
+    downloadCpuSeconds.service.push(cpu.stop())
+    cpu = new CpuMeter(bare.pid)
+    downloadMs.bare.push(await download(`${bare.url}/blob/transfer-${last}`, bytes))
+    downloadCpuSeconds.bare.push(cpu.stop())
+  }
+  await deleteFiles(server, account, serviceFiles.map((file) => file.file_id))
+  for (const name of await fs.readdir(bareDir)) await fs.rm(path.join(bareDir, name))
+  return { uploadMs, uploadCpuSeconds, downloadMs, downloadCpuSeconds, serviceUploadRss: serviceUploadRss!, bareUploadRss: bareUploadRss! }
+}
+
+async function measurePeakRss(server: RunningServer, account: Account) {
+  log(`peak RSS: one ${formatBytes(plan.largeUploadBytes)} upload`)
+  flushDisk()
+  let sampler = new RssSampler(server.pid)
+  const large = await serviceUpload(server, account, plan.largeUploadBytes)
+  const largePeak = { ...sampler.stop(), ms: large.totalMs }
+  await deleteFiles(server, account, large.files.map((file) => file.file_id))
+
+  log(`peak RSS: ${plan.concurrentUploads} concurrent ${formatBytes(plan.concurrentUploadBytes)} uploads`)
+  flushDisk()
+  sampler = new RssSampler(server.pid)
+  const concurrent = await serviceUpload(server, account, plan.concurrentUploadBytes, plan.concurrentUploads)
+  const concurrentPeak = { ...sampler.stop(), ms: concurrent.totalMs }
+  await deleteFiles(server, account, concurrent.files.map((file) => file.file_id))
+  return { large: largePeak, concurrent: concurrentPeak }
+}
+
+async function autocannon(url: string, seconds: number, account?: Account): Promise<LoadResult> {
+  const job: LoadJob = {
+    url,
+    headers: account ? { authorization: `Bearer ${account.key}` } : {},
+    connections: plan.connections,
+    seconds,
+  }
+  const result = await runClientScript<LoadResult>('load-client.ts', job)
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${url}: ${result.non2xx} non-2xx responses and ${result.errors} errors of ${result.requests}`)
+  }
+  return result
+}
+
+/** A warm-up run (discarded), then the measured one, with the server's CPU time per request. */
+async function load(server: RunningServer, url: string, account?: Account): Promise<MeasuredLoad> {
+  await autocannon(url, plan.warmupSeconds, account)
+  const cpu = new CpuMeter(server.pid)
+  const result = await autocannon(url, plan.loadSeconds, account)
+  return { ...result, cpuMicrosPerRequest: (cpu.stop() * 1e6) / result.requests }
+}
+
+function metadataRoutes(middleFileId: number, fileCount: number): Record<MetadataCall, string> {
+  const lastPage = Math.max(1, Math.ceil(fileCount / 100))
+  return {
+    detail: `/files/${middleFileId}`,
+    list: '/files?limit=100',
+    stats: '/stats',
+    deepList: `/files?limit=100&page=${lastPage}`,
+  }
+}
+
+/**
+ * A fresh server answers its first thousands of requests several times slower, until V8 has
+ * optimized the hot code; whichever call ran first would pay for it. So every call runs a while first.
+ */
+async function warmUp(server: RunningServer, account: Account, middleFileId: number, fileCount: number): Promise<void> {
+  log('load: warming the server up')
+  for (const route of Object.values(metadataRoutes(middleFileId, fileCount))) {
+    await autocannon(`${server.url}/api/v1${route}`, plan.serverWarmupSeconds, account)
+  }
+}
+
+async function measureMetadata(server: RunningServer, account: Account, middleFileId: number, fileCount: number) {
+  const routes = metadataRoutes(middleFileId, fileCount)
+  const results = {} as Record<MetadataCall, MeasuredLoad>
+  for (const call of METADATA_CALLS) {
+    log(`load: ${routes[call]} (${fileCount.toLocaleString('en-US')} files)`)
+    results[call] = await load(server, `${server.url}/api/v1${routes[call]}`, account)
+  }
+  return results
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date()
+  const loadAverageAtStart = os.loadavg()
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'fileshare-bench-'))
+  const dataDir = path.join(root, 'data')
+  const bareDir = path.join(root, 'bare')
+  await fs.mkdir(bareDir, { recursive: true })
+  const servers: RunningServer[] = []
+  const stopAll = async () => {
+    for (const server of servers.splice(0)) await server.stop()
+  }
+  process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)))
+  log(`temp folder ${root}${plan.quick ? ' (BENCH_QUICK=1)' : ''}`)
+  try {
+    const port = await freePort()
+    const env = fileshareEnv(dataDir, port)
+    const io = createAccount(env, 'transfers@bench.test')
+    const small = createAccount(env, 'small@bench.test')
+    const large = createAccount(env, 'large@bench.test')
+    const sqlitePath = path.join(dataDir, 'fileshare.sqlite')
+
+    let seedSeconds = 0
+    if (sections.has('load')) {
+      log(`seeding ${plan.smallAccountFiles} and ${plan.largeAccountFiles.toLocaleString('en-US')} file rows`)
+      const seedStart = performance.now()
+      await seedFiles(sqlitePath, small.id, plan.smallAccountFiles)
+      await seedFiles(sqlitePath, large.id, plan.largeAccountFiles)
+      seedSeconds = (performance.now() - seedStart) / 1000
+    }
+
+    const server = await startFileshare(dataDir, port, path.join(root, 'server.log'))
+    servers.push(server)
+    // The bare route answers exactly what the service answers for the small account's middle file.
+    const smallIds = sections.has('load') ? await fileIdRange(sqlitePath, small.id) : { min: 1, max: 1 }
+    const smallMiddle = Math.floor((smallIds.min + smallIds.max) / 2)
+    const detailJson = sections.has('load') ? JSON.stringify(await api(server, small, 'GET', `/files/${smallMiddle}`)) : '{}'
+    const bare = await startBaseline(bareDir, detailJson, path.join(root, 'baseline.log'))
+    servers.push(bare)
+    log(`server pid ${server.pid} at ${server.url}; baseline pid ${bare.pid} at ${bare.url}`)
+
+    const serverCommand = ['node', ...serverNodeFlags(), ...startScriptArgs()].join(' ').replace(`${REPO_ROOT}/`, '')
+    const results: BenchResults = { plan, startedAt, finishedAt: startedAt, loadAverageAtStart, serverCommand, seedSeconds }
+    if (sections.has('transfer')) results.transfer = await measureTransfers(server, bare, io, bareDir)
+    if (sections.has('rss')) results.rss = { asStarted: await measurePeakRss(server, io) }
+    if (sections.has('load')) {
+      log('load: bare JSON route')
+      const bareLoad = await load(bare, `${bare.url}/json`)
+      const largeIds = await fileIdRange(sqlitePath, large.id)
+      await warmUp(server, small, smallMiddle, plan.smallAccountFiles)
+      results.load = {
+        bare: bareLoad,
+        small: await measureMetadata(server, small, smallMiddle, plan.smallAccountFiles),
+        large: await measureMetadata(server, large, Math.floor((largeIds.min + largeIds.max) / 2), plan.largeAccountFiles),
+      }
+    }
+    await stopAll()
+    // V8 sizes its young generation (up to 2 x 16 MiB) by heuristics; the peaks above depend on it.
+    // The same uploads once more on a server whose young generation is capped show by how much.
+    if (sections.has('rss') && !startScriptArgs().some((arg) => arg.startsWith('--max-semi-space-size'))) {
+      const tunedPort = await freePort()
+      const tuned = await startFileshare(dataDir, tunedPort, path.join(root, 'server-tuned.log'), TUNED_NODE_FLAGS)
+      servers.push(tuned)
+      log(`again with ${TUNED_NODE_FLAGS.join(' ')} (server pid ${tuned.pid})`)
+      results.rss!.tuned = { flags: TUNED_NODE_FLAGS.join(' '), ...(await measurePeakRss(tuned, io)) }
+      await stopAll()
+    }
+    results.finishedAt = new Date()
+
+    console.log(`\n${renderTables(results)}`)
+    const complete = ['transfer', 'rss', 'load'].every((section) => sections.has(section))
+    if (complete && !plan.quick) {
+      writeBenchmarksDoc(path.join(REPO_ROOT, 'docs', 'benchmarks.md'), results)
+      log('wrote docs/benchmarks.md')
+    } else {
+      log('a partial or quick run: docs/benchmarks.md left as it was')
+    }
+  } finally {
+    await stopAll()
+    if (process.env.BENCH_KEEP_DATA === '1') log(`kept ${root}`)
+    else await fs.rm(root, { recursive: true, force: true })
+  }
+}
+
+await main()

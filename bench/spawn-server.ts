@@ -1,0 +1,71 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { freePort, REPO_ROOT, startServerProcess, tsScriptArgs, type RunningServer } from './child-process.js'
+
+/**
+ * The bench's accounts are on `enterprise`, raised so that no limit binds: the load runs make
+ * hundreds of thousands of requests, far past the built-in 1000 per minute.
+ */
+export const BENCH_PLANS = {
+  enterprise: {
+    requests_per_minute: 1_000_000_000,
+    requests_per_day: 1_000_000_000_000,
+    daily_uploads: 1_000_000,
+    max_file_size: 53687091200,
+  },
+}
+
+/** Extra node flags for the server under test, e.g. BENCH_SERVER_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
+export function serverNodeFlags(): string[] {
+  return (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)
+}
+
+/** Settings shared by the server and the CLI calls that prepare its data. */
+export function fileshareEnv(dataDir: string, port: number): Record<string, string> {
+  return {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    FILESHARE_DATA_DIR: dataDir,
+    FILESHARE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    FILESHARE_PLANS: JSON.stringify(BENCH_PLANS),
+    // The level an operator runs with, unless the bench is told otherwise.
+    FILESHARE_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  }
+}
+
+/**
+ * The node arguments of package.json's `start` script (`node [flags] dist/server.js`), so that the
+ * bench runs the server exactly as `npm start` does, flags included.
+ */
+export function startScriptArgs(): string[] {
+  const packageJson = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  const [command, ...args] = packageJson.scripts.start.trim().split(/\s+/)
+  if (command !== 'node' || !args.includes('dist/server.js')) {
+    throw new Error(`the bench expects a "start" script of the form "node [flags] dist/server.js", got "${packageJson.scripts.start}"`)
+  }
+  // BENCH_SERVER_JS points at another build's server.js, to compare two builds on one machine.
+  return args.map((arg) => (arg === 'dist/server.js' ? (process.env.BENCH_SERVER_JS ?? path.join(REPO_ROOT, arg)) : arg))
+}
+
+/** The real service, embedded default (SQLite + blob folder), started as `npm start` starts it (plus `extraFlags`). */
+export async function startFileshare(dataDir: string, port: number, logFile: string, extraFlags: string[] = []): Promise<RunningServer> {
+  return startServerProcess({
+    args: [...serverNodeFlags(), ...extraFlags, ...startScriptArgs()],
+    env: fileshareEnv(dataDir, port),
+    url: `http://127.0.0.1:${port}`,
+    readyPath: '/healthz',
+    logFile,
+  })
+}
+
+/** The bare Node.js baseline (bench/baseline-server.ts), answering `detailJson` on GET /json. */
+export async function startBaseline(dir: string, detailJson: string, logFile: string): Promise<RunningServer> {
+  const port = await freePort()
+  return startServerProcess({
+    args: tsScriptArgs('baseline-server.ts'),
+    env: { BASELINE_PORT: String(port), BASELINE_DIR: dir, BASELINE_JSON: detailJson },
+    url: `http://127.0.0.1:${port}`,
+    readyPath: '/json',
+    logFile,
+  })
+}
