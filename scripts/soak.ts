@@ -11,10 +11,10 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { createCipheriv, createHash, randomBytes, randomInt } from 'node:crypto'
 import fs from 'node:fs/promises'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import { freePort } from '../bench/child-process.js'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const REPORT_FILE = path.join(ROOT, 'docs', 'reliability.md')
@@ -118,17 +118,6 @@ function noteStatus(operation: Operation, status: number) {
 /* ------------------------------------------------------------------------------------------------
  * The server process and its resource use.
  */
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-}
 
 interface Sample {
   rssBytes: number
