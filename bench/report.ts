@@ -97,7 +97,7 @@ function transferSection(results: BenchResults): string[] {
     lines.push(
       `### Transfers (one ${size} file, median of ${plan.transferRepeats})`,
       '',
-      'Time is the client\'s, from the first byte sent to the end of the response. Server CPU is the user + system time of ' +
+      "Time is the client's, from the first byte sent to the end of the response. Server CPU is the user + system time of " +
         'the server process (Fileshare or the baseline) during the transfer.',
       '',
       '| Measure | Fileshare | Bare Node.js | Ratio | Target | Result | Server CPU, Fileshare / bare |',
@@ -113,11 +113,20 @@ function transferSection(results: BenchResults): string[] {
     )
   }
   if (rss || transfer) {
-    lines.push('### Peak server memory (RSS, VmHWM of the server process)', '', '| Case | Peak RSS | RSS before | Time | Target | Result |', '|---|---|---|---|---|---|')
+    lines.push(
+      '### Peak server memory (RSS, VmHWM of the server process)',
+      '',
+      '| Case | Peak RSS | RSS before | Time | Target | Result |',
+      '|---|---|---|---|---|---|',
+    )
     if (transfer) {
       const { serviceUploadRss: peak, bareUploadRss: bare } = transfer
-      lines.push(`| One ${formatBytes(plan.transferBytes)} upload (for comparison) | ${mib(peak.peakBytes)} | ${mib(peak.startBytes)} | | | |`)
-      lines.push(`| Bare pipe, one ${formatBytes(plan.transferBytes)} upload (for comparison) | ${mib(bare.peakBytes)} | ${mib(bare.startBytes)} | | | |`)
+      lines.push(
+        `| One ${formatBytes(plan.transferBytes)} upload (for comparison) | ${mib(peak.peakBytes)} | ${mib(peak.startBytes)} | | | |`,
+      )
+      lines.push(
+        `| Bare pipe, one ${formatBytes(plan.transferBytes)} upload (for comparison) | ${mib(bare.peakBytes)} | ${mib(bare.startBytes)} | | | |`,
+      )
     }
     if (rss) {
       const { large, concurrent } = rss.asStarted
@@ -156,7 +165,7 @@ function loadSection(results: BenchResults): string[] {
   const lines = [
     `### Metadata calls (${plan.connections} connections, ${plan.loadSeconds} s each after ${plan.warmupSeconds} s of warm-up, autocannon)`,
     '',
-    'Server CPU per request is the server process\'s CPU time during the run divided by the requests served: unlike ' +
+    "Server CPU per request is the server process's CPU time during the run divided by the requests served: unlike " +
       'requests per second, it hardly changes with whatever else the machine is running.',
     '',
     `Against the bare JSON route, for the account holding ${smallCount} files:`,

@@ -36,11 +36,15 @@ const log = (message: string) => console.error(`[bench ${new Date().toISOString(
 
 /** Creates an account with the `fileshare` CLI, as an operator would. */
 function createAccount(env: Record<string, string>, email: string): Account {
-  const output = execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'fileshare.js'), 'account', 'create', '--email', email, '--plan', 'enterprise', '--json'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  })
+  const output = execFileSync(
+    process.execPath,
+    [path.join(REPO_ROOT, 'bin', 'fileshare.js'), 'account', 'create', '--email', email, '--plan', 'enterprise', '--json'],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    },
+  )
   const created = JSON.parse(output) as { account_id: number; api_key: string }
   return { id: created.account_id, key: created.api_key }
 }
@@ -133,7 +137,11 @@ async function measureTransfers(server: RunningServer, bare: RunningServer, acco
     downloadMs.bare.push(await download(`${bare.url}/blob/transfer-${last}`, bytes))
     downloadCpuSeconds.bare.push(cpu.stop())
   }
-  await deleteFiles(server, account, serviceFiles.map((file) => file.file_id))
+  await deleteFiles(
+    server,
+    account,
+    serviceFiles.map((file) => file.file_id),
+  )
   for (const name of await fs.readdir(bareDir)) await fs.rm(path.join(bareDir, name))
   return { uploadMs, uploadCpuSeconds, downloadMs, downloadCpuSeconds, serviceUploadRss: serviceUploadRss!, bareUploadRss: bareUploadRss! }
 }
@@ -144,14 +152,22 @@ async function measurePeakRss(server: RunningServer, account: Account) {
   let sampler = new RssSampler(server.pid)
   const large = await serviceUpload(server, account, plan.largeUploadBytes)
   const largePeak = { ...sampler.stop(), ms: large.totalMs }
-  await deleteFiles(server, account, large.files.map((file) => file.file_id))
+  await deleteFiles(
+    server,
+    account,
+    large.files.map((file) => file.file_id),
+  )
 
   log(`peak RSS: ${plan.concurrentUploads} concurrent ${formatBytes(plan.concurrentUploadBytes)} uploads`)
   flushDisk()
   sampler = new RssSampler(server.pid)
   const concurrent = await serviceUpload(server, account, plan.concurrentUploadBytes, plan.concurrentUploads)
   const concurrentPeak = { ...sampler.stop(), ms: concurrent.totalMs }
-  await deleteFiles(server, account, concurrent.files.map((file) => file.file_id))
+  await deleteFiles(
+    server,
+    account,
+    concurrent.files.map((file) => file.file_id),
+  )
   return { large: largePeak, concurrent: concurrentPeak }
 }
 

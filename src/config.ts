@@ -28,14 +28,11 @@ export const DEFAULT_PLANS: Readonly<Record<PlanName, PlanLimits>> = {
 /** FILESHARE_PLANS: a JSON object whose entries override figures of the default plan table. */
 const PlanOverridesSchema = Type.Object(
   // Partial drops additionalProperties, so a misspelt figure would be silently ignored without it.
-  Object.fromEntries(
-    PLAN_NAMES.map((name) => [name, Type.Optional(Type.Partial(PlanLimitsSchema, { additionalProperties: false }))]),
-  ),
+  Object.fromEntries(PLAN_NAMES.map((name) => [name, Type.Optional(Type.Partial(PlanLimitsSchema, { additionalProperties: false }))])),
   { additionalProperties: false },
 )
 
-const Integer = (options: { default: number; minimum?: number; maximum?: number }) =>
-  Type.Integer({ minimum: 0, ...options })
+const Integer = (options: { default: number; minimum?: number; maximum?: number }) => Type.Integer({ minimum: 0, ...options })
 
 /** Every environment variable the service reads. Values arrive as strings and are converted. */
 export const EnvSchema = Type.Object({
@@ -105,9 +102,10 @@ function parsePlans(raw: string): Record<PlanName, PlanLimits> {
     throw new ConfigError('FILESHARE_PLANS', `${error.instancePath || '(root)'} ${problem}`)
   }
   const valid = overrides as Partial<Record<PlanName, Partial<PlanLimits>>>
-  return Object.fromEntries(
-    PLAN_NAMES.map((name) => [name, Object.freeze({ ...DEFAULT_PLANS[name], ...valid[name] })]),
-  ) as Record<PlanName, PlanLimits>
+  return Object.fromEntries(PLAN_NAMES.map((name) => [name, Object.freeze({ ...DEFAULT_PLANS[name], ...valid[name] })])) as Record<
+    PlanName,
+    PlanLimits
+  >
 }
 
 function parseUrl(raw: string): URL | undefined {

@@ -9,7 +9,10 @@ export async function startServer(config: Config) {
   await app.listen({ port: config.port, host: config.host })
   app.log.info({ publicUrl: config.publicUrl, dataDir: config.dataDir }, 'fileshare is serving')
   if (config.redisUrl) app.log.info('rate limits are kept in Redis, shared by every instance')
-  else app.log.warn('rate limits are kept in this process (in memory): exact for a single instance only; set FILESHARE_REDIS_URL to run several')
+  else
+    app.log.warn(
+      'rate limits are kept in this process (in memory): exact for a single instance only; set FILESHARE_REDIS_URL to run several',
+    )
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -161,8 +161,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
     case 'account create': {
       if (!values.email || !values.plan) throw new UsageError('account create needs --email and --plan.')
       const { account, apiKey, keyId } = await withServices(config, (s) => s.accounts.create(values.email!, values.plan!))
-      if (out.json) print(JSON.stringify({ account_id: account.account_id, email: account.email, plan: account.plan, key_id: keyId, api_key: apiKey }))
-      else print(`Created account ${account.account_id} (${account.email}, ${account.plan}).\nAPI key (shown once, keep it secret): ${apiKey}`)
+      if (out.json)
+        print(JSON.stringify({ account_id: account.account_id, email: account.email, plan: account.plan, key_id: keyId, api_key: apiKey }))
+      else
+        print(`Created account ${account.account_id} (${account.email}, ${account.plan}).\nAPI key (shown once, keep it secret): ${apiKey}`)
       return 0
     }
     case 'account list': {
@@ -226,7 +228,9 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       else
         for (const k of keys) {
           const state = k.revoked_at === null ? 'active' : `revoked ${formatTime(k.revoked_at)}`
-          print(`${k.key_id}\t${k.prefix}…\t${k.name}\tcreated ${formatTime(k.created_at)}\tlast used ${formatTime(k.last_used_at)}\t${state}`)
+          print(
+            `${k.key_id}\t${k.prefix}…\t${k.name}\tcreated ${formatTime(k.created_at)}\tlast used ${formatTime(k.last_used_at)}\t${state}`,
+          )
         }
       return 0
     }

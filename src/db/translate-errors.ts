@@ -39,7 +39,10 @@ class TranslatingConnection implements DatabaseConnection {
   executeQuery<R>(query: Parameters<DatabaseConnection['executeQuery']>[0]): Promise<QueryResult<R>> {
     return translating(() => this.inner.executeQuery<R>(query))
   }
-  async *streamQuery<R>(query: Parameters<DatabaseConnection['streamQuery']>[0], chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+  async *streamQuery<R>(
+    query: Parameters<DatabaseConnection['streamQuery']>[0],
+    chunkSize?: number,
+  ): AsyncIterableIterator<QueryResult<R>> {
     try {
       yield* this.inner.streamQuery<R>(query, chunkSize)
     } catch (error) {

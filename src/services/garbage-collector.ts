@@ -76,10 +76,16 @@ export class GarbageCollector {
       // Asked after the batch was listed: a row committed since then still protects its blob.
       const referenced = await this.files.referencedStorageKeys(batch.map((entry) => entry.key))
       const garbage = batch.filter((entry) => !referenced.has(entry.key))
-      await this.removeAll(garbage, dryRun, report, (entry) => this.store.delete(entry.key), (entry) => {
-        report.blobsRemoved++
-        report.blobBytesRemoved += entry.size
-      })
+      await this.removeAll(
+        garbage,
+        dryRun,
+        report,
+        (entry) => this.store.delete(entry.key),
+        (entry) => {
+          report.blobsRemoved++
+          report.blobBytesRemoved += entry.size
+        },
+      )
     }
     let batch: BlobEntry[] = []
     for await (const entry of this.store.list()) {
@@ -104,10 +110,16 @@ export class GarbageCollector {
         if (write.lastWrittenAt.getTime() > cutoff) report.recentUnfinishedWritesKept++
         else leftovers.push(write)
       }
-      await this.removeAll(leftovers, dryRun, report, (write) => this.store.removeUnfinishedWrite(write.id), (write) => {
-        report.unfinishedWritesRemoved++
-        report.unfinishedWriteBytesRemoved += write.size
-      })
+      await this.removeAll(
+        leftovers,
+        dryRun,
+        report,
+        (write) => this.store.removeUnfinishedWrite(write.id),
+        (write) => {
+          report.unfinishedWritesRemoved++
+          report.unfinishedWriteBytesRemoved += write.size
+        },
+      )
     }
     report.bytesFreed = report.blobBytesRemoved + report.unfinishedWriteBytesRemoved
     return report

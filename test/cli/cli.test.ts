@@ -232,7 +232,13 @@ describe('fileshare CLI', () => {
       const stdout = await ok(dataDir, 'key', 'revoke', String(created.key_id))
       expect(stdout).toMatch(new RegExp(`\\b${created.key_id}\\b`))
 
-      const listed = await json<Array<{ key_id: number; revoked_at: number | null }>>(dataDir, 'key', 'list', String(account.account_id), '--json')
+      const listed = await json<Array<{ key_id: number; revoked_at: number | null }>>(
+        dataDir,
+        'key',
+        'list',
+        String(account.account_id),
+        '--json',
+      )
       expect(listed.find((key) => key.key_id === created.key_id)?.revoked_at).toEqual(expect.any(Number))
       expect(listed.filter((key) => key.revoked_at === null).length).toBeGreaterThan(0)
       const listText = await ok(dataDir, 'key', 'list', String(account.account_id))

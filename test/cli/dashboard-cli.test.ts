@@ -54,7 +54,9 @@ describe('fileshare account invite / set-password', () => {
     const text = await runCli(['account', 'invite', String(accountId)], env)
     expect(text).toMatchObject({ code: 0, stderr: '' })
     const [first, link, ...rest] = text.stdout.trim().split('\n')
-    expect(first).toMatch(new RegExp(`^One-time link for ${email} \\(valid until \\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z; a new invite replaces it\\):$`))
+    expect(first).toMatch(
+      new RegExp(`^One-time link for ${email} \\(valid until \\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z; a new invite replaces it\\):$`),
+    )
     expect(link).toMatch(/^https:\/\/files\.example\.test\/dashboard\/invite#[A-Za-z0-9_-]{43}$/)
     expect(rest).toEqual([])
 
@@ -62,7 +64,12 @@ describe('fileshare account invite / set-password', () => {
     const json = await runCli(['account', 'invite', String(accountId), '--json'], env)
     expect(json).toMatchObject({ code: 0, stderr: '' })
     const invite = JSON.parse(json.stdout) as { account_id: number; email: string; invite_url: string; expires_at: string }
-    expect(invite).toEqual({ account_id: accountId, email, invite_url: expect.stringMatching(/#[A-Za-z0-9_-]{43}$/), expires_at: expect.any(String) })
+    expect(invite).toEqual({
+      account_id: accountId,
+      email,
+      invite_url: expect.stringMatching(/#[A-Za-z0-9_-]{43}$/),
+      expires_at: expect.any(String),
+    })
     const days = (Date.parse(invite.expires_at) - Date.now()) / 86_400_000
     expect(days).toBeGreaterThan(6.9)
     expect(days).toBeLessThanOrEqual(7)
@@ -83,7 +90,11 @@ describe('fileshare account invite / set-password', () => {
     const email = `stdin-${Date.now()}@example.test`
     const { accountId } = await t.createAccount('pro', email)
     const result = await fileshareWithInput(['account', 'set-password', String(accountId)], env, `${PASSWORD}\nignored second line\n`)
-    expect(result).toEqual({ code: 0, stderr: '', stdout: `Set the dashboard password of account ${accountId} (${email}); its sessions were signed out.\n` })
+    expect(result).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: `Set the dashboard password of account ${accountId} (${email}); its sessions were signed out.\n`,
+    })
     const signedIn = await signIn(email, PASSWORD)
     expect(signedIn.status).toBe(200)
     const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!
@@ -107,7 +118,11 @@ describe('fileshare account invite / set-password', () => {
       stdout: '',
       stderr: 'fileshare: No account with id 999999.\n',
     })
-    expect(await runCli(['account', 'invite', '999999'], env)).toEqual({ code: 1, stdout: '', stderr: 'fileshare: No account with id 999999.\n' })
+    expect(await runCli(['account', 'invite', '999999'], env)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'fileshare: No account with id 999999.\n',
+    })
     expect((await runCli(['account', 'invite'], env)).code).toBe(2)
     expect((await runCli(['account', 'set-password', 'abc'], env)).code).toBe(2)
   })

@@ -8,14 +8,7 @@ import { openDatabase } from '../../src/db/open-database.js'
 import { createServices } from '../../src/services/create-services.js'
 import { openBlobStore } from '../../src/storage/open-blob-store.js'
 import { CreateMultipartUploadCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3'
-import {
-  createPgSchema,
-  dropPgSchema,
-  isPostgresReachable,
-  PG_URL,
-  S3RVER_CREDENTIALS,
-  startS3rver,
-} from '../helpers/scale-out-env.js'
+import { createPgSchema, dropPgSchema, isPostgresReachable, PG_URL, S3RVER_CREDENTIALS, startS3rver } from '../helpers/scale-out-env.js'
 import { runCli } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
 
@@ -86,7 +79,10 @@ async function dataWithLeftovers() {
   await fs.utimes(path.join(blobs, 'objects', file.storage_key.slice(0, 2), file.storage_key), at(100 * HOUR), at(100 * HOUR))
 
   const state = async () => ({
-    objects: (await fs.readdir(path.join(blobs, 'objects'), { recursive: true })).filter((entry) => /[a-f0-9]{32}$/.test(entry)).map((entry) => path.basename(entry)).sort(),
+    objects: (await fs.readdir(path.join(blobs, 'objects'), { recursive: true }))
+      .filter((entry) => /[a-f0-9]{32}$/.test(entry))
+      .map((entry) => path.basename(entry))
+      .sort(),
     tmp: (await fs.readdir(path.join(blobs, 'tmp'))).length,
   })
   return { dataDir, file, content, oldOrphan, youngOrphan, state }
@@ -112,7 +108,9 @@ describe('fileshare gc', () => {
     const before = await data.state()
     const result = await gc(data.dataDir, ['--dry-run'])
     expect(result).toMatchObject({ code: 0, stderr: '' })
-    expect(result.stdout).toContain('Dry run, nothing removed: would remove 1 unreferenced blob (500 bytes) and 1 unfinished upload (70 bytes)')
+    expect(result.stdout).toContain(
+      'Dry run, nothing removed: would remove 1 unreferenced blob (500 bytes) and 1 unfinished upload (70 bytes)',
+    )
     expect(await data.state()).toEqual(before)
     expect(await gcJson(data.dataDir, ['--dry-run'])).toMatchObject({ dry_run: true, blobs_removed: 1, bytes_freed: 570 })
     expect(await data.state()).toEqual(before)
@@ -150,7 +148,10 @@ describe('fileshare gc', () => {
 
   it('takes its default grace period from FILESHARE_GC_GRACE_MS', async () => {
     // 30 minutes: the 2-hour-old orphan and the 3-hour-old temp file go, the younger ones stay.
-    expect(await gcJson(data.dataDir, [], { FILESHARE_GC_GRACE_MS: String(HOUR / 2) })).toMatchObject({ grace_seconds: 1800, blobs_removed: 1 })
+    expect(await gcJson(data.dataDir, [], { FILESHARE_GC_GRACE_MS: String(HOUR / 2) })).toMatchObject({
+      grace_seconds: 1800,
+      blobs_removed: 1,
+    })
     // One minute: what is seconds old still stays.
     expect(await gcJson(data.dataDir, [], { FILESHARE_GC_GRACE_MS: '60000' })).toMatchObject({
       grace_seconds: 60,
@@ -179,53 +180,66 @@ it('fileshare help lists gc', async () => {
 const postgresReachable = await isPostgresReachable()
 if (!postgresReachable) console.warn(`SKIPPING the S3 + PostgreSQL test of test/cli/gc.test.ts: no PostgreSQL at ${PG_URL}.`)
 
-it.skipIf(!postgresReachable)('fileshare gc on S3 and PostgreSQL removes unreferenced objects and aborts open multipart uploads, then exits', async () => {
-  const [schema, s3] = await Promise.all([createPgSchema(), startS3rver('fileshare-gc-cli')])
-  const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS })
-  try {
-    const dataDir = await makeTempDir('fileshare-gc-cli-')
-    tempDirs.push(dataDir)
-    const env = {
-      FILESHARE_DATA_DIR: dataDir,
-      FILESHARE_DATABASE_URL: PG_URL,
-      FILESHARE_DATABASE_SCHEMA: schema,
-      FILESHARE_STORAGE: 's3',
-      FILESHARE_S3_BUCKET: s3.bucket,
-      FILESHARE_S3_ENDPOINT: s3.endpoint,
-      FILESHARE_S3_FORCE_PATH_STYLE: 'true',
-      AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+it.skipIf(!postgresReachable)(
+  'fileshare gc on S3 and PostgreSQL removes unreferenced objects and aborts open multipart uploads, then exits',
+  async () => {
+    const [schema, s3] = await Promise.all([createPgSchema(), startS3rver('fileshare-gc-cli')])
+    const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS })
+    try {
+      const dataDir = await makeTempDir('fileshare-gc-cli-')
+      tempDirs.push(dataDir)
+      const env = {
+        FILESHARE_DATA_DIR: dataDir,
+        FILESHARE_DATABASE_URL: PG_URL,
+        FILESHARE_DATABASE_SCHEMA: schema,
+        FILESHARE_STORAGE: 's3',
+        FILESHARE_S3_BUCKET: s3.bucket,
+        FILESHARE_S3_ENDPOINT: s3.endpoint,
+        FILESHARE_S3_FORCE_PATH_STYLE: 'true',
+        AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      }
+      // One file with its row, one object without, one multipart upload left open.
+      process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
+      process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
+      const config = loadConfig(env)
+      const database = await openDatabase(config)
+      const services = createServices(database, await openBlobStore(config), config)
+      const { account } = await services.accounts.create('gc-s3@example.test', 'pro')
+      const owner = { accountId: account.account_id, limits: { maxFileSize: 1_000_000, dailyUploads: 100 } }
+      const file = await services.files.commit(await services.files.stage(owner, Readable.from([randomBytes(300)]), 'kept.bin'))
+      await database.db.destroy()
+      const orphan = `blobs/${randomBytes(16).toString('hex')}`
+      await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: orphan, Body: randomBytes(400) }))
+      const open = `blobs/${randomBytes(16).toString('hex')}`
+      const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: s3.bucket, Key: open }))
+      await client.send(new UploadPartCommand({ Bucket: s3.bucket, Key: open, UploadId, PartNumber: 1, Body: randomBytes(500) }))
+
+      // Everything is seconds old: the default grace period keeps it all.
+      const kept = await runCli(['gc', '--json'], env)
+      expect(kept).toMatchObject({ code: 0, stderr: '' })
+      expect(JSON.parse(kept.stdout)).toMatchObject({
+        blobs_scanned: 2,
+        recent_blobs_kept: 2,
+        recent_unfinished_writes_kept: 1,
+        bytes_freed: 0,
+      })
+
+      const swept = await runCli(['gc', '--grace-seconds', '0', '--json'], env)
+      expect(swept).toMatchObject({ code: 0, stderr: '' })
+      expect(JSON.parse(swept.stdout)).toMatchObject({
+        blobs_removed: 1,
+        blob_bytes_removed: 400,
+        unfinished_writes_removed: 1,
+        unfinished_write_bytes_removed: 500,
+      })
+      const objects = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }))
+      expect((objects.Contents ?? []).map((object) => object.Key)).toEqual([`blobs/${file.storage_key}`])
+      expect(await s3.multipartUploadsInProgress()).toEqual([])
+    } finally {
+      client.destroy()
+      await Promise.all([dropPgSchema(schema), s3.close()])
     }
-    // One file with its row, one object without, one multipart upload left open.
-    process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
-    process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
-    const config = loadConfig(env)
-    const database = await openDatabase(config)
-    const services = createServices(database, await openBlobStore(config), config)
-    const { account } = await services.accounts.create('gc-s3@example.test', 'pro')
-    const owner = { accountId: account.account_id, limits: { maxFileSize: 1_000_000, dailyUploads: 100 } }
-    const file = await services.files.commit(await services.files.stage(owner, Readable.from([randomBytes(300)]), 'kept.bin'))
-    await database.db.destroy()
-    const orphan = `blobs/${randomBytes(16).toString('hex')}`
-    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: orphan, Body: randomBytes(400) }))
-    const open = `blobs/${randomBytes(16).toString('hex')}`
-    const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: s3.bucket, Key: open }))
-    await client.send(new UploadPartCommand({ Bucket: s3.bucket, Key: open, UploadId, PartNumber: 1, Body: randomBytes(500) }))
-
-    // Everything is seconds old: the default grace period keeps it all.
-    const kept = await runCli(['gc', '--json'], env)
-    expect(kept).toMatchObject({ code: 0, stderr: '' })
-    expect(JSON.parse(kept.stdout)).toMatchObject({ blobs_scanned: 2, recent_blobs_kept: 2, recent_unfinished_writes_kept: 1, bytes_freed: 0 })
-
-    const swept = await runCli(['gc', '--grace-seconds', '0', '--json'], env)
-    expect(swept).toMatchObject({ code: 0, stderr: '' })
-    expect(JSON.parse(swept.stdout)).toMatchObject({ blobs_removed: 1, blob_bytes_removed: 400, unfinished_writes_removed: 1, unfinished_write_bytes_removed: 500 })
-    const objects = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }))
-    expect((objects.Contents ?? []).map((object) => object.Key)).toEqual([`blobs/${file.storage_key}`])
-    expect(await s3.multipartUploadsInProgress()).toEqual([])
-  } finally {
-    client.destroy()
-    await Promise.all([dropPgSchema(schema), s3.close()])
-  }
-})
+  },
+)

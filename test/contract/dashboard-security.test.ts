@@ -108,7 +108,10 @@ describe('dashboard sign-in and sessions', () => {
     const wrongPassword = await postJson(t, 'sign-in', { email: holder.email, password: 'not the password' })
     const unknownEmail = await postJson(t, 'sign-in', { email: 'nobody@example.test', password: PASSWORD })
     const noPasswordYet = await t.createAccount('pro')
-    const withoutPassword = await postJson(t, 'sign-in', { email: (await t.app.services.accounts.list()).find((a) => a.account_id === noPasswordYet.accountId)!.email, password: PASSWORD })
+    const withoutPassword = await postJson(t, 'sign-in', {
+      email: (await t.app.services.accounts.list()).find((a) => a.account_id === noPasswordYet.accountId)!.email,
+      password: PASSWORD,
+    })
     const bodies = []
     for (const response of [wrongPassword, unknownEmail, withoutPassword]) {
       bodies.push(await expectError(response, 401, 'sign_in_failed'))
@@ -178,7 +181,10 @@ describe('dashboard sign-in and sessions', () => {
       expect(response.status).toBe(200)
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
     }
-    const signedInSignIn = await fetch(`${t.url}/dashboard/sign-in`, { redirect: 'manual', headers: { cookie: `fileshare_session=${session.id}` } })
+    const signedInSignIn = await fetch(`${t.url}/dashboard/sign-in`, {
+      redirect: 'manual',
+      headers: { cookie: `fileshare_session=${session.id}` },
+    })
     expect(signedInSignIn.headers.get('location')).toBe('files')
     for (const [path, location] of [
       ['/', 'dashboard/files'],
@@ -250,7 +256,10 @@ describe('CSRF', () => {
   })
 
   const createKey = (headers: Record<string, string>) =>
-    dashboardRequest(t, session, 'POST', 'keys', { headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ name: 'csrf probe' }) })
+    dashboardRequest(t, session, 'POST', 'keys', {
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ name: 'csrf probe' }),
+    })
 
   it("a state change with the session's token from our own origin works", async () => {
     const response = await createKey({})
@@ -332,12 +341,12 @@ describe('failed sign-in guard', () => {
     await t.close()
   })
 
-  const attempt = (email: string, password: string, ip: string) =>
-    postJson(t, 'sign-in', { email, password }, { 'x-forwarded-for': ip })
+  const attempt = (email: string, password: string, ip: string) => postJson(t, 'sign-in', { email, password }, { 'x-forwarded-for': ip })
 
   it('per client IP: after the allowed failures, every attempt from that IP is 429 with Retry-After, even a right one', async () => {
     const holder = await createHolder(t)
-    for (let i = 0; i < 3; i++) await expectError(await attempt(`nobody${i}@example.test`, 'wrong password', '198.51.100.1'), 401, 'sign_in_failed')
+    for (let i = 0; i < 3; i++)
+      await expectError(await attempt(`nobody${i}@example.test`, 'wrong password', '198.51.100.1'), 401, 'sign_in_failed')
     const blocked = await attempt(holder.email, PASSWORD, '198.51.100.1')
     await expectError(blocked, 429, 'rate_limited')
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
@@ -442,7 +451,12 @@ describe("dashboard actions go through the API's services and limits", () => {
 
     // One API request so far (the list above): the dashboard's own calls do not count against the API's limits.
     const usage = (await (await dashboardRequest(t, session, 'GET', 'usage')).json()) as Record<string, unknown>
-    expect(usage).toMatchObject({ plan: 'pro', stats: { total_files: 1, uploads_today: 1 }, limits: { daily_uploads: 1 }, requests_today: 1 })
+    expect(usage).toMatchObject({
+      plan: 'pro',
+      stats: { total_files: 1, uploads_today: 1 },
+      limits: { daily_uploads: 1 },
+      requests_today: 1,
+    })
 
     expect((await dashboardRequest(t, session, 'DELETE', `files/${file.file_id}`)).status).toBe(200)
     expect((await fetch(`${t.url}${new URL(file.public_link).pathname}`)).status).toBe(404)
@@ -480,7 +494,10 @@ describe("dashboard actions go through the API's services and limits", () => {
     expect(listed).not.toContain(apiKey)
 
     for (const name of ['', '   ', 'x'.repeat(101)]) {
-      const refused = await dashboardRequest(t, session, 'POST', 'keys', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) })
+      const refused = await dashboardRequest(t, session, 'POST', 'keys', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      })
       await expectError(refused, 400, 'invalid_request')
     }
     const revoked = await dashboardRequest(t, session, 'DELETE', `keys/${key.key_id}`)
@@ -551,7 +568,11 @@ describe('dashboard pages: headers and markup', () => {
 
   it('the dashboard stays out of the OpenAPI document', async () => {
     const document = (await (await fetch(`${t.api}/openapi.json`)).json()) as { paths: Record<string, unknown> }
-    expect(Object.keys(document.paths).filter((path) => !path.startsWith('/api/v1/') && !['/healthz', '/readyz', '/download/{token}'].includes(path))).toEqual([])
+    expect(
+      Object.keys(document.paths).filter(
+        (path) => !path.startsWith('/api/v1/') && !['/healthz', '/readyz', '/download/{token}'].includes(path),
+      ),
+    ).toEqual([])
   })
 })
 
@@ -611,7 +632,12 @@ describe('the download host never serves the dashboard', () => {
     const holder = await createHolder(t)
     const session = await signIn(t, holder)
     const json = { 'content-type': 'application/json', origin: 'http://dl.example.test' }
-    const signInThere = await send('POST', '/dashboard/api/sign-in', { host: 'dl.example.test', ...json }, JSON.stringify({ email: holder.email, password: PASSWORD }))
+    const signInThere = await send(
+      'POST',
+      '/dashboard/api/sign-in',
+      { host: 'dl.example.test', ...json },
+      JSON.stringify({ email: holder.email, password: PASSWORD }),
+    )
     expect(signInThere.status).toBe(404)
     expect(signInThere.headers['set-cookie']).toBeUndefined()
     const before = await activeKeyNames(t, holder.accountId)
@@ -623,7 +649,12 @@ describe('the download host never serves the dashboard', () => {
     )
     expect(keyThere.status).toBe(404)
     expect(await activeKeyNames(t, holder.accountId)).toEqual(before)
-    const signOutThere = await send('POST', '/dashboard/api/sign-out', { host: 'dl.example.test', cookie: `fileshare_session=${session.id}`, 'x-csrf-token': session.csrf, origin: 'http://dl.example.test' })
+    const signOutThere = await send('POST', '/dashboard/api/sign-out', {
+      host: 'dl.example.test',
+      cookie: `fileshare_session=${session.id}`,
+      'x-csrf-token': session.csrf,
+      origin: 'http://dl.example.test',
+    })
     expect(signOutThere.status).toBe(404)
     expect((await dashboardRequest(t, session, 'GET', 'session')).status).toBe(200)
   })

@@ -66,7 +66,9 @@ describe('FILESHARE_DOWNLOAD_URL: a separate origin for user content', () => {
     expect(publicLink).toMatch(/^http:\/\/dl\.example\.test\/download\/[A-Za-z0-9_-]+$/)
     const list = (await (await fetch(`${t.api}/files`, { headers: bearer(apiKey) })).json()) as { files: Array<{ public_link: string }> }
     expect(list.files.map((file) => file.public_link)).toEqual([publicLink])
-    const details = (await (await fetch(`${t.api}/files/${fileId}`, { headers: bearer(apiKey) })).json()) as { file: { public_link: string } }
+    const details = (await (await fetch(`${t.api}/files/${fileId}`, { headers: bearer(apiKey) })).json()) as {
+      file: { public_link: string }
+    }
     expect(details.file.public_link).toBe(publicLink)
   })
 

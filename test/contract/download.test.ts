@@ -43,8 +43,7 @@ describe('GET and HEAD /download/<token>', () => {
   })
 
   const get = (downloadPath: string, headers: Record<string, string> = {}) => fetch(`${t.url}${downloadPath}`, { headers })
-  const head = (downloadPath: string, headers: Record<string, string> = {}) =>
-    fetch(`${t.url}${downloadPath}`, { method: 'HEAD', headers })
+  const head = (downloadPath: string, headers: Record<string, string> = {}) => fetch(`${t.url}${downloadPath}`, { method: 'HEAD', headers })
 
   describe('whole file', () => {
     it('GET needs no authentication and streams the bytes with the full set of headers', async () => {

@@ -134,7 +134,9 @@ describe('unknown routes and error bodies', () => {
     const ids = responses.map((response) => response.headers.get('x-request-id'))
     for (const [index, id] of ids.entries()) expect(id, String(requests[index - 1]?.[0] ?? 'upload')).toMatch(UUID)
     expect(new Set(ids).size).toBe(ids.length)
-    expect(responses.map((response) => response.status)).toEqual([201, 200, 200, 404, 200, 200, 200, 200, 200, 200, 400, 404, 400, 401, 403, 404, 200])
+    expect(responses.map((response) => response.status)).toEqual([
+      201, 200, 200, 404, 200, 200, 200, 200, 200, 200, 400, 404, 400, 401, 403, 404, 200,
+    ])
   })
 
   it('answers 429 with the error body and Retry-After', async () => {
@@ -305,7 +307,8 @@ describe('health and the OpenAPI document', () => {
 
     it('lists the five API endpoints with their response schemas and bearer authentication', () => {
       const schemes = document.components?.securitySchemes ?? {}
-      const [bearerName] = Object.entries(schemes).find(([, scheme]) => scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') ?? []
+      const [bearerName] =
+        Object.entries(schemes).find(([, scheme]) => scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') ?? []
       expect(bearerName).toBeDefined()
 
       for (const [path, method, success] of endpoints) {
@@ -317,7 +320,10 @@ describe('health and the OpenAPI document', () => {
           expect(responseSchema(path, method, status)).toMatchObject({ required: expect.arrayContaining(['success', 'error']) })
         }
       }
-      for (const [path, method] of [['/api/v1/files/{file_id}', 'get'], ['/api/v1/files/{file_id}', 'delete']] as const) {
+      for (const [path, method] of [
+        ['/api/v1/files/{file_id}', 'get'],
+        ['/api/v1/files/{file_id}', 'delete'],
+      ] as const) {
         responseSchema(path, method, 400)
         responseSchema(path, method, 404)
       }
@@ -338,7 +344,9 @@ describe('health and the OpenAPI document', () => {
       const stats = responseSchema('/api/v1/stats', 'get', 200)
       expect(required(stats)).toEqual(expect.arrayContaining(['success', 'stats', 'limits', 'plan']))
       const statsProperties = stats.properties as Record<string, Json>
-      expect(required(statsProperties.stats!)).toEqual(expect.arrayContaining(['total_files', 'total_size', 'uploads_today', 'total_downloads']))
+      expect(required(statsProperties.stats!)).toEqual(
+        expect.arrayContaining(['total_files', 'total_size', 'uploads_today', 'total_downloads']),
+      )
       expect(required(statsProperties.limits!)).toEqual(
         expect.arrayContaining(['max_file_size', 'daily_uploads', 'requests_per_minute', 'requests_per_day']),
       )
@@ -360,7 +368,11 @@ describe('health and the OpenAPI document', () => {
 
       const real = async (url: string, init?: RequestInit) => (await fetch(url, init)).json()
       expectValid(responseSchema('/api/v1/files', 'get', 200), await real(`${t.api}/files`, { headers }), 'list 200')
-      expectValid(responseSchema('/api/v1/files/{file_id}', 'get', 200), await real(`${t.api}/files/${uploaded.file_id}`, { headers }), 'detail 200')
+      expectValid(
+        responseSchema('/api/v1/files/{file_id}', 'get', 200),
+        await real(`${t.api}/files/${uploaded.file_id}`, { headers }),
+        'detail 200',
+      )
       expectValid(responseSchema('/api/v1/stats', 'get', 200), await real(`${t.api}/stats`, { headers }), 'stats 200')
       expectValid(responseSchema('/api/v1/files', 'get', 400), await real(`${t.api}/files?limit=0`, { headers }), 'list 400')
       expectValid(responseSchema('/api/v1/files/{file_id}', 'get', 404), await real(`${t.api}/files/999999`, { headers }), 'detail 404')

@@ -26,7 +26,6 @@ async function expectError(response: Response, status: number, code: string): Pr
   expect(await response.json()).toEqual({ success: false, error: { code, message: expect.any(String) } })
 }
 
-
 describe('files API: list, detail, delete', () => {
   let t: TestApp
   beforeEach(async () => {
@@ -138,7 +137,14 @@ describe('files API: list, detail, delete', () => {
       })
 
       for (let i = 0; i < 5; i++) await insertFileAt(accountId, Date.UTC(2025, 0, 1) + i)
-      for (const [limit, pages] of [[1, 5], [2, 3], [4, 2], [5, 1], [6, 1], [100, 1]]) {
+      for (const [limit, pages] of [
+        [1, 5],
+        [2, 3],
+        [4, 2],
+        [5, 1],
+        [6, 1],
+        [100, 1],
+      ]) {
         expect((await list(apiKey, `?limit=${limit}`)).pagination).toEqual({ page: 1, limit, total: 5, pages })
       }
       expect((await list(apiKey, '?page=3&limit=2')).files).toHaveLength(1)
@@ -266,11 +272,7 @@ describe('files API: list, detail, delete', () => {
       const bob = await account()
       const { body } = await uploadFile(t, alice.apiKey, 'alice only')
       await expectError(await fetch(`${t.api}/files/${body.file_id}`, { headers: bearer(bob.apiKey) }), 404, 'not_found')
-      await expectError(
-        await fetch(`${t.api}/files/${body.file_id}`, { method: 'DELETE', headers: bearer(bob.apiKey) }),
-        404,
-        'not_found',
-      )
+      await expectError(await fetch(`${t.api}/files/${body.file_id}`, { method: 'DELETE', headers: bearer(bob.apiKey) }), 404, 'not_found')
       const download = await fetch(`${t.url}${new URL(body.public_link).pathname}`)
       expect(await download.text()).toBe('alice only')
       // Last, so that no download is still finishing on the server when the app closes.
@@ -299,11 +301,7 @@ describe('files API: list, detail, delete', () => {
       const head = await fetch(`${t.url}${linkPath}`, { method: 'HEAD' })
       expect(head.status).toBe(404)
       await expectError(await fetch(`${t.api}/files/${body.file_id}`, { headers: bearer(apiKey) }), 404, 'not_found')
-      await expectError(
-        await fetch(`${t.api}/files/${body.file_id}`, { method: 'DELETE', headers: bearer(apiKey) }),
-        404,
-        'not_found',
-      )
+      await expectError(await fetch(`${t.api}/files/${body.file_id}`, { method: 'DELETE', headers: bearer(apiKey) }), 404, 'not_found')
       expect(await t.storedBlobs()).toEqual(blobsBefore)
       // The other file is untouched.
       expect(await (await fetch(`${t.url}${new URL(keep.body.public_link).pathname}`)).text()).toBe('keep me')
@@ -386,7 +384,11 @@ describe('files API: list, detail, delete', () => {
         body: JSON.stringify({ file: 'x' }),
       })
       await expectError(notMultipart, 400, 'missing_file')
-      const noFilePart = await fetch(`${t.api}/files/upload`, { method: 'POST', headers: bearer(apiKey), body: fileForm('x', 'x.txt', 'other') })
+      const noFilePart = await fetch(`${t.api}/files/upload`, {
+        method: 'POST',
+        headers: bearer(apiKey),
+        body: fileForm('x', 'x.txt', 'other'),
+      })
       await expectError(noFilePart, 400, 'missing_file')
       const withFile = await fetch(`${t.api}/files/upload`, { method: 'POST', headers: bearer(apiKey), body: fileForm('too much') })
       expect(withFile.status).toBe(403)

@@ -25,10 +25,7 @@ const CLOSING = Buffer.from(`--${BOUNDARY}--\r\n`)
 
 /** A multipart body built by hand, so that the part headers are exactly what the test says. */
 function multipartBody(parts: Part[]): Buffer {
-  return Buffer.concat([
-    ...parts.flatMap((part) => [partHead(part), Buffer.from(part.content), Buffer.from('\r\n')]),
-    CLOSING,
-  ])
+  return Buffer.concat([...parts.flatMap((part) => [partHead(part), Buffer.from(part.content), Buffer.from('\r\n')]), CLOSING])
 }
 
 const filePart = (filenameParams: string, content: string | Buffer, contentType = 'application/octet-stream'): Part => ({

@@ -445,7 +445,14 @@ for (const dialect of DIALECTS) {
       describe('api keys', () => {
         it('create, find by hash with the account, list, touch and revoke (once)', async () => {
           const account = await newAccount()
-          const fields = { account_id: account.id, name: 'ci', prefix: 'fsk_abcd', key_hash: 'h'.repeat(64), created_at: T0, expires_at: null }
+          const fields = {
+            account_id: account.id,
+            name: 'ci',
+            prefix: 'fsk_abcd',
+            key_hash: 'h'.repeat(64),
+            created_at: T0,
+            expires_at: null,
+          }
           const key = await apiKeys.create(fields)
           expect(key).toEqual({ ...fields, id: expect.any(Number), last_used_at: null, revoked_at: null })
           expect(await apiKeys.findByHash('h'.repeat(64))).toEqual({ key, account })

@@ -159,7 +159,12 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     // Slow the browser's uploads down, so that progress events come in many steps.
     const cdp = await context.newCDPSession(page)
     await cdp.send('Network.enable')
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 16 * 1024 * 1024 })
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 16 * 1024 * 1024,
+    })
     await page.evaluate(`
       window.progressSeen = []
       new MutationObserver((records) => {
@@ -210,7 +215,8 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
 
     // 21 more files through the API: the list shows 20 a page, newest first, as the API does.
     const { apiKey } = await t.app.services.apiKeys.create(holder.accountId, 'paging').then((created) => ({ apiKey: created.apiKey }))
-    for (let i = 1; i <= 21; i++) expect((await uploadFile(t, apiKey, `file ${i}`, `paged-${String(i).padStart(2, '0')}.txt`)).response.status).toBe(201)
+    for (let i = 1; i <= 21; i++)
+      expect((await uploadFile(t, apiKey, `file ${i}`, `paged-${String(i).padStart(2, '0')}.txt`)).response.status).toBe(201)
     await open('files')
     const names = await page.locator('#files-body td.name').allTextContents()
     expect(names).toHaveLength(20)
@@ -244,7 +250,9 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
   })
 
   it('usage: files, total size, uploads today and API requests today, drawn as bars', async () => {
-    const stats = (await (await fetch(`${t.api}/stats`, { headers: bearer((await t.app.services.apiKeys.create(holder.accountId)).apiKey) })).json()) as {
+    const stats = (await (
+      await fetch(`${t.api}/stats`, { headers: bearer((await t.app.services.apiKeys.create(holder.accountId)).apiKey) })
+    ).json()) as {
       stats: { total_files: number; uploads_today: number }
     }
     await open('usage')
@@ -253,7 +261,9 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     const uploads = page.getByRole('meter', { name: 'Uploads today' })
     expect(await uploads.getAttribute('aria-valuenow')).toBe(String(stats.stats.uploads_today))
     expect(await uploads.getAttribute('aria-valuemax')).toBe('500')
-    expect(await page.locator('#uploads-text').textContent()).toBe(`${stats.stats.uploads_today} of 500 (${Math.round((stats.stats.uploads_today / 500) * 100)}%)`)
+    expect(await page.locator('#uploads-text').textContent()).toBe(
+      `${stats.stats.uploads_today} of 500 (${Math.round((stats.stats.uploads_today / 500) * 100)}%)`,
+    )
     const requests = page.getByRole('meter', { name: 'API requests today' })
     // The API calls made with this account's keys in this file: a /stats with the new key, 21 uploads, the /stats
     // above. The revoked key's refusal does not count, and neither do the dashboard's own calls.
@@ -268,7 +278,9 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     await page.goto(dashboard('reference'))
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 })
     const operations = await page.locator('.opblock-summary-path').allTextContents()
-    expect(operations).toEqual(expect.arrayContaining(['/api/v1/files/upload', '/api/v1/files', '/api/v1/files/{file_id}', '/api/v1/stats']))
+    expect(operations).toEqual(
+      expect.arrayContaining(['/api/v1/files/upload', '/api/v1/files', '/api/v1/files/{file_id}', '/api/v1/stats']),
+    )
     expect(operations.some((operation) => operation.startsWith('/dashboard'))).toBe(false)
     await screenshot(page, '07-api-reference')
   })

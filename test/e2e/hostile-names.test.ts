@@ -61,9 +61,9 @@ describe.skipIf(!chromiumAvailable)('hostile file names in the dashboard', () =>
   it('shows each name as plain text: no element, script or handler comes from it', async () => {
     expect(await page.locator('#files-body td.name').allTextContents()).toEqual([...HOSTILE_NAMES].reverse())
     // Each name cell holds one text node and nothing else.
-    const cellChildren = await page.locator('#files-body td.name').evaluateAll((cells: { childElementCount: number }[]) =>
-      cells.map((cell) => cell.childElementCount),
-    )
+    const cellChildren = await page
+      .locator('#files-body td.name')
+      .evaluateAll((cells: { childElementCount: number }[]) => cells.map((cell) => cell.childElementCount))
     expect(cellChildren).toEqual(HOSTILE_NAMES.map(() => 0))
     expect(await page.locator('#files-body img, #files-body svg, #files-body script, #injected').count()).toBe(0)
     expect(await page.title()).toBe('Files · Fileshare')
@@ -73,7 +73,9 @@ describe.skipIf(!chromiumAvailable)('hostile file names in the dashboard', () =>
   it('the delete dialog shows the name as text too', async () => {
     await page.getByRole('button', { name: `Delete ${HOSTILE_NAMES[0]}` }).click()
     expect(await page.locator('#confirm-delete-name').textContent()).toBe(HOSTILE_NAMES[0])
-    expect(await page.locator('#confirm-delete-name').evaluate((element: { childElementCount: number }) => element.childElementCount)).toBe(0)
+    expect(await page.locator('#confirm-delete-name').evaluate((element: { childElementCount: number }) => element.childElementCount)).toBe(
+      0,
+    )
     await page.keyboard.press('Escape')
   })
 

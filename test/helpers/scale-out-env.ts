@@ -179,7 +179,9 @@ async function listMultipartUploadsXml(uploadsDir: string, bucket: string, query
     '<?xml version="1.0" encoding="UTF-8"?>\n<ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
     `<Bucket>${escapeXml(bucket)}</Bucket><KeyMarker>${escapeXml(keyMarker)}</KeyMarker>` +
     `<UploadIdMarker>${escapeXml(uploadIdMarker)}</UploadIdMarker><Prefix>${escapeXml(prefix)}</Prefix>` +
-    (truncated && last ? `<NextKeyMarker>${escapeXml(last.key)}</NextKeyMarker><NextUploadIdMarker>${last.uploadId}</NextUploadIdMarker>` : '') +
+    (truncated && last
+      ? `<NextKeyMarker>${escapeXml(last.key)}</NextKeyMarker><NextUploadIdMarker>${last.uploadId}</NextUploadIdMarker>`
+      : '') +
     `<MaxUploads>${max}</MaxUploads><IsTruncated>${truncated}</IsTruncated>` +
     page
       .map(
@@ -267,7 +269,13 @@ export async function startS3rver(bucket: string): Promise<TestS3rver> {
     const uploadId = ctx.query.uploadId
     if (keyPath.length === 0 || typeof uploadId !== 'string') return next()
     const folder = path.join(uploadsDir, uploadId)
-    if (!/^[A-Za-z0-9_-]+$/.test(uploadId) || !(await fs.stat(folder).then(() => true, () => false))) {
+    if (
+      !/^[A-Za-z0-9_-]+$/.test(uploadId) ||
+      !(await fs.stat(folder).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       ctx.status = 404
       ctx.type = 'application/xml'
       ctx.body = NO_SUCH_UPLOAD_XML
@@ -280,7 +288,12 @@ export async function startS3rver(bucket: string): Promise<TestS3rver> {
     const uploadId = ctx.query.uploadId
     if (ctx.method !== 'DELETE' || typeof uploadId !== 'string' || ctx.path.split('/')[1] !== bucket) return next()
     const folder = path.join(uploadsDir, uploadId)
-    const known = /^[A-Za-z0-9_-]+$/.test(uploadId) && (await fs.stat(folder).then(() => true, () => false))
+    const known =
+      /^[A-Za-z0-9_-]+$/.test(uploadId) &&
+      (await fs.stat(folder).then(
+        () => true,
+        () => false,
+      ))
     if (!known) {
       ctx.status = 404
       ctx.type = 'application/xml'

@@ -99,7 +99,12 @@ describe('periodic garbage collection in the server', () => {
       sweeps().reduce((sum, sweep) => sum + sweep.gc![field], 0)
     await eventually('sweeps that removed the old leftovers', async () => (total('bytesFreed') >= 200 ? true : undefined), 10_000, 20)
     for (const sweep of sweeps()) expect([sweep.level, sweep.gc!.graceMs]).toEqual([30, HOUR])
-    expect({ blobs: total('blobsRemoved'), unfinished: total('unfinishedWritesRemoved'), bytes: total('bytesFreed'), failures: total('failures') }).toEqual({
+    expect({
+      blobs: total('blobsRemoved'),
+      unfinished: total('unfinishedWritesRemoved'),
+      bytes: total('bytesFreed'),
+      failures: total('failures'),
+    }).toEqual({
       blobs: 1,
       unfinished: 1,
       bytes: 200,
@@ -176,7 +181,11 @@ describe('periodic garbage collection in the server', () => {
       await app.ready()
       console.log('ready')`
     try {
-      const child = spawnServer({ FILESHARE_DATA_DIR: dataDir, FILESHARE_GC_INTERVAL_MS: String(HOUR) }, ['--input-type=module', '-e', script])
+      const child = spawnServer({ FILESHARE_DATA_DIR: dataDir, FILESHARE_GC_INTERVAL_MS: String(HOUR) }, [
+        '--input-type=module',
+        '-e',
+        script,
+      ])
       onTestFinished(() => void child.child.kill('SIGKILL'))
       // With a timer that held the event loop, this would not end before the test's timeout.
       expect(await child.exited).toEqual({ code: 0, signal: null })

@@ -94,7 +94,12 @@ describe('kill -9 during uploads and deletes, then restart', () => {
         return
       }
       expect(body).toMatchObject({ size: content.length, sha256: sha256(content) })
-      uploads.set(body.file_id, { fileId: body.file_id, token: body.public_link.split('/').at(-1)!, size: content.length, sha256: sha256(content) })
+      uploads.set(body.file_id, {
+        fileId: body.file_id,
+        token: body.public_link.split('/').at(-1)!,
+        size: content.length,
+        sha256: sha256(content),
+      })
       live.push(body.file_id)
     }
 
@@ -140,7 +145,10 @@ describe('kill -9 during uploads and deletes, then restart', () => {
         expect(details.status, `file ${upload.fileId}, deleted while the server was killed`).toBe(404)
       } else {
         expect(download.status, `acknowledged upload of file ${upload.fileId}`).toBe(200)
-        expect({ size: bytes.length, sha256: sha256(bytes) }, `bytes of file ${upload.fileId}`).toEqual({ size: upload.size, sha256: upload.sha256 })
+        expect({ size: bytes.length, sha256: sha256(bytes) }, `bytes of file ${upload.fileId}`).toEqual({
+          size: upload.size,
+          sha256: upload.sha256,
+        })
         expect(details.status).toBe(200)
       }
     }

@@ -40,7 +40,9 @@ describe.skipIf(mountError !== undefined)('a full disk under the data folder', (
   let auth: Record<string, string>
 
   beforeAll(async () => {
-    const created = await runCli(['account', 'create', '--email', 'full@example.test', '--plan', 'pro', '--json'], { FILESHARE_DATA_DIR: dataDir })
+    const created = await runCli(['account', 'create', '--email', 'full@example.test', '--plan', 'pro', '--json'], {
+      FILESHARE_DATA_DIR: dataDir,
+    })
     expect(created).toMatchObject({ code: 0, stderr: '' })
     auth = { authorization: `Bearer ${(JSON.parse(created.stdout) as { api_key: string }).api_key}` }
     server = await startServerProcess({ dataDir, env: { FILESHARE_LOG_LEVEL: 'warn', FILESHARE_PUBLIC_URL: 'http://files.example.test' } })
@@ -58,7 +60,9 @@ describe.skipIf(mountError !== undefined)('a full disk under the data folder', (
     new Promise<UploadResult>((resolve, reject) => {
       const boundary = 'disk-full-test-boundary'
       const body = Buffer.concat([
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        ),
         content,
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ])
@@ -86,11 +90,15 @@ describe.skipIf(mountError !== undefined)('a full disk under the data folder', (
     return sha256(Buffer.from(await response.arrayBuffer()))
   }
   const stats = async () =>
-    ((await (await fetch(`${server.api}/stats`, { headers: auth })).json()) as { stats: { total_files: number; total_size: number; uploads_today: number } })
-      .stats
+    (
+      (await (await fetch(`${server.api}/stats`, { headers: auth })).json()) as {
+        stats: { total_files: number; total_size: number; uploads_today: number }
+      }
+    ).stats
   const blobsOnDisk = async () => ({
-    objects: (await fs.readdir(path.join(dataDir, 'blobs', 'objects'), { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile())
-      .length,
+    objects: (await fs.readdir(path.join(dataDir, 'blobs', 'objects'), { recursive: true, withFileTypes: true })).filter((entry) =>
+      entry.isFile(),
+    ).length,
     tmp: await fs.readdir(path.join(dataDir, 'blobs', 'tmp')),
   })
   /** A full disk gives 507 insufficient_storage with the API's JSON error body (5xx: with request_id). */

@@ -71,7 +71,6 @@ afterAll(async () => {
   await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
 })
 
-
 function bearer(apiKey: string) {
   return { authorization: `Bearer ${apiKey}` }
 }
@@ -118,10 +117,14 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
   describe.concurrent('changes made with the CLI reach the server within 5 s', () => {
     it('a key from `account create` works against the running server', async () => {
       const { api_key } = await createAccount()
-      const response = await eventually('the new key accepted', async () => {
-        const r = await stats(api_key)
-        return r.status === 200 ? r : undefined
-      }, PROPAGATION_MS)
+      const response = await eventually(
+        'the new key accepted',
+        async () => {
+          const r = await stats(api_key)
+          return r.status === 200 ? r : undefined
+        },
+        PROPAGATION_MS,
+      )
       expect(await response.json()).toMatchObject({ success: true, plan: 'pro' })
     })
 
@@ -134,10 +137,14 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
       expect((await stats(other.api_key)).status).toBe(200)
 
       await cliOk(server.dataDir, 'key', 'revoke', String(other.key_id))
-      const refused = await eventually('401 for the revoked key', async () => {
-        const r = await stats(other.api_key)
-        return r.status === 401 ? r : undefined
-      }, PROPAGATION_MS)
+      const refused = await eventually(
+        '401 for the revoked key',
+        async () => {
+          const r = await stats(other.api_key)
+          return r.status === 401 ? r : undefined
+        },
+        PROPAGATION_MS,
+      )
       expect(await refused.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } })
       // The account's other key is not affected.
       expect((await stats(api_key)).status).toBe(200)
@@ -148,17 +155,25 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
       expect((await stats(api_key)).status).toBe(200)
 
       await cliOk(server.dataDir, 'account', 'set-plan', String(account_id), 'free')
-      const refused = await eventually('403 after the downgrade', async () => {
-        const r = await stats(api_key)
-        return r.status === 403 ? r : undefined
-      }, PROPAGATION_MS)
+      const refused = await eventually(
+        '403 after the downgrade',
+        async () => {
+          const r = await stats(api_key)
+          return r.status === 403 ? r : undefined
+        },
+        PROPAGATION_MS,
+      )
       expect(await refused.json()).toMatchObject({ success: false, error: { code: 'plan_not_supported' } })
 
       await cliOk(server.dataDir, 'account', 'set-plan', String(account_id), 'business')
-      const upgraded = await eventually('200 after the upgrade', async () => {
-        const r = await stats(api_key)
-        return r.status === 200 ? r : undefined
-      }, PROPAGATION_MS)
+      const upgraded = await eventually(
+        '200 after the upgrade',
+        async () => {
+          const r = await stats(api_key)
+          return r.status === 200 ? r : undefined
+        },
+        PROPAGATION_MS,
+      )
       expect(await upgraded.json()).toMatchObject({ plan: 'business', limits: { requests_per_minute: 100 } })
     })
 
@@ -169,10 +184,14 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
 
       await cliOk(server.dataDir, 'account', 'set-limits', String(account_id), '--requests-per-minute', '2')
       // The requests made so far fill the new window of 2, so the new limit shows as a 429.
-      const limited = await eventually('429 under the new limit', async () => {
-        const r = await stats(api_key)
-        return r.status === 429 && r.headers.get('ratelimit-limit') === '2' ? r : undefined
-      }, PROPAGATION_MS)
+      const limited = await eventually(
+        '429 under the new limit',
+        async () => {
+          const r = await stats(api_key)
+          return r.status === 429 && r.headers.get('ratelimit-limit') === '2' ? r : undefined
+        },
+        PROPAGATION_MS,
+      )
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
       expect(await limited.json()).toMatchObject({ success: false, error: { code: 'rate_limited' } })
     })
@@ -180,11 +199,26 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
     it('`account set-limits --max-file-size` and the other account limits take effect within 5 s', async () => {
       const { account_id, api_key } = await createAccount()
       expect((await stats(api_key)).status).toBe(200)
-      await cliOk(server.dataDir, 'account', 'set-limits', String(account_id), '--max-file-size', '4', '--daily-uploads', '70', '--requests-per-day', '900')
-      const tooLarge = await eventually('403 for a file over the new maximum', async () => {
-        const r = await upload(server, api_key, 'hello')
-        return r.status === 403 ? r : undefined
-      }, PROPAGATION_MS)
+      await cliOk(
+        server.dataDir,
+        'account',
+        'set-limits',
+        String(account_id),
+        '--max-file-size',
+        '4',
+        '--daily-uploads',
+        '70',
+        '--requests-per-day',
+        '900',
+      )
+      const tooLarge = await eventually(
+        '403 for a file over the new maximum',
+        async () => {
+          const r = await upload(server, api_key, 'hello')
+          return r.status === 403 ? r : undefined
+        },
+        PROPAGATION_MS,
+      )
       expect(await tooLarge.json()).toMatchObject({ error: { code: 'file_too_large' } })
       expect(await (await stats(api_key)).json()).toMatchObject({
         limits: { max_file_size: 4, daily_uploads: 70, requests_per_day: 900, requests_per_minute: 50 },
@@ -195,9 +229,7 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
   it('the CLI is safe to run while the server handles uploads', async () => {
     const { api_key } = await createAccount()
     const [commands, uploads] = await Promise.all([
-      Promise.all(
-        [1, 2, 3].map(() => fileshare(server.dataDir, ['account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json'])),
-      ),
+      Promise.all([1, 2, 3].map(() => fileshare(server.dataDir, ['account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json']))),
       Promise.all(Array.from({ length: 8 }, (_, i) => upload(server, api_key, `content ${i}`))),
     ])
     for (const command of commands) {
@@ -229,16 +261,21 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
     expect([good.status, bad.status]).toEqual([200, 401])
     const requestIds = [good.headers.get('x-request-id'), bad.headers.get('x-request-id')]
 
-    const lines = await eventually('log lines of both requests', async () => {
-      // Only whole lines: the last one may still be arriving.
-      const parsed = server
-        .stdout()
-        .split('\n')
-        .slice(0, -1)
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-      const logged = new Set(parsed.map((line) => line.reqId))
-      return requestIds.every((id) => logged.has(id)) ? parsed : undefined
-    }, 5_000, 50)
+    const lines = await eventually(
+      'log lines of both requests',
+      async () => {
+        // Only whole lines: the last one may still be arriving.
+        const parsed = server
+          .stdout()
+          .split('\n')
+          .slice(0, -1)
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+        const logged = new Set(parsed.map((line) => line.reqId))
+        return requestIds.every((id) => logged.has(id)) ? parsed : undefined
+      },
+      5_000,
+      50,
+    )
 
     const requestLines = lines.filter((line) => line.req !== undefined || line.res !== undefined)
     expect(requestLines.length).toBeGreaterThan(0)
@@ -348,7 +385,8 @@ describe('SIGTERM', () => {
     request.write(head)
     return {
       response,
-      write: (bytes: Buffer) => new Promise<void>((resolve, reject) => request.write(bytes, (error) => (error ? reject(error) : resolve()))),
+      write: (bytes: Buffer) =>
+        new Promise<void>((resolve, reject) => request.write(bytes, (error) => (error ? reject(error) : resolve()))),
       end: () => request.end(tail),
     }
   }
@@ -374,8 +412,12 @@ describe('SIGTERM', () => {
     const uploading = slowUpload(server.port, api_key, chunk.length * chunks)
     await uploading.write(chunk)
     // The server has the request in hand once it has logged it.
-    await eventually('the upload request reached the server', async () =>
-      server.stdout().includes('/api/v1/files/upload') ? true : undefined, 5_000, 20)
+    await eventually(
+      'the upload request reached the server',
+      async () => (server.stdout().includes('/api/v1/files/upload') ? true : undefined),
+      5_000,
+      20,
+    )
 
     server.child.kill('SIGTERM')
     await eventually('new connections refused', async () => ((await connectionRefused(server.port)) ? true : undefined), 5_000, 50)

@@ -47,7 +47,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 function uploadBody(content: Uint8Array): { payload: Buffer; headers: Record<string, string> } {
   const boundary = 'isolation-boundary-0f9e'
   const payload = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    ),
     Buffer.from(content),
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ])
@@ -116,7 +118,10 @@ describe('account isolation (model-based)', () => {
               expect(body.pagination.total, what).toBe(mine.length)
               // Newest first: the model's files in reverse order of upload, this page of them.
               const expected = [...mine].reverse().slice((step.page - 1) * step.limit, step.page * step.limit)
-              expect(body.files.map((file) => file.file_id), what).toEqual(expected.map((file) => file.id))
+              expect(
+                body.files.map((file) => file.file_id),
+                what,
+              ).toEqual(expected.map((file) => file.id))
               for (const file of body.files) seenLinks.get(me)!.add(file.public_link)
               break
             }
@@ -128,7 +133,12 @@ describe('account isolation (model-based)', () => {
               if (own) {
                 expect(response.status, what).toBe(200)
                 const file = (json as { file: { file_id: number; size: number; sha256: string; public_link: string } }).file
-                expect(file, what).toMatchObject({ file_id: id, size: own.content.length, sha256: sha256(own.content), public_link: own.link })
+                expect(file, what).toMatchObject({
+                  file_id: id,
+                  size: own.content.length,
+                  sha256: sha256(own.content),
+                  public_link: own.link,
+                })
                 seenLinks.get(me)!.add(file.public_link)
               } else {
                 expect(code, `${what} id ${id} (owner ${String(ownerOf(id))})`).toBe('not_found')
@@ -168,7 +178,9 @@ describe('account isolation (model-based)', () => {
             }
             case 'stats': {
               const response = await request(me, step.key, { url: '/api/v1/stats' })
-              const body = expectDocumented(response, what, { success: StatsResponse }).json as { stats: { total_files: number; total_size: number } }
+              const body = expectDocumented(response, what, { success: StatsResponse }).json as {
+                stats: { total_files: number; total_size: number }
+              }
               expect(body.stats.total_files, what).toBe(mine.length)
               expect(body.stats.total_size, what).toBe(mine.reduce((sum, file) => sum + file.content.length, 0))
               break
@@ -180,8 +192,15 @@ describe('account isolation (model-based)', () => {
         for (const [index, account] of accounts.entries()) {
           for (const key of account.keys) {
             const response = fromInject(await t.app.inject({ url: '/api/v1/files?limit=100', headers: bearer(key) }))
-            const body = expectDocumented(response, `final list of #${index}`, { success: ListResponse }).json as { files: { file_id: number }[] }
-            expect(body.files.map((file) => file.file_id).sort((a, b) => a - b)).toEqual(live.get(index)!.map((file) => file.id).sort((a, b) => a - b))
+            const body = expectDocumented(response, `final list of #${index}`, { success: ListResponse }).json as {
+              files: { file_id: number }[]
+            }
+            expect(body.files.map((file) => file.file_id).sort((a, b) => a - b)).toEqual(
+              live
+                .get(index)!
+                .map((file) => file.id)
+                .sort((a, b) => a - b),
+            )
           }
         }
       }),

@@ -51,7 +51,8 @@ describe('API key lookup, revocation and expiry', () => {
     await fs.rm(dataDir, { recursive: true, force: true })
   })
 
-  const service = (repository: ApiKeysRepository, cacheTtlMs: number) => new ApiKeyService(repository, accounts, { plans: DEFAULT_PLANS, cacheTtlMs })
+  const service = (repository: ApiKeysRepository, cacheTtlMs: number) =>
+    new ApiKeyService(repository, accounts, { plans: DEFAULT_PLANS, cacheTtlMs })
 
   it('looks keys up by SHA-256 only: the secret never reaches the database, nor is it stored', async () => {
     const { repository, calls } = recordingRepository(database.db)
@@ -114,7 +115,9 @@ describe('API key lookup, revocation and expiry', () => {
         for (const offset of uses) {
           const now = createdAt + offset
           const principal = await keys.authenticate(apiKey, now)
-          expect(principal !== undefined, `used ${offset} ms after creation, lifetime ${lifetimeMs} ms, cache ${cacheTtlMs} ms`).toBe(now < expiresAt)
+          expect(principal !== undefined, `used ${offset} ms after creation, lifetime ${lifetimeMs} ms, cache ${cacheTtlMs} ms`).toBe(
+            now < expiresAt,
+          )
         }
       }),
       { numRuns: 100 },

@@ -188,7 +188,9 @@ describe('slow and oversized clients', () => {
     }
     // ... and nothing of them is kept: no bytes, no temp file, no record, no daily slot.
     const nothing = { blobs: [], tmp: [], files: 0, uploadsToday: 0 }
-    await waitFor(async () => JSON.stringify(await traces()) === JSON.stringify(nothing), 'the cut-off uploads to be cleaned up').catch(() => {})
+    await waitFor(async () => JSON.stringify(await traces()) === JSON.stringify(nothing), 'the cut-off uploads to be cleaned up').catch(
+      () => {},
+    )
     expect(await traces()).toEqual(nothing)
     await normalRequestsSucceed()
   })
@@ -232,7 +234,8 @@ describe('slow and oversized clients', () => {
         let request: string
         if (where === 'url') request = `GET /api/v1/files?pad=${'u'.repeat(total)} HTTP/1.1\r\nHost: x\r\n\r\n`
         else if (where === 'cookie') request = `GET /api/v1/files HTTP/1.1\r\nHost: x\r\nCookie: ${'c=1; '.repeat(total / 5)}\r\n\r\n`
-        else request = `GET /api/v1/files HTTP/1.1\r\nHost: x\r\n${Array.from({ length: headers }, (_, i) => `X-Big-${i}: ${'h'.repeat(each)}\r\n`).join('')}\r\n`
+        else
+          request = `GET /api/v1/files HTTP/1.1\r\nHost: x\r\n${Array.from({ length: headers }, (_, i) => `X-Big-${i}: ${'h'.repeat(each)}\r\n`).join('')}\r\n`
         const { response, closedByServer } = await rawExchange(s.url, [Buffer.from(request)], { halfClose: false })
         expect(closedByServer).toBe(true)
         expect(response?.status, `${where} ${total}`).toBe(431)

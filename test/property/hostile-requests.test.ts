@@ -19,9 +19,46 @@ const isSafeId = (text: string) => PLAIN_ID.test(text) && Number(text) <= Number
 
 /** Strings that look almost like integers, and the edges of every documented range. */
 const integerLike = fc.constantFrom(
-  '0', '1', '2', '20', '99', '100', '101', '-1', '+1', ' 1', '1 ', '1.0', '1.', '.5', '1e1', '1E2', '0x10', '0b1', '0o7',
-  '01', '007', '1_000', '１', '٣', '9007199254740991', '9007199254740992', '99999999999999999999999', '', 'NaN',
-  'Infinity', '-Infinity', 'true', 'null', 'undefined', '[]', '{}', '1,2', '1;2', '\u00001', '1\u0000',
+  '0',
+  '1',
+  '2',
+  '20',
+  '99',
+  '100',
+  '101',
+  '-1',
+  '+1',
+  ' 1',
+  '1 ',
+  '1.0',
+  '1.',
+  '.5',
+  '1e1',
+  '1E2',
+  '0x10',
+  '0b1',
+  '0o7',
+  '01',
+  '007',
+  '1_000',
+  '１',
+  '٣',
+  '9007199254740991',
+  '9007199254740992',
+  '99999999999999999999999',
+  '',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  'true',
+  'null',
+  'undefined',
+  '[]',
+  '{}',
+  '1,2',
+  '1;2',
+  '\u00001',
+  '1\u0000',
 )
 const anyText = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'binary-ascii', maxLength: 40 }))
 const idText = fc.oneof(integerLike, fc.nat().map(String), fc.bigInt({ min: 0n, max: 10n ** 22n }).map(String), anyText)
@@ -80,7 +117,10 @@ describe('hostile requests (app.inject)', () => {
         // The oracle: each of page and limit at most once, plain decimal digits, within range.
         const expected: Record<string, number> = { page: 1, limit: 20 }
         let valid = true
-        for (const [name, max] of [['page', Number.MAX_SAFE_INTEGER], ['limit', 100]] as const) {
+        for (const [name, max] of [
+          ['page', Number.MAX_SAFE_INTEGER],
+          ['limit', 100],
+        ] as const) {
           const values = query.filter(([given]) => given === name).map(([, value]) => value)
           if (values.length > 1) valid = false
           else if (values.length === 1) {
@@ -105,7 +145,10 @@ describe('hostile requests (app.inject)', () => {
   })
 
   it('GET and DELETE /files/{file_id}: any path segment gives the file, 404 or 400 invalid_parameter', async () => {
-    const segment = fc.oneof(fc.constantFrom(...ownerFiles.map((file) => String(file.id))), idText.filter((text) => text !== ''))
+    const segment = fc.oneof(
+      fc.constantFrom(...ownerFiles.map((file) => String(file.id))),
+      idText.filter((text) => text !== ''),
+    )
     await fc.assert(
       fc.asyncProperty(segment, fc.boolean(), async (raw, asDelete) => {
         const url = `/api/v1/files/${encodeURIComponent(raw)}`
@@ -128,11 +171,12 @@ describe('hostile requests (app.inject)', () => {
       { numRuns: 150 },
     )
     // The owner's files survived every DELETE from the other account.
-    for (const file of ownerFiles) expect((await inject({ url: `/api/v1/files/${file.id}`, headers: bearer(owner.apiKey) })).status).toBe(200)
+    for (const file of ownerFiles)
+      expect((await inject({ url: `/api/v1/files/${file.id}`, headers: bearer(owner.apiKey) })).status).toBe(200)
   })
 
   it('raw, badly encoded or overlong path segments give a documented 400, 404 or 414, never a 5xx', async () => {
-    const rawChar = fc.constantFrom(...'%%%0aAfFzZ9;,.:@!$&\'()*+=-_~\u00e9\u20ac'.split(''))
+    const rawChar = fc.constantFrom(..."%%%0aAfFzZ9;,.:@!$&'()*+=-_~\u00e9\u20ac".split(''))
     const segment = fc.oneof(
       fc.string({ unit: rawChar, minLength: 1, maxLength: 30 }),
       fc.integer({ min: 90, max: 5000 }).map((length) => '1'.repeat(length)),
@@ -159,16 +203,23 @@ describe('hostile requests (app.inject)', () => {
       const at = 4 + (position % (key.length - 4))
       return key.slice(0, at) + (key[at] === 'A' ? 'B' : 'A') + key.slice(at + 1)
     })
-    const badKey = fc.oneof(
-      flipOneChar,
-      fc.constantFrom(() => revokedKey, () => expiredKey).map((get) => get()),
-      fc.constant(null).map(() => `fsk_${randomBytes(32).toString('base64url')}`),
-      fc.nat({ max: 46 }).map((cut) => owner.apiKey.slice(0, cut)),
-      fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 3 }).map((extra) => owner.apiKey + extra.replace(/\s/g, 'x')),
-      fc.constant(null).map(() => owner.apiKey.toUpperCase()),
-      fc.constant(null).map(() => owner.apiKey.replace('fsk_', 'FSK_')),
-      fc.constant(null).map(() => `${owner.apiKey.slice(0, 20)}%${owner.apiKey.slice(21)}`),
-    ).filter((key) => key !== owner.apiKey)
+    const badKey = fc
+      .oneof(
+        flipOneChar,
+        fc
+          .constantFrom(
+            () => revokedKey,
+            () => expiredKey,
+          )
+          .map((get) => get()),
+        fc.constant(null).map(() => `fsk_${randomBytes(32).toString('base64url')}`),
+        fc.nat({ max: 46 }).map((cut) => owner.apiKey.slice(0, cut)),
+        fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 3 }).map((extra) => owner.apiKey + extra.replace(/\s/g, 'x')),
+        fc.constant(null).map(() => owner.apiKey.toUpperCase()),
+        fc.constant(null).map(() => owner.apiKey.replace('fsk_', 'FSK_')),
+        fc.constant(null).map(() => `${owner.apiKey.slice(0, 20)}%${owner.apiKey.slice(21)}`),
+      )
+      .filter((key) => key !== owner.apiKey)
     const refused = fc.oneof(
       fc.tuple(wellFormed, badKey).map(([[s, before, after], key]) => `${s}${before}${key}${after}`),
       fc.constantFrom('Basic ', 'Token ', 'Bearer: ', 'Bearer\t', 'Bearer', '', 'Digest ', 'Bearer "').map((s) => `${s}${owner.apiKey}`),
@@ -184,7 +235,9 @@ describe('hostile requests (app.inject)', () => {
       { method: 'POST', url: '/api/v1/files/upload' },
     )
     const attempt = fc.oneof(
-      fc.tuple(wellFormed, fc.constantFrom('owner', 'free')).map(([[s, before, after], who]) => ({ kind: who, header: [s, before, after] })),
+      fc
+        .tuple(wellFormed, fc.constantFrom('owner', 'free'))
+        .map(([[s, before, after], who]) => ({ kind: who, header: [s, before, after] })),
       refused.map((header) => ({ kind: 'refused', header })),
     )
     await fc.assert(
@@ -219,16 +272,24 @@ describe('hostile requests (app.inject)', () => {
     const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined })
     const headers = fc.record({
       range: optional(range),
-      'if-range': optional(fc.oneof(fc.constantFrom('"nope"', 'W/"x"', new Date(0).toUTCString()), fc.string({ unit: 'binary-ascii', maxLength: 30 }))),
+      'if-range': optional(
+        fc.oneof(fc.constantFrom('"nope"', 'W/"x"', new Date(0).toUTCString()), fc.string({ unit: 'binary-ascii', maxLength: 30 })),
+      ),
       'if-none-match': optional(fc.oneof(fc.constantFrom('*', '"nope"', 'W/*', ','), fc.string({ unit: 'binary-ascii', maxLength: 30 }))),
       'if-modified-since': optional(
-        fc.oneof(fc.date({ noInvalidDate: true }).map((date) => date.toUTCString()), fc.string({ unit: 'binary-ascii', maxLength: 30 })),
+        fc.oneof(
+          fc.date({ noInvalidDate: true }).map((date) => date.toUTCString()),
+          fc.string({ unit: 'binary-ascii', maxLength: 30 }),
+        ),
       ),
       'x-forwarded-for': optional(fc.oneof(fc.ipV4(), fc.ipV6(), fc.string({ unit: 'binary-ascii', maxLength: 30 }))),
       'accept-encoding': optional(fc.constantFrom('gzip', 'br;q=1, *;q=0', '')),
     })
     const cleaned = (record: Record<string, string | undefined>) =>
-      Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && !/[\r\n\0]/.test(value))) as Record<string, string>
+      Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && !/[\r\n\0]/.test(value))) as Record<
+        string,
+        string
+      >
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ownerFiles), headers, fc.boolean(), async (file, given, head) => {
         const sent = cleaned(given)
@@ -273,7 +334,10 @@ describe('hostile requests (app.inject)', () => {
   })
 
   it('download: any token gives 404 not_found with the documented body', async () => {
-    const token = fc.oneof(anyText.filter((text) => text !== ''), fc.base64String({ minLength: 16, maxLength: 64 }).map((text) => text.replace(/[+/=]/g, '_')))
+    const token = fc.oneof(
+      anyText.filter((text) => text !== ''),
+      fc.base64String({ minLength: 16, maxLength: 64 }).map((text) => text.replace(/[+/=]/g, '_')),
+    )
     await fc.assert(
       fc.asyncProperty(token, fc.boolean(), async (raw, head) => {
         const url = `/download/${encodeURIComponent(raw)}`
@@ -290,12 +354,32 @@ describe('hostile requests (app.inject)', () => {
     const name = fc
       .oneof(
         fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,20}$/),
-        fc.constantFrom('accept', 'accept-version', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-request-id', 'cookie', 'origin', 'range', 'if-none-match', 'accept-language', 'x-http-method-override', 'forwarded', 'via'),
+        fc.constantFrom(
+          'accept',
+          'accept-version',
+          'x-forwarded-for',
+          'x-forwarded-host',
+          'x-forwarded-proto',
+          'x-request-id',
+          'cookie',
+          'origin',
+          'range',
+          'if-none-match',
+          'accept-language',
+          'x-http-method-override',
+          'forwarded',
+          'via',
+        ),
       )
       .filter((header) => !reserved.test(header))
     const value = fc.oneof(
       fc.string({ unit: 'binary-ascii', maxLength: 60 }).map((text) => text.replace(/[\r\n\0]/g, '').trim()),
-      fc.string({ unit: 'grapheme', maxLength: 30 }).map((text) => Buffer.from(text, 'utf8').toString('latin1').replace(/[\r\n\0]/g, '').trim()),
+      fc.string({ unit: 'grapheme', maxLength: 30 }).map((text) =>
+        Buffer.from(text, 'utf8')
+          .toString('latin1')
+          .replace(/[\r\n\0]/g, '')
+          .trim(),
+      ),
       fc.integer({ min: 1_000, max: 8_000 }).map((length) => 'v'.repeat(length)),
     )
     const file = ownerFiles[0]!
@@ -316,7 +400,20 @@ describe('hostile requests (app.inject)', () => {
       fc.string({ unit: 'grapheme', maxLength: 60 }),
       fc.string({ unit: 'binary-ascii', maxLength: 60 }),
       fc.string({ unit: 'grapheme', minLength: 100, maxLength: 300 }),
-      fc.constantFrom('../../etc/passwd', 'C:\\boot.ini', '.', '..', ' ', 'a\u0000b', 'e\u0301', '\u202eexe.txt', 'con', '%2e%2e%2f', '<script>.html', 'a;b=c'),
+      fc.constantFrom(
+        '../../etc/passwd',
+        'C:\\boot.ini',
+        '.',
+        '..',
+        ' ',
+        'a\u0000b',
+        'e\u0301',
+        '\u202eexe.txt',
+        'con',
+        '%2e%2e%2f',
+        '<script>.html',
+        'a;b=c',
+      ),
     )
     const encoding = fc.constantFrom('filename*', 'quoted-utf8')
     const boundary = 'hostile-filename-boundary-x9'
@@ -328,7 +425,10 @@ describe('hostile requests (app.inject)', () => {
         const quoted = `filename="${sentQuoted.replace(/["\\]/g, (c) => `\\${c}`)}"`
         const params = how === 'filename*' ? extended : quoted
         const body = Buffer.concat([
-          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; ${params}\r\nContent-Type: application/octet-stream\r\n\r\n`, 'utf8'),
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; ${params}\r\nContent-Type: application/octet-stream\r\n\r\n`,
+            'utf8',
+          ),
           Buffer.from(content),
           Buffer.from(`\r\n--${boundary}--\r\n`),
         ])

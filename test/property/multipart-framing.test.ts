@@ -35,9 +35,9 @@ const BCHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'(
 const boundaryArb = fc.string({ unit: fc.constantFrom(...BCHARS.split('')), minLength: 1, maxLength: 70 })
 
 const caseVariant = (word: string) =>
-  fc.array(fc.boolean(), { minLength: word.length, maxLength: word.length }).map((upper) =>
-    [...word].map((char, i) => (upper[i] ? char.toUpperCase() : char.toLowerCase())).join(''),
-  )
+  fc
+    .array(fc.boolean(), { minLength: word.length, maxLength: word.length })
+    .map((upper) => [...word].map((char, i) => (upper[i] ? char.toUpperCase() : char.toLowerCase())).join(''))
 
 const partArb: fc.Arbitrary<Part> = fc
   .record({
@@ -51,9 +51,17 @@ const partArb: fc.Arbitrary<Part> = fc
     ),
     validJson: fc.boolean(),
     quoting: fc.constantFrom('quoted', 'bare'),
-    filename: fc.option(fc.oneof(fc.constantFrom('a.bin', 'photo.jpg', '', 'x y.txt'), fc.string({ unit: 'grapheme-ascii', maxLength: 20 })), { nil: undefined }),
-    contentType: fc.option(fc.constantFrom('text/plain', 'application/json', 'image/png', 'text/plain; charset=utf-8', 'x/y; a="b;c"'), { nil: undefined }),
-    extra: fc.array(fc.constantFrom('Content-Transfer-Encoding: base64', 'Content-Length: 3', 'X-Note: ä', 'X-Empty:', 'Content-ID: <a@b>'), { maxLength: 2 }),
+    filename: fc.option(
+      fc.oneof(fc.constantFrom('a.bin', 'photo.jpg', '', 'x y.txt'), fc.string({ unit: 'grapheme-ascii', maxLength: 20 })),
+      { nil: undefined },
+    ),
+    contentType: fc.option(fc.constantFrom('text/plain', 'application/json', 'image/png', 'text/plain; charset=utf-8', 'x/y; a="b;c"'), {
+      nil: undefined,
+    }),
+    extra: fc.array(
+      fc.constantFrom('Content-Transfer-Encoding: base64', 'Content-Length: 3', 'X-Note: ä', 'X-Empty:', 'Content-ID: <a@b>'),
+      { maxLength: 2 },
+    ),
     pad: fc.option(fc.constantFrom(1_000, 20_000, 90_000), { nil: undefined }),
     content: fc.oneof(
       { weight: 6, arbitrary: fc.uint8Array({ maxLength: 600 }) },
@@ -98,7 +106,10 @@ function multipartBody(boundary: string, parts: Part[], preamble: string, epilog
   let length = pieces[0]!.length
   const partEnds: number[] = []
   for (const part of parts) {
-    const head = Buffer.from(`--${boundary}\r\n${[`${part.headerName}: ${part.disposition}`, ...part.headers].join('\r\n')}\r\n\r\n`, 'utf8')
+    const head = Buffer.from(
+      `--${boundary}\r\n${[`${part.headerName}: ${part.disposition}`, ...part.headers].join('\r\n')}\r\n\r\n`,
+      'utf8',
+    )
     pieces.push(head, part.content, Buffer.from('\r\n'))
     length += head.length + part.content.length + 2
     partEnds.push(length + 2 + boundary.length)
@@ -126,7 +137,14 @@ const framingArb: fc.Arbitrary<Framing> = fc.oneof(
   fc
     .oneof(
       boundaryArb.map((b) => `multipart/form-data; boundary=${b}x`),
-      fc.constantFrom('multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; boundary=""', `multipart/form-data; boundary=${'b'.repeat(71)}`, 'multipart/mixed; boundary=B', 'multipart/form-data; boundary="unterminated'),
+      fc.constantFrom(
+        'multipart/form-data',
+        'multipart/form-data; boundary=',
+        'multipart/form-data; boundary=""',
+        `multipart/form-data; boundary=${'b'.repeat(71)}`,
+        'multipart/mixed; boundary=B',
+        'multipart/form-data; boundary="unterminated',
+      ),
     )
     .map((header) => ({ kind: 'wrong-boundary' as const, header })),
   fc.constant({ kind: 'lf-only' as const }),
@@ -164,7 +182,11 @@ describe('multipart and HTTP framing over a raw socket', () => {
   beforeAll(async () => {
     t = await startTestApp({ FILESHARE_IDLE_TIMEOUT_MS: '3000' })
     ;({ accountId, apiKey } = await t.createAccount('pro'))
-    await t.app.services.accounts.setLimits(accountId, { requests_per_minute: 1_000_000, requests_per_day: 1_000_000, daily_uploads: 1_000_000 })
+    await t.app.services.accounts.setLimits(accountId, {
+      requests_per_minute: 1_000_000,
+      requests_per_day: 1_000_000,
+      daily_uploads: 1_000_000,
+    })
   })
   afterAll(async () => {
     await t?.close()
@@ -175,9 +197,16 @@ describe('multipart and HTTP framing over a raw socket', () => {
     const deadline = Date.now() + 5_000
     let traces: unknown
     do {
-      const list = (await t.app.inject({ url: '/api/v1/files', headers: bearer(apiKey) }).then((r) => r.json())) as { pagination: { total: number } }
+      const list = (await t.app.inject({ url: '/api/v1/files', headers: bearer(apiKey) }).then((r) => r.json())) as {
+        pagination: { total: number }
+      }
       const stats = await t.app.services.accounts.stats(accountId)
-      traces = { listed: list.pagination.total, blobs: await t.storedBlobs(), unfinished: await t.unfinishedWrites(), uploadsToday: stats.stats.uploads_today }
+      traces = {
+        listed: list.pagination.total,
+        blobs: await t.storedBlobs(),
+        unfinished: await t.unfinishedWrites(),
+        uploadsToday: stats.stats.uploads_today,
+      }
       if (JSON.stringify(traces) === JSON.stringify({ listed: 0, blobs: [], unfinished: [], uploadsToday: uploaded })) return
       await new Promise((resolve) => setTimeout(resolve, 20))
     } while (Date.now() < deadline)
@@ -284,14 +313,20 @@ describe('multipart and HTTP framing over a raw socket', () => {
     // What is stored must be exactly one whole `file` part, and only after a 201.
     const listed = (await t.app.services.files.list(accountId, 1, 100)).files
     if (status === 201) {
-      expect(listed.map((f) => f.id), `${what}: the one listed file`).toEqual([json!.file_id])
+      expect(
+        listed.map((f) => f.id),
+        `${what}: the one listed file`,
+      ).toEqual([json!.file_id])
     } else {
       expect(listed, `${what}: nothing stored without a 201`).toEqual([])
     }
     expect(listed.length, what).toBeLessThanOrEqual(1)
     for (const file of listed) {
       const candidates = framing.kind === 'lf-only' ? fileParts : predictable ? fileParts : completeFileParts
-      expect(candidates.map((part) => sha256(part.content)), `${what}: a whole file part`).toContain(file.sha256)
+      expect(
+        candidates.map((part) => sha256(part.content)),
+        `${what}: a whole file part`,
+      ).toContain(file.sha256)
       const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/files/${file.id}`, headers: bearer(apiKey) })
       expect(deleted.statusCode, what).toBe(200)
     }
@@ -306,7 +341,8 @@ describe('multipart and HTTP framing over a raw socket', () => {
           await sendAndCheck(scenario, before)
         } finally {
           // Whatever happened, the next run (and shrinking) starts from an empty account.
-          for (const file of (await t.app.services.files.list(accountId, 1, 100)).files) await t.app.services.files.delete(accountId, file.id)
+          for (const file of (await t.app.services.files.list(accountId, 1, 100)).files)
+            await t.app.services.files.delete(accountId, file.id)
         }
       }),
       { numRuns: 100 },

@@ -17,9 +17,27 @@ const methods = fc.oneof(
   fc.stringMatching(/^[A-Z]{1,10}$/),
 )
 const targets = fc.oneof(
-  fc.constantFrom('/api/v1/files', '/api/v1/stats', '/api/v1/files/1', '/api/v1/files/upload', '/download/abc', '/healthz', '/readyz', '/api/v1/openapi.json'),
-  fc.constantFrom('*', 'http://evil.example/api/v1/files', '//api/v1/files', '/api/v1/../v1/files', '/api/v1/files?page=1#frag', '/%00', '/api/v1/files/%ff', ''),
-  fc.string({ unit: fc.constantFrom(...'/abz09%?#&=.;~!$\'()*+,:@ \t\u00e9'.split('')), maxLength: 30 }).map((path) => `/${path}`),
+  fc.constantFrom(
+    '/api/v1/files',
+    '/api/v1/stats',
+    '/api/v1/files/1',
+    '/api/v1/files/upload',
+    '/download/abc',
+    '/healthz',
+    '/readyz',
+    '/api/v1/openapi.json',
+  ),
+  fc.constantFrom(
+    '*',
+    'http://evil.example/api/v1/files',
+    '//api/v1/files',
+    '/api/v1/../v1/files',
+    '/api/v1/files?page=1#frag',
+    '/%00',
+    '/api/v1/files/%ff',
+    '',
+  ),
+  fc.string({ unit: fc.constantFrom(..."/abz09%?#&=.;~!$'()*+,:@ \t\u00e9".split('')), maxLength: 30 }).map((path) => `/${path}`),
 )
 const versions = fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/1.2', 'HTTP/2.0', 'HTTP/0.9', 'http/1.1', 'HTTP/1.1 extra', '')
 
@@ -30,11 +48,24 @@ const valueBytes = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 20 }).map((text) => Buffer.from(text, 'utf8')),
 )
 const headerName = fc.oneof(
-  fc.constantFrom('Authorization', 'Content-Length', 'Transfer-Encoding', 'Host', 'Content-Type', 'Expect', 'Connection', 'Range', 'X-Forwarded-For', 'Upgrade'),
+  fc.constantFrom(
+    'Authorization',
+    'Content-Length',
+    'Transfer-Encoding',
+    'Host',
+    'Content-Type',
+    'Expect',
+    'Connection',
+    'Range',
+    'X-Forwarded-For',
+    'Upgrade',
+  ),
   fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,16}$/),
   fc.constantFrom('Bad Name', 'Bad:Name', 'Bad\u0000Name', ''),
 )
-const extraHeader = fc.tuple(headerName, valueBytes).map(([name, value]) => Buffer.concat([Buffer.from(`${name}: `, 'latin1'), value, Buffer.from('\r\n')]))
+const extraHeader = fc
+  .tuple(headerName, valueBytes)
+  .map(([name, value]) => Buffer.concat([Buffer.from(`${name}: `, 'latin1'), value, Buffer.from('\r\n')]))
 
 const framingHeaders = fc.constantFrom(
   '',
@@ -77,7 +108,10 @@ describe('raw request bytes', () => {
     await fc.assert(
       fc.asyncProperty(request, async ({ method, target, version, withKey, extra, framing, body }) => {
         const head = Buffer.concat([
-          Buffer.from(`${method} ${target} ${version}\r\nHost: fileshare.test\r\n${withKey ? `Authorization: Bearer ${apiKey}\r\n` : ''}`, 'latin1'),
+          Buffer.from(
+            `${method} ${target} ${version}\r\nHost: fileshare.test\r\n${withKey ? `Authorization: Bearer ${apiKey}\r\n` : ''}`,
+            'latin1',
+          ),
           ...extra,
           Buffer.from(`${framing}Connection: close\r\n\r\n${body}`, 'latin1'),
         ])
@@ -88,7 +122,8 @@ describe('raw request bytes', () => {
         expect(exchange.closedByServer, `${what}: closed by the server`).toBe(true)
         if (!exchange.response) {
           // Only CONNECT, an upgrade, or a body promised but not sent may end without an answer.
-          const unanswerable = method === 'CONNECT' || /Upgrade|Content-Length|Expect|chunked/i.test(framing + Buffer.concat(extra).toString('latin1'))
+          const unanswerable =
+            method === 'CONNECT' || /Upgrade|Content-Length|Expect|chunked/i.test(framing + Buffer.concat(extra).toString('latin1'))
           expect(unanswerable, `${what}: an answer`).toBe(true)
           return
         }

@@ -21,7 +21,8 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 import { bearer, fileForm, makeTempDir } from '../helpers/test-app.js'
 
 const [postgresReachable, redisReachable] = await Promise.all([isPostgresReachable(), isRedisReachable()])
-if (!postgresReachable || !redisReachable) console.warn('SKIPPING test/scale-out/dependency-outage.test.ts: PostgreSQL or Redis does not answer.')
+if (!postgresReachable || !redisReachable)
+  console.warn('SKIPPING test/scale-out/dependency-outage.test.ts: PostgreSQL or Redis does not answer.')
 
 type Dependency = 'database' | 'storage' | 'redis'
 

@@ -17,7 +17,15 @@ import {
   startS3rver,
   type TestS3rver,
 } from '../helpers/scale-out-env.js'
-import { eventually, runCli, SERVER, startServerProcess, stopServerProcess, type CliResult, type ServerProcess } from '../helpers/server-process.js'
+import {
+  eventually,
+  runCli,
+  SERVER,
+  startServerProcess,
+  stopServerProcess,
+  type CliResult,
+  type ServerProcess,
+} from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
 import { MIGRATION_NAMES } from '../../src/db/migrate.js'
 

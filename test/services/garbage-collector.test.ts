@@ -11,14 +11,7 @@ import { GarbageCollector, type GarbageCollectionReport } from '../../src/servic
 import type { BlobStore, StoredBlob } from '../../src/storage/blob-store.js'
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js'
 import { S3BlobStore } from '../../src/storage/s3-blob-store.js'
-import {
-  createPgSchema,
-  dropPgSchema,
-  isPostgresReachable,
-  PG_URL,
-  S3RVER_CREDENTIALS,
-  startS3rver,
-} from '../helpers/scale-out-env.js'
+import { createPgSchema, dropPgSchema, isPostgresReachable, PG_URL, S3RVER_CREDENTIALS, startS3rver } from '../helpers/scale-out-env.js'
 import { makeTempDir } from '../helpers/test-app.js'
 import { chunkedSource, listKeys, listUnfinished, readAll } from '../storage/blob-store-contract.js'
 
@@ -187,7 +180,12 @@ describe('GarbageCollector on a folder store and SQLite', () => {
     const flaky = overriding(setup.store, {
       delete: async (key) => (key === failing ? Promise.reject(new Error('disk says no')) : setup.store.delete(key)),
     })
-    const report = await new GarbageCollector(setup.files, flaky, (error) => errors.push(error), () => Date.now() + 2 * GRACE).collect({
+    const report = await new GarbageCollector(
+      setup.files,
+      flaky,
+      (error) => errors.push(error),
+      () => Date.now() + 2 * GRACE,
+    ).collect({
       graceMs: GRACE,
     })
     expect(report).toMatchObject({ blobsRemoved: 4, blobBytesRemoved: 40, failures: 1 })
@@ -221,7 +219,8 @@ describe('GarbageCollector on a folder store and SQLite', () => {
 })
 
 const postgresReachable = await isPostgresReachable()
-if (!postgresReachable) console.warn(`SKIPPING the PostgreSQL + S3 part of test/services/garbage-collector.test.ts: no PostgreSQL at ${PG_URL}.`)
+if (!postgresReachable)
+  console.warn(`SKIPPING the PostgreSQL + S3 part of test/services/garbage-collector.test.ts: no PostgreSQL at ${PG_URL}.`)
 
 describe.skipIf(!postgresReachable)('GarbageCollector on S3 (s3rver) and PostgreSQL', () => {
   it('removes unreferenced objects and aborts open multipart uploads, keeping referenced objects', async () => {
@@ -248,7 +247,12 @@ describe.skipIf(!postgresReachable)('GarbageCollector on S3 (s3rver) and Postgre
         bytesFreed: 0,
       })
       const report = await new GarbageCollector(setup.files, store, undefined, () => Date.now() + 2 * GRACE).collect({ graceMs: GRACE })
-      expect(report).toMatchObject({ blobsRemoved: 1, blobBytesRemoved: 2000, unfinishedWritesRemoved: 1, unfinishedWriteBytesRemoved: 500 })
+      expect(report).toMatchObject({
+        blobsRemoved: 1,
+        blobBytesRemoved: 2000,
+        unfinishedWritesRemoved: 1,
+        unfinishedWriteBytesRemoved: 500,
+      })
       expect(await listKeys(store)).toEqual([kept.key])
       expect(await s3.multipartUploadsInProgress()).toEqual([])
       expect((await readAll(await store.get(kept.key))).length).toBe(1000)

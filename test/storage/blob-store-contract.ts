@@ -63,10 +63,7 @@ export function failingSource(before: Buffer, error: Error): Readable {
  * The behaviour every BlobStore must show, whatever keeps the bytes (folder, S3 ...).
  * `makeStore` must give an empty store of its own to each test, and `cleanup` must remove it.
  */
-export function describeBlobStoreContract(
-  name: string,
-  makeStore: () => Promise<BlobStoreFixture>,
-): void {
+export function describeBlobStoreContract(name: string, makeStore: () => Promise<BlobStoreFixture>): void {
   describe(`BlobStore contract: ${name}`, () => {
     let store: BlobStore
     let cleanup: () => Promise<void>
@@ -150,9 +147,7 @@ export function describeBlobStoreContract(
     })
 
     it('put over maxBytes by one byte rejects with FileTooLargeError', async () => {
-      await expect(store.put(chunkedSource(randomBytes(4097), 1000), { maxBytes: 4096 })).rejects.toBeInstanceOf(
-        FileTooLargeError,
-      )
+      await expect(store.put(chunkedSource(randomBytes(4097), 1000), { maxBytes: 4096 })).rejects.toBeInstanceOf(FileTooLargeError)
       expect(await listKeys(store)).toEqual([])
     })
 
@@ -276,7 +271,8 @@ export function describeBlobStoreContract(
       expect(await listUnfinished(store)).toEqual([leftovers[1]])
       // Removing it again, or something that never was, is not an error.
       await expect(store.removeUnfinishedWrite(leftovers[0]!.id)).resolves.toBeUndefined()
-      for (const id of ['', 'nonsense', '../../etc/passwd', blob.key]) await expect(store.removeUnfinishedWrite(id)).resolves.toBeUndefined()
+      for (const id of ['', 'nonsense', '../../etc/passwd', blob.key])
+        await expect(store.removeUnfinishedWrite(id)).resolves.toBeUndefined()
       await store.removeUnfinishedWrite(leftovers[1]!.id)
       expect(await listUnfinished(store)).toEqual([])
       // The blob was never touched.

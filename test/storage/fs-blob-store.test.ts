@@ -53,9 +53,7 @@ describe('FsBlobStore on disk', () => {
   })
 
   it('leaves no file in tmp/ after a put over maxBytes', async () => {
-    await expect(store.put(chunkedSource(randomBytes(50_000), 4096), { maxBytes: 10_000 })).rejects.toBeInstanceOf(
-      FileTooLargeError,
-    )
+    await expect(store.put(chunkedSource(randomBytes(50_000), 4096), { maxBytes: 10_000 })).rejects.toBeInstanceOf(FileTooLargeError)
     expect(await tmpEntries()).toEqual([])
     expect(await listKeys(store)).toEqual([])
   })

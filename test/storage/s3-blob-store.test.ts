@@ -153,9 +153,7 @@ describe('S3BlobStore on s3rver: multipart uploads, aborts and ranges', () => {
     const uploadId = created[0]!.output!.UploadId
     expect(uploadId).toEqual(expect.any(String))
     expect(sentNamed('CompleteMultipartUploadCommand')).toEqual([])
-    expect(sentNamed('AbortMultipartUploadCommand').map((request) => [request.input.UploadId, request.status])).toEqual([
-      [uploadId, 204],
-    ])
+    expect(sentNamed('AbortMultipartUploadCommand').map((request) => [request.input.UploadId, request.status])).toEqual([[uploadId, 204]])
     expect(await fixture.s3.multipartUploadsInProgress()).toEqual([])
     expect(await bucketObjects()).toEqual([])
   }
@@ -166,7 +164,11 @@ describe('S3BlobStore on s3rver: multipart uploads, aborts and ranges', () => {
     expect(stored).toEqual({ key: expect.stringMatching(/^[a-f0-9]{32}$/), size: content.length, sha256: sha256Hex(content) })
 
     expect(sentNamed('CreateMultipartUploadCommand')).toHaveLength(1)
-    expect(sentNamed('UploadPartCommand').map((request) => request.input.PartNumber).sort()).toEqual([1, 2, 3])
+    expect(
+      sentNamed('UploadPartCommand')
+        .map((request) => request.input.PartNumber)
+        .sort(),
+    ).toEqual([1, 2, 3])
     expect(sentNamed('CompleteMultipartUploadCommand').map((request) => request.status)).toEqual([200])
     expect(sentNamed('PutObjectCommand')).toEqual([])
 
@@ -181,7 +183,10 @@ describe('S3BlobStore on s3rver: multipart uploads, aborts and ranges', () => {
 
   it('a put that passes maxBytes after two stored parts aborts the multipart upload: no object, no upload in progress', async () => {
     const error = await fixture.store
-      .put(gatedSource(randomBytes(2 * PART_SIZE + 64 * 1024), () => answeredParts() >= 2, randomBytes(10 * MIB)), { maxBytes: 12 * MIB })
+      .put(
+        gatedSource(randomBytes(2 * PART_SIZE + 64 * 1024), () => answeredParts() >= 2, randomBytes(10 * MIB)),
+        { maxBytes: 12 * MIB },
+      )
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(FileTooLargeError)
     expect(answeredParts()).toBeGreaterThanOrEqual(2)
@@ -191,7 +196,10 @@ describe('S3BlobStore on s3rver: multipart uploads, aborts and ranges', () => {
   it('a put whose source fails after two stored parts rejects with that error and aborts the multipart upload', async () => {
     const sourceError = new Error('client went away')
     const error = await fixture.store
-      .put(gatedSource(randomBytes(2 * PART_SIZE + MIB), () => answeredParts() >= 2, sourceError), { maxBytes: 100 * MIB })
+      .put(
+        gatedSource(randomBytes(2 * PART_SIZE + MIB), () => answeredParts() >= 2, sourceError),
+        { maxBytes: 100 * MIB },
+      )
       .catch((e: unknown) => e)
     expect(error).toBe(sourceError)
     expect(answeredParts()).toBeGreaterThanOrEqual(2)
@@ -229,7 +237,12 @@ describe('S3BlobStore on s3rver: multipart uploads, aborts and ranges', () => {
     const HOUR = 3_600_000
     const testStart = Date.now()
     // Another client, so that the recorder sees only the store's requests.
-    const crasher = new S3Client({ region: 'us-east-1', endpoint: fixture.s3.endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS })
+    const crasher = new S3Client({
+      region: 'us-east-1',
+      endpoint: fixture.s3.endpoint,
+      forcePathStyle: true,
+      credentials: S3RVER_CREDENTIALS,
+    })
     onTestFinished(() => crasher.destroy())
     // Left by a crash two hours ago: started three hours ago, last part two hours ago.
     const crashed = await startMultipartUpload(crasher, `${PREFIX}${randomBytes(16).toString('hex')}`, randomBytes(1000))

@@ -104,7 +104,11 @@ describe('loadConfig', () => {
 
     it('takes FILESHARE_DOWNLOAD_URL as the base of public links and its host name as the download host', () => {
       const config = loadConfig({ FILESHARE_PUBLIC_URL: 'https://example.com/share', FILESHARE_DOWNLOAD_URL: 'https://DL.Example.com/' })
-      expect(config).toMatchObject({ publicUrl: 'https://example.com/share', linkBaseUrl: 'https://dl.example.com', downloadHost: 'dl.example.com' })
+      expect(config).toMatchObject({
+        publicUrl: 'https://example.com/share',
+        linkBaseUrl: 'https://dl.example.com',
+        downloadHost: 'dl.example.com',
+      })
       // A default port is dropped, any other kept; the host name never carries the port.
       expect(loadConfig({ FILESHARE_DOWNLOAD_URL: 'https://dl.example.com:443' }).linkBaseUrl).toBe('https://dl.example.com')
       expect(loadConfig({ FILESHARE_DOWNLOAD_URL: 'http://dl.example.com:8080' })).toMatchObject({
@@ -148,7 +152,9 @@ describe('loadConfig', () => {
 
   describe('FILESHARE_PLANS', () => {
     it('merges figures onto the default plan table', () => {
-      const { plans } = loadConfig({ FILESHARE_PLANS: '{"pro":{"daily_uploads":10,"max_file_size":1024},"business":{"requests_per_minute":7}}' })
+      const { plans } = loadConfig({
+        FILESHARE_PLANS: '{"pro":{"daily_uploads":10,"max_file_size":1024},"business":{"requests_per_minute":7}}',
+      })
       expect(plans.pro).toEqual({ ...DEFAULT_PLANS.pro, daily_uploads: 10, max_file_size: 1024 })
       expect(plans.business).toEqual({ ...DEFAULT_PLANS.business, requests_per_minute: 7 })
       expect(plans.enterprise).toEqual(DEFAULT_PLANS.enterprise)
@@ -228,7 +234,10 @@ describe('loadConfig', () => {
     })
 
     it('FILESHARE_DOWNLOAD_URL must name another host name than FILESHARE_PUBLIC_URL, whatever the port', () => {
-      const error = configError({ FILESHARE_PUBLIC_URL: 'https://files.example.com/app', FILESHARE_DOWNLOAD_URL: 'https://FILES.example.com:8443' })
+      const error = configError({
+        FILESHARE_PUBLIC_URL: 'https://files.example.com/app',
+        FILESHARE_DOWNLOAD_URL: 'https://FILES.example.com:8443',
+      })
       expect(error.variable).toBe('FILESHARE_DOWNLOAD_URL')
       expect(error.message).toContain('FILESHARE_PUBLIC_URL')
     })
@@ -277,7 +286,10 @@ describe('garbage collection settings', () => {
   })
 
   it('take an interval of 0 (off) up to what a timer holds, and a grace period of at least a minute', () => {
-    expect(loadConfig({ FILESHARE_GC_INTERVAL_MS: '0', FILESHARE_GC_GRACE_MS: '60000' })).toMatchObject({ gcIntervalMs: 0, gcGraceMs: 60_000 })
+    expect(loadConfig({ FILESHARE_GC_INTERVAL_MS: '0', FILESHARE_GC_GRACE_MS: '60000' })).toMatchObject({
+      gcIntervalMs: 0,
+      gcGraceMs: 60_000,
+    })
     expect(loadConfig({ FILESHARE_GC_INTERVAL_MS: '2147483647' }).gcIntervalMs).toBe(2_147_483_647)
   })
 

@@ -42,7 +42,10 @@ describe('FileService.list pages', () => {
       for (let page = 1; page <= pages + 1; page++) {
         const { files, total } = await service.list(accountId, page, limit)
         expect(total).toBe(newestFirst.length)
-        expect(files.map((file) => file.id), `page ${page}, limit ${limit}`).toEqual(newestFirst.slice((page - 1) * limit, page * limit))
+        expect(
+          files.map((file) => file.id),
+          `page ${page}, limit ${limit}`,
+        ).toEqual(newestFirst.slice((page - 1) * limit, page * limit))
       }
     }
   })

@@ -78,9 +78,9 @@ describe('sanitizeFilename', () => {
     const anyText = fc.oneof(
       fc.string({ unit: 'grapheme', maxLength: 400 }),
       fc.string({ unit: 'binary', maxLength: 400 }),
-      fc.array(fc.constantFrom('a', '/', '\\', '\u0000', '\u0301', 'e', 'é', '€', '😀', '\u200d', '.', ' '), { maxLength: 400 }).map(
-        (chars) => chars.join(''),
-      ),
+      fc
+        .array(fc.constantFrom('a', '/', '\\', '\u0000', '\u0301', 'e', 'é', '€', '😀', '\u200d', '.', ' '), { maxLength: 400 })
+        .map((chars) => chars.join('')),
     )
     fc.assert(
       fc.property(anyText, (raw) => {

@@ -1,4 +1,16 @@
-import { api, button, cell, confirmWith, copyText, formatDate, formatNumber, formatBytes, initPage, reportLoadError, say } from './common.js'
+import {
+  api,
+  button,
+  cell,
+  confirmWith,
+  copyText,
+  formatDate,
+  formatNumber,
+  formatBytes,
+  initPage,
+  reportLoadError,
+  say,
+} from './common.js'
 
 const status = document.getElementById('status')
 const keysBody = document.getElementById('keys-body')

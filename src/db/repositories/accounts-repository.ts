@@ -1,9 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { AccountRow, Database } from '../schema.js'
 
-export type LimitOverrides = Partial<
-  Pick<AccountRow, 'requests_per_minute' | 'requests_per_day' | 'max_file_size' | 'daily_uploads'>
->
+export type LimitOverrides = Partial<Pick<AccountRow, 'requests_per_minute' | 'requests_per_day' | 'max_file_size' | 'daily_uploads'>>
 
 export class AccountsRepository {
   constructor(private readonly db: Kysely<Database>) {}

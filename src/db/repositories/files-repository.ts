@@ -48,12 +48,7 @@ export class FilesRepository {
   /** Deletes the row and lowers the account's counters in one transaction; undefined if absent. */
   deleteOwned(accountId: number, id: number): Promise<FileRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .deleteFrom('files')
-        .where('id', '=', id)
-        .where('account_id', '=', accountId)
-        .returningAll()
-        .executeTakeFirst()
+      const row = await trx.deleteFrom('files').where('id', '=', id).where('account_id', '=', accountId).returningAll().executeTakeFirst()
       if (!row) return undefined
       await trx
         .updateTable('accounts')

@@ -34,9 +34,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: F
   if (!request.raw.complete) reply.header('Connection', 'close')
   const fastifyStatus = (error as FastifyError).statusCode
   const status =
-    appError.code === 'invalid_request' && fastifyStatus && fastifyStatus !== 400 && fastifyStatus < 500
-      ? fastifyStatus
-      : appError.status
+    appError.code === 'invalid_request' && fastifyStatus && fastifyStatus !== 400 && fastifyStatus < 500 ? fastifyStatus : appError.status
   const message = appError.status >= 500 ? ERROR_REGISTRY[appError.code].message : appError.message
   return reply
     .code(status)

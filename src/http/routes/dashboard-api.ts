@@ -116,10 +116,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
     signedIn.get('/usage', async (request) => {
       const accountId = request.principal.account.id
-      const [usage, requestsToday] = await Promise.all([
-        services.accounts.stats(accountId),
-        limiters.requests.dayUsage(String(accountId)),
-      ])
+      const [usage, requestsToday] = await Promise.all([services.accounts.stats(accountId), limiters.requests.dayUsage(String(accountId))])
       return { success: true as const, ...usage, requests_today: requestsToday }
     })
 

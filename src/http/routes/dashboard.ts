@@ -55,8 +55,16 @@ function renderPage(name: PageName, layout: string): string {
     ? ''
     : fs
         .readFileSync(path.join(PUBLIC_DIR, 'pages', 'nav.html'), 'utf8')
-        .replace('{{links}}', NAV.map(([href, label]) => `<li><a href="${href}"${href === name ? ' aria-current="page"' : ''}>${label}</a></li>`).join('\n        '))
-  const head = name === 'reference' ? '<link rel="stylesheet" href="assets/swagger-ui/swagger-ui.css">\n    <script src="assets/swagger-ui/swagger-ui-bundle.js"></script>' : ''
+        .replace(
+          '{{links}}',
+          NAV.map(([href, label]) => `<li><a href="${href}"${href === name ? ' aria-current="page"' : ''}>${label}</a></li>`).join(
+            '\n        ',
+          ),
+        )
+  const head =
+    name === 'reference'
+      ? '<link rel="stylesheet" href="assets/swagger-ui/swagger-ui.css">\n    <script src="assets/swagger-ui/swagger-ui-bundle.js"></script>'
+      : ''
   return layout
     .replace('{{title}}', page.title)
     .replace('{{head}}', head)
@@ -82,7 +90,9 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     route.schema = { ...route.schema, hide: true }
   })
   // Browsers honour Cross-Origin-Opener-Policy on https only (and complain about it on http).
-  const headers = app.config.publicUrl.startsWith('https:') ? { ...SECURITY_HEADERS, 'Cross-Origin-Opener-Policy': 'same-origin' } : SECURITY_HEADERS
+  const headers = app.config.publicUrl.startsWith('https:')
+    ? { ...SECURITY_HEADERS, 'Cross-Origin-Opener-Policy': 'same-origin' }
+    : SECURITY_HEADERS
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.headers(headers)
     const type = String(reply.getHeader('content-type') ?? '')

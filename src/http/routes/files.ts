@@ -106,7 +106,10 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
       if (!staged) throw new MissingFileError()
 
       const file = presentFile(await app.services.files.commit(staged), app.config.linkBaseUrl)
-      return reply.code(201).header('Location', `/api/v1/files/${file.file_id}`).send({ success: true, ...file })
+      return reply
+        .code(201)
+        .header('Location', `/api/v1/files/${file.file_id}`)
+        .send({ success: true, ...file })
     },
   )
 }
@@ -115,7 +118,8 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
  * A boundary RFC 2046 allows: 1 to 70 of its characters, quoted or not (space only inside quotes,
  * never last). The parser would take an empty one and cut the body at the wrong places.
  */
-const MULTIPART_BOUNDARY = /;\s*boundary=(?:"[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]"|[0-9A-Za-z'()+_,\-./:=?]{1,70})\s*(?:;|$)/i
+const MULTIPART_BOUNDARY =
+  /;\s*boundary=(?:"[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]"|[0-9A-Za-z'()+_,\-./:=?]{1,70})\s*(?:;|$)/i
 
 /** Parser failures are the client's (400); storage failures keep their own error. */
 function asMultipartError(error: unknown): unknown {

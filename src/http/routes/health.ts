@@ -7,7 +7,9 @@ const Checks = Type.Record(Type.String(), Type.Union([Type.Literal('ok'), Type.L
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/healthz',
-    { schema: { summary: 'The process is up', response: { 200: Type.Object({ success: Type.Literal(true), status: Type.Literal('ok') }) } } },
+    {
+      schema: { summary: 'The process is up', response: { 200: Type.Object({ success: Type.Literal(true), status: Type.Literal('ok') }) } },
+    },
     async () => ({ success: true as const, status: 'ok' as const }),
   )
 
