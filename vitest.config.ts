@@ -23,6 +23,8 @@ if (!scaleOutAvailable) {
 const shared = {
   testTimeout: 30_000,
   hookTimeout: 30_000,
+  // Checks every answer of the contract suite against the OpenAPI document.
+  setupFiles: ['test/helpers/validate-responses.setup.ts'],
   // The AWS SDK warns on Node 20 that its releases after January 2027 need Node 22 (docs/scale-out.md).
   env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
 }

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import fs from 'node:fs'
-import net from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { eventually, freePort, spawnServer, stopServerProcess } from '../test/helpers/server-process.js'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 /** Bench scripts are TypeScript: their child processes load tsx, as `npm run bench` does. */
@@ -16,40 +16,8 @@ export interface RunningServer {
   stop(): Promise<number | null>
 }
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as net.AddressInfo
-  server.close()
-  await once(server, 'close')
-  return port
-}
-
-async function waitUntilAnswering(url: string, child: ChildProcess, logFile: string): Promise<void> {
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(`${url} exited with code ${child.exitCode} before answering; see ${logFile}:\n${tail(logFile)}`)
-    }
-    try {
-      const response = await fetch(url)
-      await response.arrayBuffer()
-      return
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
-  throw new Error(`${url} did not answer within 30 s; see ${logFile}`)
-}
-
-function tail(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8').split('\n').slice(-20).join('\n')
-  } catch {
-    return ''
-  }
-}
+// The one process harness of the tests serves the bench too: one way to find a port, spawn and wait.
+export { freePort }
 
 /**
  * Starts a server process whose stdout and stderr go to `logFile`, as an operator's would go to a
@@ -63,28 +31,38 @@ export async function startServerProcess(options: {
   readyPath: string
   logFile: string
 }): Promise<RunningServer> {
-  const log = fs.openSync(options.logFile, 'a')
-  const child = spawn(process.execPath, options.args, {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', log, log],
-  })
-  fs.closeSync(log)
+  const server = spawnServer(options.env, options.args, { logFile: options.logFile })
+  let exitedEarly = false
+  void server.exited.then(() => (exitedEarly = true))
   try {
-    await waitUntilAnswering(options.url + options.readyPath, child, options.logFile)
+    await eventually(
+      options.url + options.readyPath,
+      async () => {
+        if (exitedEarly) throw new Error(`${options.url} exited before answering; see ${options.logFile}:\n${tail(options.logFile)}`)
+        const response = await fetch(options.url + options.readyPath).catch(() => undefined)
+        await response?.arrayBuffer()
+        return response ? true : undefined
+      },
+      30_000,
+    )
   } catch (error) {
-    child.kill('SIGKILL')
+    await stopServerProcess(server)
     throw error
   }
   return {
-    pid: child.pid!,
+    pid: server.child.pid!,
     url: options.url,
     async stop() {
-      if (child.exitCode !== null) return child.exitCode
-      child.kill('SIGTERM')
-      const [code] = (await once(child, 'exit')) as [number | null]
-      return code
+      return (await stopServerProcess(server, { signal: 'SIGTERM', timeoutMs: 60_000 })).code
     },
+  }
+}
+
+function tail(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n').slice(-20).join('\n')
+  } catch {
+    return ''
   }
 }
 

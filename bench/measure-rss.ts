@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import { readProcessStatus } from '../test/helpers/server-process.js'
 
 export interface RssPeak {
   /** Resident set size when sampling started. */
@@ -10,9 +11,8 @@ export interface RssPeak {
 }
 
 function readStatus(pid: number): { rss: number; hwm: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
-  return { rss: kib('VmRSS') * 1024, hwm: kib('VmHWM') * 1024 }
+  const { rssBytes, hwmBytes } = readProcessStatus(pid)
+  return { rss: rssBytes, hwm: hwmBytes }
 }
 
 /**

@@ -14,7 +14,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { freePort } from '../bench/child-process.js'
+import { freePort, readProcessStatus } from '../test/helpers/server-process.js'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const REPORT_FILE = path.join(ROOT, 'docs', 'reliability.md')
@@ -125,10 +125,8 @@ interface Sample {
 }
 
 async function sample(pid: number): Promise<Sample> {
-  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8')
-  const rssKb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? NaN)
-  const fds = (await fs.readdir(`/proc/${pid}/fd`)).length
-  return { rssBytes: rssKb * 1024, fds }
+  const { rssBytes, fds } = readProcessStatus(pid)
+  return { rssBytes, fds }
 }
 
 class ResourceWatch {

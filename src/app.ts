@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
+import type { ScryptCost } from './lib/passwords.js'
 import backends from './http/plugins/backends.js'
 import downloadHost from './http/plugins/download-host.js'
 import { ServiceUnavailableError } from './errors.js'
 import errorHandler, { sendError, writeClientError } from './http/plugins/error-handler.js'
+import { continueIfExpected } from './http/refused-body.js'
 import garbageCollection from './http/plugins/garbage-collection.js'
 import openapi from './http/plugins/openapi.js'
 import { apiV1Routes } from './http/routes/api-v1.js'
@@ -13,11 +15,20 @@ import { dashboardRoutes, rootRedirect } from './http/routes/dashboard.js'
 import { downloadRoutes } from './http/routes/download.js'
 import { healthRoutes } from './http/routes/health.js'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route sends `100 Continue` itself, after checks of its own (the upload's declared size). */
+    continuesItself?: boolean
+  }
+}
+
 export interface BuildOptions {
   /** Overrides of Fastify's logger (tests capture or silence it). */
   logger?: FastifyServerOptions['logger']
   /** Where the app's own logger writes (default stdout); tests capture its lines here, redaction intact. */
   logStream?: { write(line: string): void }
+  /** scrypt cost of new dashboard password hashes: only tests lower it. */
+  passwordHashCost?: ScryptCost
 }
 
 /** Builds the whole service from a validated config. Never listens: server.ts and tests do that. */
@@ -35,7 +46,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     // Fastify answers 414 past 100 characters; a long unknown token must still be a 404 (and a long file_id a 400).
     routerOptions: { maxParamLength: 2048 },
     // Errors the router raises before any route (a badly encoded URL) get the API's error body too.
-    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
+    frameworkErrors: (error, request, reply) => void sendError(request, reply, error),
     // A 5 GiB upload may take long: no whole-request deadline, but idle sockets and slow headers time out.
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,
@@ -50,6 +61,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // Node answers an Expect other than 100-continue with a bare 417 of its own (no JSON body):
   // serve such a request like any other instead, as RFC 9110 allows.
   app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response))
+  // And it would send `100 Continue` before any check: a refused client would then send its whole
+  // body for nothing. `100 Continue` goes out only once the request is going to be read (below,
+  // and in the upload route after its own checks); a refusal goes out as the final answer instead.
+  app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response))
 
   let closing = false
   app.addHook('preClose', async () => {
@@ -62,9 +77,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       throw new ServiceUnavailableError('The server is shutting down; retry on another instance.')
     }
   })
+  // Runs after authentication, plan and rate limits (onRequest): the body is about to be parsed.
+  app.addHook('preParsing', async (request, reply) => {
+    if (!request.routeOptions.config.continuesItself) continueIfExpected(request.raw, reply.raw)
+  })
   await app.register(errorHandler)
   await app.register(downloadHost, { downloadHost: config.downloadHost })
-  await app.register(backends, { config })
+  await app.register(backends, { config, ...(options.passwordHashCost ? { passwordHashCost: options.passwordHashCost } : {}) })
   await app.register(garbageCollection)
   await app.register(openapi)
   await app.register(healthRoutes)

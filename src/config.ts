@@ -138,6 +138,13 @@ function deepFreeze<T>(value: T): T {
   return value
 }
 
+/** A rule in words where the validator's own message would not help ("must be equal to constant"). */
+function describeRule(variable: string): string | undefined {
+  const property = (EnvSchema.properties as Record<string, { anyOf?: Array<{ const?: unknown }> }>)[variable]
+  const choices = property?.anyOf?.map((choice) => choice.const)
+  return choices?.every((choice) => typeof choice === 'string') ? `must be one of ${choices.join(', ')}` : undefined
+}
+
 /**
  * Reads and validates the environment once. Throws ConfigError naming the first bad variable.
  * Empty (or blank) strings count as unset so that `FOO= npm start` falls back to the default.
@@ -159,7 +166,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     const variable = error.instancePath.replace(/^\//, '') || 'environment'
     // Connection URLs may carry a password: never print them back.
     const got = SECRET_VARIABLES.has(variable) ? 'value not shown: it may hold a password' : `got ${JSON.stringify(picked[variable] ?? '')}`
-    throw new ConfigError(variable, `${error.message} (${got})`)
+    throw new ConfigError(variable, `${describeRule(variable) ?? error.message} (${got})`)
   }
   const valid = env as Env
   if (valid.FILESHARE_STORAGE === 's3' && !valid.FILESHARE_S3_BUCKET) {

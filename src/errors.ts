@@ -16,14 +16,21 @@ export const ERROR_REGISTRY = {
   internal_error: { status: 500, message: 'An internal error occurred.' },
   service_unavailable: { status: 503, message: 'A backend the service depends on is unavailable.' },
   insufficient_storage: { status: 507, message: 'The service has no space left to store the file.' },
-  // The web dashboard's own errors (docs/dashboard.md).
-  sign_in_required: { status: 401, message: 'Sign in to continue.' },
-  sign_in_failed: { status: 401, message: 'The email address or the password is wrong.' },
-  csrf_failed: { status: 403, message: 'The request did not come from the dashboard; reload the page and try again.' },
-  invalid_invite: { status: 400, message: 'This invitation link is invalid, already used or expired; ask the operator for a new one.' },
-} as const satisfies Record<string, { status: number; message: string }>
+  // The web dashboard's own errors (docs/dashboard.md); never answered by /api/v1.
+  sign_in_required: { status: 401, message: 'Sign in to continue.', dashboardOnly: true },
+  sign_in_failed: { status: 401, message: 'The email address or the password is wrong.', dashboardOnly: true },
+  csrf_failed: { status: 403, message: 'The request did not come from the dashboard; reload the page and try again.', dashboardOnly: true },
+  invalid_invite: {
+    status: 400,
+    message: 'This invitation link is invalid, already used or expired; ask the operator for a new one.',
+    dashboardOnly: true,
+  },
+} as const satisfies Record<string, { status: number; message: string; dashboardOnly?: true }>
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY
+
+/** The codes the API (/api/v1 and the public routes) can answer: the enum of the OpenAPI document. */
+export const API_ERROR_CODES = (Object.keys(ERROR_REGISTRY) as ErrorCode[]).filter((code) => !('dashboardOnly' in ERROR_REGISTRY[code]))
 
 export class AppError extends Error {
   readonly status: number
@@ -49,8 +56,8 @@ export class InvalidParameterError extends AppError {
   }
 }
 export class InvalidRequestError extends AppError {
-  constructor(message?: string) {
-    super('invalid_request', message)
+  constructor(message?: string, options?: { cause?: unknown }) {
+    super('invalid_request', message, options)
   }
 }
 export class UnauthorizedError extends AppError {
@@ -129,26 +136,4 @@ export class BlobNotFoundError extends Error {
     super(`No blob stored under ${key}`)
     this.name = 'BlobNotFoundError'
   }
-}
-
-/** Socket error codes that mean a backend cannot be reached right now (it may come back). */
-const CONNECTION_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-])
-
-/** Whether `error` (or its cause, or one of an AggregateError's errors) is a failed connection. */
-export function isConnectionError(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false
-  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown }
-  if (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) return true
-  if (Array.isArray(errors) && errors.some(isConnectionError)) return true
-  return cause !== undefined && cause !== error && isConnectionError(cause)
 }

@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util'
+import { openBackends } from '../backends.js'
 import { ConfigError, loadConfig, type Config } from '../config.js'
 import { openDatabase } from '../db/open-database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { AppError } from '../errors.js'
-import { createServices, type Services } from '../services/create-services.js'
+import type { Services } from '../services/create-services.js'
 import type { GarbageCollectionReport } from '../services/garbage-collector.js'
-import { openBlobStore } from '../storage/open-blob-store.js'
+import { presentAccount, presentKey } from './present.js'
 
 export const USAGE = `Usage: fileshare <command>
 
@@ -30,7 +31,7 @@ export const USAGE = `Usage: fileshare <command>
                                           (default FILESHARE_GC_GRACE_MS); use 0 only while
                                           no server runs on the data
 
-Settings come from the same environment variables as the server (see README).`
+Settings come from the same environment variables as the server (docs/configuration.md).`
 
 export class UsageError extends Error {}
 
@@ -100,15 +101,12 @@ async function withServices<T>(
   run: (services: Services) => Promise<T>,
   onBackgroundError?: (error: unknown) => void,
 ): Promise<T> {
-  const database = await openDatabase(config)
-  const blobStore = await openBlobStore(config).catch(async (error: unknown) => {
-    await database.db.destroy()
-    throw error
-  })
+  // The CLI limits no requests: it needs no Redis connection.
+  const backends = await openBackends(config, { sharedLimits: false, ...(onBackgroundError ? { onBackgroundError } : {}) })
   try {
-    return await run(createServices(database, blobStore, config, onBackgroundError))
+    return await run(backends.services)
   } finally {
-    await Promise.all([database.db.destroy(), blobStore.close()])
+    await backends.close()
   }
 }
 
@@ -162,22 +160,22 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       if (!values.email || !values.plan) throw new UsageError('account create needs --email and --plan.')
       const { account, apiKey, keyId } = await withServices(config, (s) => s.accounts.create(values.email!, values.plan!))
       if (out.json)
-        print(JSON.stringify({ account_id: account.account_id, email: account.email, plan: account.plan, key_id: keyId, api_key: apiKey }))
-      else
-        print(`Created account ${account.account_id} (${account.email}, ${account.plan}).\nAPI key (shown once, keep it secret): ${apiKey}`)
+        print(JSON.stringify({ account_id: account.id, email: account.email, plan: account.plan, key_id: keyId, api_key: apiKey }))
+      else print(`Created account ${account.id} (${account.email}, ${account.plan}).\nAPI key (shown once, keep it secret): ${apiKey}`)
       return 0
     }
     case 'account list': {
       const accounts = await withServices(config, (s) => s.accounts.list())
-      if (out.json) print(JSON.stringify(accounts))
-      else for (const a of accounts) print(`${a.account_id}\t${a.email}\t${a.plan}\t${JSON.stringify(a.overrides)}`)
+      const shown = accounts.map(presentAccount)
+      if (out.json) print(JSON.stringify(shown))
+      else for (const a of shown) print(`${a.account_id}\t${a.email}\t${a.plan}\t${JSON.stringify(a.overrides)}`)
       return 0
     }
     case 'account set-plan': {
       const id = positiveId(rest[0], 'ID')
       if (!rest[1]) throw new UsageError('account set-plan needs ID and PLAN.')
       const account = await withServices(config, (s) => s.accounts.setPlan(id, rest[1]!))
-      print(out.json ? JSON.stringify(account) : `Account ${id} is now on the ${account.plan} plan.`)
+      print(out.json ? JSON.stringify(presentAccount(account)) : `Account ${id} is now on the ${account.plan} plan.`)
       return 0
     }
     case 'account set-limits': {
@@ -196,7 +194,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       )
       if (Object.keys(overrides).length === 0) throw new UsageError('account set-limits needs at least one limit flag.')
       const account = await withServices(config, (s) => s.accounts.setLimits(id, overrides))
-      print(out.json ? JSON.stringify(account) : `Limits of account ${id}: ${JSON.stringify(account.overrides)}`)
+      const shown = presentAccount(account)
+      print(out.json ? JSON.stringify(shown) : `Limits of account ${id}: ${JSON.stringify(shown.overrides)}`)
       return 0
     }
     case 'account invite': {
@@ -218,25 +217,23 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
     case 'key create': {
       const accountId = positiveId(rest[0], 'ACCOUNT_ID')
       const { key, apiKey } = await withServices(config, (s) => s.apiKeys.create(accountId, values.name))
-      if (out.json) print(JSON.stringify({ key_id: key.key_id, account_id: key.account_id, name: key.name, api_key: apiKey }))
-      else print(`Created key ${key.key_id} for account ${accountId}.\nAPI key (shown once, keep it secret): ${apiKey}`)
+      if (out.json) print(JSON.stringify({ key_id: key.id, account_id: key.account_id, name: key.name, api_key: apiKey }))
+      else print(`Created key ${key.id} for account ${accountId}.\nAPI key (shown once, keep it secret): ${apiKey}`)
       return 0
     }
     case 'key list': {
       const keys = await withServices(config, (s) => s.apiKeys.list(positiveId(rest[0], 'ACCOUNT_ID')))
-      if (out.json) print(JSON.stringify(keys))
+      if (out.json) print(JSON.stringify(keys.map(presentKey)))
       else
         for (const k of keys) {
           const state = k.revoked_at === null ? 'active' : `revoked ${formatTime(k.revoked_at)}`
-          print(
-            `${k.key_id}\t${k.prefix}…\t${k.name}\tcreated ${formatTime(k.created_at)}\tlast used ${formatTime(k.last_used_at)}\t${state}`,
-          )
+          print(`${k.id}\t${k.prefix}…\t${k.name}\tcreated ${formatTime(k.created_at)}\tlast used ${formatTime(k.last_used_at)}\t${state}`)
         }
       return 0
     }
     case 'key revoke': {
       const key = await withServices(config, (s) => s.apiKeys.revoke(positiveId(rest[0], 'KEY_ID')))
-      print(out.json ? JSON.stringify(key) : `Key ${key.key_id} is revoked.`)
+      print(out.json ? JSON.stringify(presentKey(key)) : `Key ${key.id} is revoked.`)
       return 0
     }
     case 'gc': {
@@ -310,18 +307,27 @@ function oneLine(message: string): string {
   return message.replace(/\s*\n\s*/g, ' ').trim()
 }
 
-/** Entry point of bin/fileshare.js: one-line errors, non-zero exit codes. */
-export async function main(argv = process.argv.slice(2)): Promise<void> {
+export interface CliOutput {
+  stdout(line: string): void
+  stderr(line: string): void
+}
+
+/**
+ * Runs one command as the `fileshare` binary would: one-line errors on stderr, and the exit code
+ * (2 for usage errors, 1 for other failures, -1 for `serve`, which keeps running).
+ */
+export async function execute(argv: string[], env: NodeJS.ProcessEnv, output: CliOutput): Promise<number> {
   try {
-    const code = await runCli(argv, process.env, (line) => console.log(line))
-    if (code >= 0) process.exitCode = code
+    return await runCli(argv, env, (line) => output.stdout(line))
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError || error instanceof AppError) {
-      console.error(`fileshare: ${oneLine(error.message)}`)
-      process.exitCode = error instanceof UsageError ? 2 : 1
-      return
-    }
-    console.error(`fileshare: ${oneLine(String((error as Error).message ?? error))}`)
-    process.exitCode = 1
+    const known = error instanceof UsageError || error instanceof ConfigError || error instanceof AppError
+    output.stderr(`fileshare: ${oneLine(known ? error.message : String((error as Error).message ?? error))}`)
+    return error instanceof UsageError ? 2 : 1
   }
+}
+
+/** Entry point of bin/fileshare.js. */
+export async function main(argv = process.argv.slice(2)): Promise<void> {
+  const code = await execute(argv, process.env, { stdout: (line) => console.log(line), stderr: (line) => console.error(line) })
+  if (code >= 0) process.exitCode = code
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import type { Database } from './schema.js'
 import { withStatementCache } from './statement-cache.js'
@@ -12,6 +12,18 @@ export type DialectName = 'sqlite' | 'postgres'
 export interface DatabaseHandle {
   db: Kysely<Database>
   dialect: DialectName
+  /** Resolves when the database answers a query; rejects (503 once translated) when it does not. */
+  check(): Promise<void>
+}
+
+function handle(db: Kysely<Database>, dialect: DialectName): DatabaseHandle {
+  return {
+    db,
+    dialect,
+    async check() {
+      await sql`select 1`.execute(db)
+    },
+  }
 }
 
 /** Opens the embedded SQLite database in WAL mode, shared safely by the server and the CLI. */
@@ -26,7 +38,7 @@ export function openSqlite(file: string): DatabaseHandle {
   // The CLI and the server share the file: wait for a writer instead of failing with SQLITE_BUSY.
   database.pragma('busy_timeout = 5000')
   const sqlite = new SqliteDialect({ database: withStatementCache(database) })
-  return { db: new Kysely<Database>({ dialect: withTranslatedErrors(sqlite) }), dialect: 'sqlite' }
+  return handle(new Kysely<Database>({ dialect: withTranslatedErrors(sqlite) }), 'sqlite')
 }
 
 // bigint columns hold byte sizes and counters, all far below 2^53: read them as numbers.
@@ -49,5 +61,5 @@ export function openPostgres(connectionString: string, options: { searchPath?: s
   // query connects afresh.
   pool.on('error', () => {})
   pool.on('connect', (client) => client.on('error', () => {}))
-  return { db: new Kysely<Database>({ dialect: withTranslatedErrors(new PostgresDialect({ pool })) }), dialect: 'postgres' }
+  return handle(new Kysely<Database>({ dialect: withTranslatedErrors(new PostgresDialect({ pool })) }), 'postgres')
 }

@@ -47,7 +47,7 @@ export interface FilesTable {
 /** The dashboard password of an account holder, apart from `accounts` so that it never travels with an account row. */
 export interface AccountPasswordsTable {
   account_id: number
-  /** `scrypt$N$r$p$salt$hash` (services/passwords.ts). */
+  /** `scrypt$N$r$p$salt$hash` (lib/passwords.ts). */
   password_hash: string
   updated_at: number
 }

@@ -1,5 +1,6 @@
 import type { DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely'
-import { InsufficientStorageError, isConnectionError, ServiceUnavailableError } from '../errors.js'
+import { InsufficientStorageError, ServiceUnavailableError } from '../errors.js'
+import { isConnectionError } from '../lib/network-errors.js'
 
 /** PostgreSQL states that mean the server cannot serve now: connection exceptions, shutdown, overload. */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/

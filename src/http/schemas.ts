@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { API_ERROR_CODES } from '../errors.js'
 
 const SafeId = (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description })
 
@@ -6,7 +7,7 @@ export const ErrorBody = Type.Object(
   {
     success: Type.Literal(false),
     error: Type.Object({
-      code: Type.String({ description: 'Stable snake_case error code (see docs/api.md).' }),
+      code: Type.Enum(API_ERROR_CODES, { description: 'Stable snake_case error code (see docs/api.md).' }),
       message: Type.String(),
       request_id: Type.Optional(Type.String({ description: 'Present on 5xx errors, for the operator.' })),
     }),
@@ -28,6 +29,25 @@ export const FileObject = Type.Object(
   { title: 'File' },
 )
 export type FileObject = Static<typeof FileObject>
+
+/** The upload's body, for the OpenAPI document only: the route streams it with its own parser. */
+export const UploadForm = Type.Object(
+  {
+    file: Type.String({
+      format: 'binary',
+      contentMediaType: 'application/octet-stream',
+      description: 'The file. Exactly one part named `file`, with a `filename`; other fields are ignored.',
+    }),
+  },
+  { title: 'UploadForm', additionalProperties: true },
+)
+
+/** The bytes of a download (200 and 206). */
+export const FileContent = Type.String({
+  format: 'binary',
+  contentMediaType: 'application/octet-stream',
+  description: 'The stored bytes, or the requested range of them.',
+})
 
 export const UploadResponse = Type.Object({
   success: Type.Literal(true),
@@ -51,15 +71,20 @@ export const ListQuery = Type.Object(
   { additionalProperties: true },
 )
 
-export const ListResponse = Type.Object({
-  success: Type.Literal(true),
-  files: Type.Array(FileObject),
-  pagination: Type.Object({
+export const Pagination = Type.Object(
+  {
     page: Type.Integer(),
     limit: Type.Integer(),
     total: Type.Integer({ description: 'Total number of files of the account.' }),
     pages: Type.Integer({ description: 'ceil(total / limit); 0 when there are no files.' }),
-  }),
+  },
+  { title: 'Pagination' },
+)
+
+export const ListResponse = Type.Object({
+  success: Type.Literal(true),
+  files: Type.Array(FileObject),
+  pagination: Pagination,
 })
 
 export const FileIdParams = Type.Object({ file_id: SafeId('The file_id of an upload.') })
@@ -68,20 +93,30 @@ export const DetailResponse = Type.Object({ success: Type.Literal(true), file: F
 
 export const DeleteResponse = Type.Object({ success: Type.Literal(true), message: Type.String() })
 
-export const StatsResponse = Type.Object({
-  success: Type.Literal(true),
-  stats: Type.Object({
+export const Stats = Type.Object(
+  {
     total_files: Type.Integer(),
     total_size: Type.Integer({ description: 'Bytes.' }),
     total_downloads: Type.Integer({ description: 'Sum of download_count over the current files.' }),
     uploads_today: Type.Integer({ description: 'Successful uploads since 00:00 UTC.' }),
-  }),
-  limits: Type.Object({
+  },
+  { title: 'Stats' },
+)
+
+export const Limits = Type.Object(
+  {
     max_file_size: Type.Integer({ description: 'Bytes.' }),
     daily_uploads: Type.Integer(),
     requests_per_minute: Type.Integer(),
     requests_per_day: Type.Integer(),
-  }),
+  },
+  { title: 'Limits' },
+)
+
+export const StatsResponse = Type.Object({
+  success: Type.Literal(true),
+  stats: Stats,
+  limits: Limits,
   plan: Type.String({ description: 'Lower-case plan name: pro, business or enterprise.' }),
 })
 
@@ -96,4 +131,14 @@ export const authErrors = {
   500: ErrorBody,
   /** A backend (database, storage, Redis) cannot be reached right now. */
   503: ErrorBody,
+}
+
+/**
+ * Errors of requests that carry a body the route does not take (every API call but the upload):
+ * 400 for malformed JSON, 413 over 1 MiB, 415 for another content type (docs/api.md, Errors).
+ */
+export const bodyErrors = {
+  400: ErrorBody,
+  413: ErrorBody,
+  415: ErrorBody,
 }

@@ -1,5 +1,5 @@
 import { decide, type LimitDecision, type RequestLimiter, type RequestLimits } from './request-limiter.js'
-import { secondsUntilUtcMidnight, utcDay } from './utc-day.js'
+import { secondsUntilUtcMidnight, utcDay } from '../lib/utc-day.js'
 
 const WINDOW_MS = 60_000
 

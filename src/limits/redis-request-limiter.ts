@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis, Result } from 'ioredis'
-import { ServiceUnavailableError } from '../errors.js'
+import { redisUnavailable } from './redis-unavailable.js'
 import { decide, type LimitDecision, type RequestLimiter, type RequestLimits } from './request-limiter.js'
-import { secondsUntilUtcMidnight } from './utc-day.js'
+import { secondsUntilUtcMidnight } from '../lib/utc-day.js'
 
 /**
  * The same sliding log as MemoryRequestLimiter, kept in Redis so that every server instance
@@ -77,9 +77,4 @@ export class RedisRequestLimiter implements RequestLimiter {
   }
 
   async close(): Promise<void> {}
-}
-
-/** Limits are exact only with their shared state: without Redis, requests that need a limit get 503. */
-export function redisUnavailable(error: unknown): ServiceUnavailableError {
-  return new ServiceUnavailableError('The rate-limit store (Redis) is unavailable.', { cause: error })
 }

@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto'
+import { sha256Hex } from '../lib/sha256-hex.js'
 import type { Config } from '../config.js'
 import { NotFoundError } from '../errors.js'
 import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import type { ApiKeysRepository } from '../db/repositories/api-keys-repository.js'
 import type { AccountRow, ApiKeyRow } from '../db/schema.js'
 import { effectiveLimits, type AccountLimits } from './account-limits.js'
-import { randomToken } from './random-token.js'
+import { randomToken } from '../lib/random-token.js'
 
 export const KEY_PREFIX = 'fsk_'
 // fsk_ + 32 random bytes (256 bits) in base64url.
@@ -27,24 +27,12 @@ interface CacheEntry {
   validUntil: number
 }
 
-export interface ApiKeySummary {
-  key_id: number
-  account_id: number
-  name: string
-  prefix: string
-  created_at: number
-  last_used_at: number | null
-  revoked_at: number | null
-  expires_at: number | null
-}
+/** A key as anyone may see it: everything but its hash. */
+export type ApiKey = Omit<ApiKeyRow, 'key_hash'>
 
-export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex')
-}
-
-function summarize(row: ApiKeyRow): ApiKeySummary {
-  const { id, account_id, name, prefix, created_at, last_used_at, revoked_at, expires_at } = row
-  return { key_id: id, account_id, name, prefix, created_at, last_used_at, revoked_at, expires_at }
+function withoutHash(row: ApiKeyRow): ApiKey {
+  const { key_hash: _hash, ...key } = row
+  return key
 }
 
 export class ApiKeyService {
@@ -67,31 +55,32 @@ export class ApiKeyService {
       account_id: accountId,
       name,
       prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH),
-      key_hash: hashKey(apiKey),
+      // A fast hash is enough: the key carries 256 random bits (passwords, which do not, use scrypt).
+      key_hash: sha256Hex(apiKey),
       created_at: Date.now(),
       expires_at: options.expiresAt ?? null,
     })
-    return { key: summarize(row), apiKey }
+    return { key: withoutHash(row), apiKey }
   }
 
-  async list(accountId: number): Promise<ApiKeySummary[]> {
+  async list(accountId: number): Promise<ApiKey[]> {
     if (!(await this.accounts.findById(accountId))) throw new NotFoundError(`No account with id ${accountId}.`)
-    return (await this.keys.listForAccount(accountId)).map(summarize)
+    return (await this.keys.listForAccount(accountId)).map(withoutHash)
   }
 
-  async revoke(keyId: number): Promise<ApiKeySummary> {
+  async revoke(keyId: number): Promise<ApiKey> {
     const row = (await this.keys.revoke(keyId, Date.now())) ?? (await this.keys.findById(keyId))
     if (!row) throw new NotFoundError(`No API key with id ${keyId}.`)
     this.forget(keyId)
-    return summarize(row)
+    return withoutHash(row)
   }
 
   /** Revokes a key of this account (the dashboard); another account's key is a 404, as if it did not exist. */
-  async revokeForAccount(accountId: number, keyId: number): Promise<ApiKeySummary> {
+  async revokeForAccount(accountId: number, keyId: number): Promise<ApiKey> {
     const row = (await this.keys.revoke(keyId, Date.now(), accountId)) ?? (await this.keys.findById(keyId))
     if (!row || row.account_id !== accountId) throw new NotFoundError(`No API key with id ${keyId}.`)
     this.forget(keyId)
-    return summarize(row)
+    return withoutHash(row)
   }
 
   /** Drops the key from this process's cache, so that it stops working here at once (elsewhere within cacheTtlMs). */
@@ -106,7 +95,7 @@ export class ApiKeyService {
    */
   async authenticate(apiKey: string, now = Date.now()): Promise<Principal | undefined> {
     if (!KEY_PATTERN.test(apiKey)) return undefined
-    const hash = hashKey(apiKey)
+    const hash = sha256Hex(apiKey)
     const cached = this.cache.get(hash)
     if (cached && cached.validUntil > now) return cached.principal
     this.cache.delete(hash)

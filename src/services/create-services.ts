@@ -5,7 +5,10 @@ import { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../db/repositories/api-keys-repository.js'
 import { FilesRepository } from '../db/repositories/files-repository.js'
 import { SessionsRepository } from '../db/repositories/sessions-repository.js'
+import type { ScryptCost } from '../lib/passwords.js'
 import type { BlobStore } from '../storage/blob-store.js'
+import type { PerKeyLimiter } from '../limits/per-key-limiter.js'
+import type { RequestLimiter } from '../limits/request-limiter.js'
 import { AccountHolderService } from './account-holders.js'
 import { AccountService } from './accounts.js'
 import { ApiKeyService } from './api-keys.js'
@@ -13,6 +16,7 @@ import { DownloadService } from './downloads.js'
 import { FileService } from './files.js'
 import { GarbageCollector } from './garbage-collector.js'
 import { SessionService } from './sessions.js'
+import { SignInService } from './sign-in.js'
 
 export interface Services {
   accounts: AccountService
@@ -22,25 +26,45 @@ export interface Services {
   garbageCollector: GarbageCollector
   accountHolders: AccountHolderService
   sessions: SessionService
+  signIn: SignInService
+}
+
+/** The limiters services apply themselves (the API's own request and IP limits are applied by the HTTP layer). */
+export interface ServiceLimiters {
+  requests: RequestLimiter
+  signInFailuresByIp: PerKeyLimiter
+  signInFailuresByAccount: PerKeyLimiter
+}
+
+export interface ServiceOptions {
+  /** Errors of background work (last-used updates, blob removal after a delete). */
+  onBackgroundError?: (error: unknown) => void
+  /** scrypt cost of new password hashes; tests lower it, production keeps PASSWORD_HASH_COST. */
+  passwordHashCost?: Readonly<ScryptCost>
 }
 
 /** Wires the domain services over one database and one blob store; shared by the server and the CLI. */
 export function createServices(
   { db }: DatabaseHandle,
   store: BlobStore,
+  limiters: ServiceLimiters,
   config: Pick<Config, 'plans' | 'cacheTtlMs'>,
-  onBackgroundError: (error: unknown) => void = () => {},
+  options: ServiceOptions = {},
 ): Services {
+  const { onBackgroundError = () => {}, passwordHashCost } = options
   const accountsRepository = new AccountsRepository(db)
   const filesRepository = new FilesRepository(db)
   const apiKeys = new ApiKeyService(new ApiKeysRepository(db), accountsRepository, config, onBackgroundError)
+  const accountHolders = new AccountHolderService(new AccountHoldersRepository(db), accountsRepository, passwordHashCost)
+  const sessions = new SessionService(new SessionsRepository(db), config)
   return {
     apiKeys,
-    accounts: new AccountService(accountsRepository, apiKeys, config),
+    accounts: new AccountService(accountsRepository, apiKeys, config, limiters.requests),
     files: new FileService(filesRepository, accountsRepository, store, onBackgroundError),
     downloads: new DownloadService(filesRepository, store),
     garbageCollector: new GarbageCollector(filesRepository, store, onBackgroundError),
-    accountHolders: new AccountHolderService(new AccountHoldersRepository(db), accountsRepository),
-    sessions: new SessionService(new SessionsRepository(db), config),
+    accountHolders,
+    sessions,
+    signIn: new SignInService(accountHolders, sessions, limiters.signInFailuresByIp, limiters.signInFailuresByAccount),
   }
 }

@@ -18,17 +18,26 @@ export class DownloadService {
     return file
   }
 
+  /**
+   * Opens the bytes to send (the whole file, or one range) and counts the download when they start
+   * at the first byte: a resumed or seeking client does not count again, a ranged first read does.
+   */
   async open(file: FileRow, range?: ByteRange): Promise<Readable> {
+    let body: Readable
     try {
-      return await this.store.get(file.storage_key, range)
+      body = await this.store.get(file.storage_key, range)
     } catch (error) {
       if (error instanceof BlobNotFoundError) throw new NotFoundError('No file behind this link.')
       throw error
     }
-  }
-
-  /** Counts a download that starts at the first byte. */
-  async count(file: FileRow): Promise<void> {
-    await this.files.countDownload(file)
+    if (!range || range.start === 0) {
+      try {
+        await this.files.countDownload(file)
+      } catch (error) {
+        body.destroy()
+        throw error
+      }
+    }
+    return body
   }
 }

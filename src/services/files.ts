@@ -5,10 +5,10 @@ import type { AccountsRepository } from '../db/repositories/accounts-repository.
 import type { FilesRepository } from '../db/repositories/files-repository.js'
 import type { FileRow } from '../db/schema.js'
 import type { BlobStore, StoredBlob } from '../storage/blob-store.js'
-import { utcDay } from '../limits/utc-day.js'
+import { utcDay } from '../lib/utc-day.js'
 import type { AccountLimits } from './account-limits.js'
-import { sanitizeFilename } from './filename.js'
-import { randomToken } from './random-token.js'
+import { sanitizeFilename } from '../lib/filename.js'
+import { randomToken } from '../lib/random-token.js'
 
 export interface Owner {
   accountId: number

@@ -46,6 +46,27 @@ const PARALLEL_REMOVALS = 8
  * and leftovers of unfinished writes. Never touches anything younger than the grace period, and
  * never a blob a row references.
  */
+/** A report of a sweep that has not found anything yet. */
+export function emptyGarbageCollectionReport({
+  graceMs,
+  dryRun = false,
+}: Pick<GarbageCollectionOptions, 'graceMs' | 'dryRun'>): GarbageCollectionReport {
+  return {
+    dryRun,
+    graceMs,
+    blobsScanned: 0,
+    blobsRemoved: 0,
+    blobBytesRemoved: 0,
+    recentBlobsKept: 0,
+    unfinishedWritesRemoved: 0,
+    unfinishedWriteBytesRemoved: 0,
+    recentUnfinishedWritesKept: 0,
+    bytesFreed: 0,
+    failures: 0,
+    interrupted: false,
+  }
+}
+
 export class GarbageCollector {
   constructor(
     private readonly files: FilesRepository,
@@ -56,20 +77,7 @@ export class GarbageCollector {
 
   async collect({ graceMs, dryRun = false, signal }: GarbageCollectionOptions): Promise<GarbageCollectionReport> {
     const cutoff = this.now() - graceMs
-    const report: GarbageCollectionReport = {
-      dryRun,
-      graceMs,
-      blobsScanned: 0,
-      blobsRemoved: 0,
-      blobBytesRemoved: 0,
-      recentBlobsKept: 0,
-      unfinishedWritesRemoved: 0,
-      unfinishedWriteBytesRemoved: 0,
-      recentUnfinishedWritesKept: 0,
-      bytesFreed: 0,
-      failures: 0,
-      interrupted: false,
-    }
+    const report = emptyGarbageCollectionReport({ graceMs, dryRun })
     const stopped = () => (report.interrupted ||= signal?.aborted ?? false)
 
     const removeUnreferenced = async (batch: BlobEntry[]) => {

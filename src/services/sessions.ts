@@ -3,8 +3,8 @@ import type { Config } from '../config.js'
 import type { SessionsRepository } from '../db/repositories/sessions-repository.js'
 import type { AccountRow } from '../db/schema.js'
 import { effectiveLimits, type AccountLimits } from './account-limits.js'
-import { hashKey } from './api-keys.js'
-import { randomToken } from './random-token.js'
+import { sha256Hex } from '../lib/sha256-hex.js'
+import { randomToken } from '../lib/random-token.js'
 
 /** A session lasts this long from sign-in, used or not; then the holder signs in again. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000
@@ -33,20 +33,24 @@ export class SessionService {
     await this.sessions.deleteExpired(now)
     const sessionId = randomToken(32)
     const expiresAt = now + SESSION_TTL_MS
-    await this.sessions.create({ account_id: accountId, token_hash: hashKey(sessionId), created_at: now, expires_at: expiresAt })
+    await this.sessions.create({ account_id: accountId, token_hash: sha256Hex(sessionId), created_at: now, expires_at: expiresAt })
     return { sessionId, expiresAt }
   }
 
   /** Who is signed in with this session id, or undefined when it is unknown, ended or expired. */
   async find(sessionId: string, now = Date.now()): Promise<SignedIn | undefined> {
     if (!SESSION_ID_PATTERN.test(sessionId)) return undefined
-    const found = await this.sessions.findValid(hashKey(sessionId), now)
-    if (!found) return undefined
-    return { account: found.account, limits: effectiveLimits(found.account, this.config.plans), expiresAt: found.session.expires_at }
+    const found = await this.sessions.findValid(sha256Hex(sessionId), now)
+    return found ? this.signedIn(found.account, found.session.expires_at) : undefined
+  }
+
+  /** The account holder as signed in until `expiresAt`, with the account's effective limits. */
+  signedIn(account: AccountRow, expiresAt: number): SignedIn {
+    return { account, limits: effectiveLimits(account, this.config.plans), expiresAt }
   }
 
   async end(sessionId: string): Promise<void> {
-    if (SESSION_ID_PATTERN.test(sessionId)) await this.sessions.delete(hashKey(sessionId))
+    if (SESSION_ID_PATTERN.test(sessionId)) await this.sessions.delete(sha256Hex(sessionId))
   }
 
   /**

@@ -14,7 +14,8 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
-import { BlobNotFoundError, isConnectionError, ServiceUnavailableError } from '../errors.js'
+import { BlobNotFoundError, ServiceUnavailableError } from '../errors.js'
+import { isConnectionError } from '../lib/network-errors.js'
 import type { BlobEntry, BlobStore, ByteRange, StoredBlob, UnfinishedWrite } from './blob-store.js'
 import { ByteMeter } from './byte-meter.js'
 

@@ -1,33 +1,22 @@
 import { execFile } from 'node:child_process'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import SQLite from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCommand } from '../helpers/cli.js'
+import { BIN, cleanEnv, ROOT, type CliResult } from '../helpers/server-process.js'
 import { bearer, makeTempDir, startTestApp } from '../helpers/test-app.js'
 import { MIGRATION_NAMES } from '../../src/db/migrate.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const BIN = path.join(ROOT, 'bin/fileshare.js')
 const KEY_PATTERN = /fsk_[A-Za-z0-9_-]{43}/g
 
-interface CliResult {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-/** The environment of an operator's shell, minus any fileshare settings of the machine running the tests. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('FILESHARE_') && name !== 'PORT' && name !== 'HOST') env[name] = value
-  }
-  return { ...env, ...extra }
+/** Runs a command in this process against `dataDir` (test/helpers/cli.ts); fileshareProcess runs the real binary. */
+function fileshare(dataDir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+  return runCommand(args, { FILESHARE_DATA_DIR: dataDir, ...extraEnv })
 }
 
 /** Runs the real binary, `node bin/fileshare.js ...args`, against `dataDir`. */
-function fileshare(dataDir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+function fileshareProcess(dataDir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -95,6 +84,23 @@ describe('fileshare CLI', () => {
       ]) {
         expect(stdout).toContain(command)
       }
+    })
+
+    it('the real binary runs a command, and reports a refusal in one line with its exit code', async () => {
+      const dataDir = await newDataDir()
+      const created = await fileshareProcess(dataDir, ['account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json'])
+      expect(created).toMatchObject({ code: 0, stderr: '' })
+      expect(JSON.parse(created.stdout)).toMatchObject({ account_id: 1, api_key: expect.stringMatching(/^fsk_[A-Za-z0-9_-]{43}$/) })
+      expect(await fileshareProcess(dataDir, ['account', 'set-plan', 'abc', 'pro'])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'fileshare: ID must be a positive integer, got "abc".\n',
+      })
+      expect(await fileshareProcess(dataDir, ['account', 'set-plan', '7', 'pro'])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'fileshare: No account with id 7.\n',
+      })
     })
 
     it('is what `npx fileshare` runs in a checkout', async () => {
@@ -328,7 +334,7 @@ describe('fileshare CLI', () => {
       // Every command migrates on open; without a lock, one of them failed with "table accounts already exists".
       for (let round = 0; round < 3; round++) {
         const dataDir = await newDataDir()
-        const results = await Promise.all(Array.from({ length: 6 }, () => fileshare(dataDir, ['account', 'list'])))
+        const results = await Promise.all(Array.from({ length: 6 }, () => fileshareProcess(dataDir, ['account', 'list'])))
         for (const result of results) expect(result).toMatchObject({ code: 0, stderr: '' })
         const database = new SQLite(path.join(dataDir, 'fileshare.sqlite'), { readonly: true })
         try {
@@ -363,6 +369,9 @@ describe('fileshare CLI', () => {
       ['a duplicate email', (_id, email) => ['account', 'create', '--email', email, '--plan', 'pro']],
       ['a non-numeric account id', () => ['account', 'set-plan', 'abc', 'pro']],
       ['a fractional account id', () => ['key', 'create', '1.5']],
+      ['an account id of 400 digits', () => ['account', 'set-plan', '9'.repeat(400), 'pro']],
+      ['a limit of 400 digits', (id) => ['account', 'set-limits', id, '--max-file-size', '9'.repeat(400)]],
+      ['a grace period of 400 digits', () => ['gc', '--grace-seconds', '9'.repeat(400)]],
       ['an unknown account id on set-plan', () => ['account', 'set-plan', '999999', 'pro']],
       ['an unknown account id on key create', () => ['key', 'create', '999999']],
       ['an unknown key id on key revoke', () => ['key', 'revoke', '999999']],
@@ -374,7 +383,8 @@ describe('fileshare CLI', () => {
       ['a bad configuration', () => ['account', 'list'], { FILESHARE_PLANS: '{bad' }],
     ]
 
-    it.concurrent.for(cases)('%s: one line on stderr, nothing on stdout, non-zero exit', async ([, args, env], { expect }) => {
+    // One at a time: in one process, concurrent SQLite opens would wait on each other's migration lock synchronously.
+    it.for(cases)('%s: one line on stderr, nothing on stdout, non-zero exit', async ([, args, env], { expect }) => {
       const result = await fileshare(dataDir, args(String(account.account_id), takenEmail), env)
       expect(result.code).not.toBe(0)
       expect(result.stdout).toBe('')

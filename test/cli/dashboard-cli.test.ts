@@ -95,6 +95,13 @@ describe('fileshare account invite / set-password', () => {
       stderr: '',
       stdout: `Set the dashboard password of account ${accountId} (${email}); its sessions were signed out.\n`,
     })
+    // A real process hashes at production's cost (the in-process test app uses a lower one).
+    const stored = await t.app.database.db
+      .selectFrom('account_passwords')
+      .select('password_hash')
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow()
+    expect(stored.password_hash).toMatch(/^scrypt\$32768\$8\$1\$/)
     const signedIn = await signIn(email, PASSWORD)
     expect(signedIn.status).toBe(200)
     const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!

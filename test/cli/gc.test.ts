@@ -4,11 +4,18 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
-import { openDatabase } from '../../src/db/open-database.js'
-import { createServices } from '../../src/services/create-services.js'
-import { openBlobStore } from '../../src/storage/open-blob-store.js'
+import { openBackends } from '../../src/backends.js'
 import { CreateMultipartUploadCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3'
-import { createPgSchema, dropPgSchema, isPostgresReachable, PG_URL, S3RVER_CREDENTIALS, startS3rver } from '../helpers/scale-out-env.js'
+import {
+  createPgSchema,
+  dropPgSchema,
+  isPostgresReachable,
+  PG_URL,
+  S3RVER_CREDENTIALS,
+  scaleOutEnv,
+  startS3rver,
+} from '../helpers/scale-out-env.js'
+import { runCommand } from '../helpers/cli.js'
 import { runCli } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
 
@@ -34,8 +41,9 @@ afterAll(async () => {
   await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
 })
 
+// In-process (test/helpers/cli.ts): the binary itself is tested in cli.test.ts and by `help` below.
 const gc = (dataDir: string, args: string[] = [], env: Record<string, string> = {}) =>
-  runCli(['gc', ...args], { FILESHARE_DATA_DIR: dataDir, ...env })
+  runCommand(['gc', ...args], { FILESHARE_DATA_DIR: dataDir, ...env })
 
 async function gcJson(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<GcJson> {
   const result = await gc(dataDir, [...args, '--json'], env)
@@ -52,13 +60,12 @@ async function dataWithLeftovers() {
   const dataDir = await makeTempDir('fileshare-gc-cli-')
   tempDirs.push(dataDir)
   const config = loadConfig({ FILESHARE_DATA_DIR: dataDir })
-  const database = await openDatabase(config)
-  const services = createServices(database, await openBlobStore(config), config)
+  const { services, close } = await openBackends(config)
   const { account } = await services.accounts.create('gc-cli@example.test', 'pro')
-  const owner = { accountId: account.account_id, limits: { maxFileSize: 1_000_000, dailyUploads: 100 } }
+  const owner = { accountId: account.id, limits: { maxFileSize: 1_000_000, dailyUploads: 100 } }
   const content = randomBytes(1234)
   const file = await services.files.commit(await services.files.stage(owner, Readable.from([content]), 'kept.bin'))
-  await database.db.destroy()
+  await close()
 
   const blobs = path.join(dataDir, 'blobs')
   const at = (ageMs: number) => new Date(Date.now() - ageMs)
@@ -188,28 +195,16 @@ it.skipIf(!postgresReachable)(
     try {
       const dataDir = await makeTempDir('fileshare-gc-cli-')
       tempDirs.push(dataDir)
-      const env = {
-        FILESHARE_DATA_DIR: dataDir,
-        FILESHARE_DATABASE_URL: PG_URL,
-        FILESHARE_DATABASE_SCHEMA: schema,
-        FILESHARE_STORAGE: 's3',
-        FILESHARE_S3_BUCKET: s3.bucket,
-        FILESHARE_S3_ENDPOINT: s3.endpoint,
-        FILESHARE_S3_FORCE_PATH_STYLE: 'true',
-        AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      }
+      const env = { FILESHARE_DATA_DIR: dataDir, ...scaleOutEnv({ schema, bucket: s3.bucket, s3Endpoint: s3.endpoint }) }
       // One file with its row, one object without, one multipart upload left open.
       process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
       process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
       const config = loadConfig(env)
-      const database = await openDatabase(config)
-      const services = createServices(database, await openBlobStore(config), config)
+      const { services, close } = await openBackends(config)
       const { account } = await services.accounts.create('gc-s3@example.test', 'pro')
-      const owner = { accountId: account.account_id, limits: { maxFileSize: 1_000_000, dailyUploads: 100 } }
+      const owner = { accountId: account.id, limits: { maxFileSize: 1_000_000, dailyUploads: 100 } }
       const file = await services.files.commit(await services.files.stage(owner, Readable.from([randomBytes(300)]), 'kept.bin'))
-      await database.db.destroy()
+      await close()
       const orphan = `blobs/${randomBytes(16).toString('hex')}`
       await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: orphan, Body: randomBytes(400) }))
       const open = `blobs/${randomBytes(16).toString('hex')}`
@@ -217,7 +212,7 @@ it.skipIf(!postgresReachable)(
       await client.send(new UploadPartCommand({ Bucket: s3.bucket, Key: open, UploadId, PartNumber: 1, Body: randomBytes(500) }))
 
       // Everything is seconds old: the default grace period keeps it all.
-      const kept = await runCli(['gc', '--json'], env)
+      const kept = await runCommand(['gc', '--json'], env)
       expect(kept).toMatchObject({ code: 0, stderr: '' })
       expect(JSON.parse(kept.stdout)).toMatchObject({
         blobs_scanned: 2,
@@ -226,7 +221,7 @@ it.skipIf(!postgresReachable)(
         bytes_freed: 0,
       })
 
-      const swept = await runCli(['gc', '--grace-seconds', '0', '--json'], env)
+      const swept = await runCommand(['gc', '--grace-seconds', '0', '--json'], env)
       expect(swept).toMatchObject({ code: 0, stderr: '' })
       expect(JSON.parse(swept.stdout)).toMatchObject({
         blobs_removed: 1,

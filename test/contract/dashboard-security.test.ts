@@ -1,6 +1,6 @@
 import http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bearer, fileForm, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
+import { bearer, fileForm, startTestApp, TEST_PASSWORD_HASH_COST, uploadFile, type TestApp } from '../helpers/test-app.js'
 
 const PASSWORD = 'correct horse battery staple'
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/
@@ -109,7 +109,7 @@ describe('dashboard sign-in and sessions', () => {
     const unknownEmail = await postJson(t, 'sign-in', { email: 'nobody@example.test', password: PASSWORD })
     const noPasswordYet = await t.createAccount('pro')
     const withoutPassword = await postJson(t, 'sign-in', {
-      email: (await t.app.services.accounts.list()).find((a) => a.account_id === noPasswordYet.accountId)!.email,
+      email: (await t.app.services.accounts.list()).find((a) => a.id === noPasswordYet.accountId)!.email,
       password: PASSWORD,
     })
     const bodies = []
@@ -129,7 +129,10 @@ describe('dashboard sign-in and sessions', () => {
     expect(sessions).toHaveLength(1)
     expect(JSON.stringify(sessions)).not.toContain(session.id)
     const passwords = await db.selectFrom('account_passwords').selectAll().where('account_id', '=', holder.accountId).execute()
-    expect(passwords[0]!.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/)
+    // The test app hashes at TEST_PASSWORD_HASH_COST; the CLI test checks production's cost.
+    expect(passwords[0]!.password_hash).toMatch(
+      new RegExp(`^scrypt\\$${TEST_PASSWORD_HASH_COST.N}\\$8\\$1\\$[A-Za-z0-9_-]{22}\\$[A-Za-z0-9_-]{43}$`),
+    )
     expect(JSON.stringify(passwords)).not.toContain(PASSWORD)
   })
 
@@ -307,7 +310,7 @@ describe('CSRF', () => {
     const blobs = await t.storedBlobs()
     const forged = { ...session, csrf: 'x'.repeat(43) }
     await expectError(await dashboardRequest(t, forged, 'DELETE', `files/${uploaded.file_id}`), 403, 'csrf_failed')
-    await expectError(await dashboardRequest(t, forged, 'DELETE', `keys/${key.key.key_id}`), 403, 'csrf_failed')
+    await expectError(await dashboardRequest(t, forged, 'DELETE', `keys/${key.key.id}`), 403, 'csrf_failed')
     await expectError(await dashboardRequest(t, forged, 'POST', 'files/upload', { body: fileForm('nope', 'nope.txt') }), 403, 'csrf_failed')
     await expectError(await dashboardRequest(t, forged, 'POST', 'sign-out'), 403, 'csrf_failed')
     expect((await fetch(`${t.api}/files/${uploaded.file_id}`, { headers: bearer(holder.apiKey) })).status).toBe(200)
@@ -470,9 +473,9 @@ describe("dashboard actions go through the API's services and limits", () => {
     const session = await signIn(t, intruder)
     await expectError(await dashboardRequest(t, session, 'GET', `files/${file.file_id}`), 404, 'not_found')
     await expectError(await dashboardRequest(t, session, 'DELETE', `files/${file.file_id}`), 404, 'not_found')
-    await expectError(await dashboardRequest(t, session, 'DELETE', `keys/${ownerKey!.key_id}`), 404, 'not_found')
+    await expectError(await dashboardRequest(t, session, 'DELETE', `keys/${ownerKey!.id}`), 404, 'not_found')
     const keys = (await (await dashboardRequest(t, session, 'GET', 'keys')).json()) as { keys: { key_id: number }[] }
-    expect(keys.keys.map((key) => key.key_id)).not.toContain(ownerKey!.key_id)
+    expect(keys.keys.map((key) => key.key_id)).not.toContain(ownerKey!.id)
     expect((await fetch(`${t.api}/files/${file.file_id}`, { headers: bearer(owner.apiKey) })).status).toBe(200)
   })
 

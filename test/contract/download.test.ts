@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { bearer, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
-
-const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex')
+import { sha256Hex } from '../../src/lib/sha256-hex.js'
 
 interface Uploaded {
   fileId: number
@@ -177,6 +175,20 @@ describe('GET and HEAD /download/<token>', () => {
       expect(response.headers.get('content-range')).toBe(`bytes 0-4/${content.length}`)
       expect(response.headers.get('content-length')).toBe('5')
       expect(await response.text()).toBe('')
+    })
+
+    it('clamps or refuses bounds of any length, never failing on them', async () => {
+      const nines = '9'.repeat(400)
+      const clamped = await get(file.downloadPath, { range: `bytes=0-${nines}` })
+      expect(clamped.status).toBe(206)
+      expect(clamped.headers.get('content-range')).toBe(`bytes 0-${content.length - 1}/${content.length}`)
+      expect(await clamped.text()).toBe(content)
+      const suffix = await get(file.downloadPath, { range: `bytes=-${nines}` })
+      expect(suffix.status).toBe(206)
+      expect(await suffix.text()).toBe(content)
+      const beyond = await get(file.downloadPath, { range: `bytes=${nines}-` })
+      expect(beyond.headers.get('content-range')).toBe(`bytes */${content.length}`)
+      await expectJsonError(beyond, 416, 'range_not_satisfiable')
     })
 
     it.each(['bytes=100-200', `bytes=${content.length}-`])(

@@ -1,6 +1,6 @@
 import net from 'node:net'
 import { Check, Errors } from 'typebox/schema'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { bearer, fileForm, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -41,10 +41,10 @@ function parseRawResponse(raw: string) {
 
 describe('unknown routes and error bodies', () => {
   let t: TestApp
-  beforeEach(async () => {
+  beforeAll(async () => {
     t = await startTestApp()
   })
-  afterEach(async () => {
+  afterAll(async () => {
     await t.close()
   })
 
@@ -196,10 +196,10 @@ describe('internal errors', () => {
 
 describe('health and the OpenAPI document', () => {
   let t: TestApp
-  beforeEach(async () => {
+  beforeAll(async () => {
     t = await startTestApp()
   })
-  afterEach(async () => {
+  afterAll(async () => {
     await t.close()
   })
 

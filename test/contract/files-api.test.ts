@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bearer, fileForm, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
 
 const PUBLIC_URL = 'http://files.example.test'
@@ -20,18 +20,22 @@ interface ListBody {
   pagination: { page: number; limit: number; total: number; pages: number }
 }
 
-async function expectError(response: Response, status: number, code: string): Promise<void> {
+async function expectError(response: Response, status: number, code: string): Promise<{ error: { code: string; message: string } }> {
   expect(response.status).toBe(status)
   expect(response.headers.get('content-type')).toMatch(/^application\/json/)
-  expect(await response.json()).toEqual({ success: false, error: { code, message: expect.any(String) } })
+  const body = (await response.json()) as { error: { code: string; message: string } }
+  expect(body).toEqual({ success: false, error: { code, message: expect.any(String) } })
+  return body
 }
 
 describe('files API: list, detail, delete', () => {
+  // One app for the file: every test works in accounts of its own (a fresh app per test cost a
+  // PostgreSQL schema, a bucket and migrations each on the scale-out stack).
   let t: TestApp
-  beforeEach(async () => {
+  beforeAll(async () => {
     t = await startTestApp()
   })
-  afterEach(async () => {
+  afterAll(async () => {
     await t.close()
   })
 
@@ -87,7 +91,24 @@ describe('files API: list, detail, delete', () => {
     it('answers 400 invalid_parameter to any page or limit that is not an integer in range', async () => {
       const { apiKey } = await account()
       await uploadFile(t, apiKey)
-      const invalid = ['0', '-1', 'abc', '1.5', '', '1e1', '0x10', '+5', '%205', '5.0', '01', '9007199254740992', '99999999999999999999']
+      const invalid = [
+        '0',
+        '-1',
+        'abc',
+        '1.5',
+        '',
+        '1e1',
+        '0x10',
+        '+5',
+        '%205',
+        '5.0',
+        '01',
+        '9007199254740992',
+        '99999999999999999999',
+        '9'.repeat(400),
+        '1e400',
+        'Infinity',
+      ]
       const queries = [
         ...invalid.map((value) => `?page=${value}`),
         ...invalid.map((value) => `?limit=${value}`),
@@ -101,6 +122,34 @@ describe('files API: list, detail, delete', () => {
         const response = await fetch(`${t.api}/files${query}`, { headers: bearer(apiKey) })
         expect(response.status, query).toBe(400)
         await expectError(response, 400, 'invalid_parameter')
+      }
+    })
+
+    it('says what is wrong in the documented style, with no framework internals, whatever the length of the number', async () => {
+      const { apiKey } = await account()
+      const nines = '9'.repeat(400)
+      const cut = `${'9'.repeat(40)}…`
+      for (const [query, message] of [
+        ['?limit=500', 'limit must be an integer from 1 to 100, got "500".'],
+        ['?limit=0', 'limit must be an integer from 1 to 100, got "0".'],
+        [`?limit=${nines}`, `limit must be an integer from 1 to 100, got "${cut}".`],
+        [`?page=${nines}`, `page must be an integer from 1 to 9007199254740991, got "${cut}".`],
+        ['?page=9007199254740992', 'page must be an integer from 1 to 9007199254740991, got "9007199254740992".'],
+        ['?page=1e3', 'page must be an integer from 1 to 9007199254740991, got "1e3".'],
+        ['?page=1&page=2', 'page must be an integer from 1 to 9007199254740991, got "1,2".'],
+      ]) {
+        const body = await expectError(await fetch(`${t.api}/files${query}`, { headers: bearer(apiKey) }), 400, 'invalid_parameter')
+        expect(body.error.message, query).toBe(message)
+      }
+      for (const method of ['GET', 'DELETE']) {
+        for (const [id, message] of [
+          [nines, `file_id must be an integer from 1 to 9007199254740991, got "${cut}".`],
+          ['9007199254740992', 'file_id must be an integer from 1 to 9007199254740991, got "9007199254740992".'],
+          ['abc', 'file_id must be an integer from 1 to 9007199254740991, got "abc".'],
+        ]) {
+          const body = await expectError(await fetch(`${t.api}/files/${id}`, { method, headers: bearer(apiKey) }), 400, 'invalid_parameter')
+          expect(body.error.message, `${method} ${id}`).toBe(message)
+        }
       }
     })
 
@@ -343,7 +392,7 @@ describe('files API: list, detail, delete', () => {
       const limited = await rateLimitedAccount()
       const valid = await account()
       const revoked = await t.app.services.apiKeys.create(valid.accountId, 'revoked')
-      await t.app.services.apiKeys.revoke(revoked.key.key_id)
+      await t.app.services.apiKeys.revoke(revoked.key.id)
 
       const requests: { name: string; send: (headers: Record<string, string>) => Promise<Response>; invalid: string }[] = [
         { name: 'detail, malformed id', send: (headers) => fetch(`${t.api}/files/abc`, { headers }), invalid: 'invalid_parameter' },

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bearer, fileForm, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
 
 interface StatsBody {
@@ -30,11 +30,12 @@ async function downloadCount(t: TestApp, apiKey: string, fileId: number): Promis
 }
 
 describe('GET /stats', () => {
+  // One app for the file: every test works in accounts of its own.
   let t: TestApp
-  beforeEach(async () => {
+  beforeAll(async () => {
     t = await startTestApp()
   })
-  afterEach(async () => {
+  afterAll(async () => {
     await t.close()
   })
 
@@ -183,6 +184,6 @@ describe('GET /stats', () => {
     await uploadFile(t, apiKey)
     expect((await readStats(t, apiKey)).stats.uploads_today).toBe(1)
     const tomorrow = await t.app.services.accounts.stats(accountId, Date.now() + 86_400_000)
-    expect(tomorrow.stats).toMatchObject({ uploads_today: 0, total_files: 1 })
+    expect(tomorrow).toMatchObject({ uploadsToday: 0, totalFiles: 1 })
   })
 })

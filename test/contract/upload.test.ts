@@ -5,6 +5,7 @@ import net from 'node:net'
 import { Readable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { bearer, fileForm, startTestApp, type TestApp } from '../helpers/test-app.js'
+import { sha256Hex } from '../../src/lib/sha256-hex.js'
 
 const BOUNDARY = '----fileshare-test-boundary-7MA4YWxkTrZu0gW'
 const MULTIPART = `multipart/form-data; boundary=${BOUNDARY}`
@@ -33,8 +34,6 @@ const filePart = (filenameParams: string, content: string | Buffer, contentType 
   contentType,
   content,
 })
-
-const sha256Hex = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex')
 
 interface RawResponse {
   status: number
@@ -85,7 +84,7 @@ describe('POST /api/v1/files/upload', () => {
 
   const storedBlobs = () => t.storedBlobs()
   const tmpFiles = () => t.unfinishedWrites()
-  const uploadsToday = async () => (await t.app.services.accounts.stats(accountId)).stats.uploads_today
+  const uploadsToday = async () => (await t.app.services.accounts.stats(accountId)).uploadsToday
   async function listedTotal(): Promise<number> {
     const response = await fetch(`${t.api}/files`, { headers: bearer(apiKey) })
     return ((await response.json()) as { pagination: { total: number } }).pagination.total

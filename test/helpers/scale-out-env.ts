@@ -7,7 +7,7 @@ import path from 'node:path'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 
-/** The scale-out backends of the test machine (see README, Development): PostgreSQL with trust auth, and Redis. */
+/** The scale-out backends of the test machine (see docs/development.md): PostgreSQL with trust auth, and Redis. */
 export const PG_URL = 'postgres://postgres@127.0.0.1:5432/test'
 export const REDIS_URL = 'redis://127.0.0.1:6379'
 
@@ -333,5 +333,37 @@ export async function startS3rver(bucket: string): Promise<TestS3rver> {
         await fs.rm(directory, { recursive: true, force: true })
       }
     },
+  }
+}
+
+/**
+ * The FILESHARE_* variables of the scale-out stack (PostgreSQL schema, s3rver bucket, Redis prefix),
+ * plus the s3rver credentials for a child process. Endpoints may point through a proxy (outage tests).
+ */
+export function scaleOutEnv(options: {
+  schema: string
+  bucket: string
+  s3Endpoint: string
+  redisPrefix?: string
+  databaseUrl?: string
+  redisUrl?: string
+}): Record<string, string> {
+  return {
+    FILESHARE_DATABASE_URL: options.databaseUrl ?? PG_URL,
+    FILESHARE_DATABASE_SCHEMA: options.schema,
+    FILESHARE_STORAGE: 's3',
+    FILESHARE_S3_BUCKET: options.bucket,
+    FILESHARE_S3_ENDPOINT: options.s3Endpoint,
+    FILESHARE_S3_REGION: 'us-east-1',
+    FILESHARE_S3_FORCE_PATH_STYLE: 'true',
+    // The smallest part size, so that a 6 MiB upload goes up as a multipart upload.
+    FILESHARE_S3_PART_SIZE: String(5 * 1024 * 1024),
+    ...(options.redisPrefix === undefined
+      ? {}
+      : { FILESHARE_REDIS_URL: options.redisUrl ?? REDIS_URL, FILESHARE_REDIS_PREFIX: options.redisPrefix }),
+    AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+    // On Node 20 the AWS SDK warns on stderr that its 2027 releases need Node 22 (docs/scale-out.md).
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   }
 }

@@ -1,8 +1,14 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+
+/**
+ * The one harness for real server processes, used by the tests, `npm run bench` and the soak test:
+ * find a free port, spawn, wait until it answers, stop, and read a process's memory and descriptors.
+ */
 
 /** The checkout, where `bin/` and the compiled `dist/` live (tests of real processes need `npm run build`). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -58,13 +64,19 @@ export interface SpawnedProcess {
   exited: Promise<Exit>
 }
 
-/** Spawns `node <command>` (the server unless told otherwise) in the checkout, capturing its output. */
-export function spawnServer(env: Record<string, string>, command: string[] = [SERVER]): SpawnedProcess {
-  const child = spawn(process.execPath, command, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * Spawns `node <command>` (the server unless told otherwise) in the checkout, capturing its output;
+ * or, with `logFile`, appending it there as an operator's log would go (a pipe back to this process
+ * would cost the measuring process CPU: the bench and the soak use that).
+ */
+export function spawnServer(env: Record<string, string>, command: string[] = [SERVER], options: { logFile?: string } = {}): SpawnedProcess {
+  const log = options.logFile === undefined ? undefined : fs.openSync(options.logFile, 'a')
+  const child = spawn(process.execPath, command, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', log ?? 'pipe', log ?? 'pipe'] })
+  if (log !== undefined) fs.closeSync(log)
   let stdout = ''
   let stderr = ''
-  child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text))
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text))
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => (stdout += text))
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text))
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
   return { child, exited, stdout: () => stdout, stderr: () => stderr }
 }
@@ -150,4 +162,20 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr })
     })
   })
+}
+
+export interface ProcessStatus {
+  /** Resident set size now (VmRSS). */
+  rssBytes: number
+  /** The kernel's high-water mark of the resident set (VmHWM). */
+  hwmBytes: number
+  /** Open file descriptors. */
+  fds: number
+}
+
+/** Memory and open descriptors of another process, from /proc (Linux). */
+export function readProcessStatus(pid: number): ProcessStatus {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
+  return { rssBytes: kib('VmRSS') * 1024, hwmBytes: kib('VmHWM') * 1024, fds: fs.readdirSync(`/proc/${pid}/fd`).length }
 }

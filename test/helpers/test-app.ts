@@ -9,9 +9,8 @@ import {
   createPgSchema,
   dropPgSchema,
   newRedisPrefix,
-  PG_URL,
-  REDIS_URL,
   S3RVER_CREDENTIALS,
+  scaleOutEnv,
   startS3rver,
 } from './scale-out-env.js'
 
@@ -37,6 +36,12 @@ export interface TestApp {
   close(): Promise<void>
 }
 
+/**
+ * scrypt at 1/32 of production's cost for the passwords tests set (a few ms instead of 0.4 s each).
+ * Production's cost is tested by the unit tests of lib/passwords.ts and the CLI's real processes.
+ */
+export const TEST_PASSWORD_HASH_COST = { N: 2 ** 10, r: 8, p: 1 }
+
 let accountCounter = 0
 
 export async function makeTempDir(prefix = 'fileshare-test-'): Promise<string> {
@@ -58,7 +63,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...stack?.env,
     ...env,
   })
-  const app = await buildApp(config)
+  const app = await buildApp(config, { passwordHashCost: TEST_PASSWORD_HASH_COST })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   const url = `http://127.0.0.1:${port}`
@@ -80,7 +85,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     },
     async createAccount(plan = 'pro', email = `user${++accountCounter}-${Date.now()}@example.test`) {
       const { account, apiKey } = await app.services.accounts.create(email, plan)
-      return { accountId: account.account_id, apiKey }
+      return { accountId: account.id, apiKey }
     },
     async close() {
       await app.close()
@@ -99,17 +104,7 @@ async function startScaleOutBackends() {
   const redisPrefix = newRedisPrefix('app')
   return {
     s3,
-    env: {
-      FILESHARE_DATABASE_URL: PG_URL,
-      FILESHARE_DATABASE_SCHEMA: schema,
-      FILESHARE_STORAGE: 's3',
-      FILESHARE_S3_BUCKET: s3.bucket,
-      FILESHARE_S3_ENDPOINT: s3.endpoint,
-      FILESHARE_S3_FORCE_PATH_STYLE: 'true',
-      FILESHARE_S3_PART_SIZE: String(5 * 1024 * 1024),
-      FILESHARE_REDIS_URL: REDIS_URL,
-      FILESHARE_REDIS_PREFIX: redisPrefix,
-    },
+    env: scaleOutEnv({ schema, bucket: s3.bucket, s3Endpoint: s3.endpoint, redisPrefix }),
     async close() {
       await Promise.all([dropPgSchema(schema), s3.close(), cleanRedisPrefix(redisPrefix)])
     },

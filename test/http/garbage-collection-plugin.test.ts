@@ -6,7 +6,11 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { buildApp, type App } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import type { GarbageCollectionOptions, GarbageCollectionReport } from '../../src/services/garbage-collector.js'
+import {
+  emptyGarbageCollectionReport,
+  type GarbageCollectionOptions,
+  type GarbageCollectionReport,
+} from '../../src/services/garbage-collector.js'
 import { eventually, ROOT, spawnServer } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
 
@@ -55,26 +59,13 @@ function instrument(app: App, sweep: (options: GarbageCollectionOptions) => Prom
   return counts
 }
 
-const emptyReport = (options: GarbageCollectionOptions): GarbageCollectionReport => ({
-  dryRun: false,
-  graceMs: options.graceMs,
-  blobsScanned: 0,
-  blobsRemoved: 0,
-  blobBytesRemoved: 0,
-  recentBlobsKept: 0,
-  unfinishedWritesRemoved: 0,
-  unfinishedWriteBytesRemoved: 0,
-  recentUnfinishedWritesKept: 0,
-  bytesFreed: 0,
-  failures: 0,
-  interrupted: false,
-})
+const emptyReport = (options: GarbageCollectionOptions) => emptyGarbageCollectionReport({ graceMs: options.graceMs })
 
 describe('periodic garbage collection in the server', () => {
   it('sweeps every FILESHARE_GC_INTERVAL_MS: old leftovers go, recent ones and every file stay', async () => {
     const { app, blobs, lines } = await readyApp({ FILESHARE_GC_INTERVAL_MS: '50', FILESHARE_GC_GRACE_MS: String(HOUR) })
     const { account } = await app.services.accounts.create('periodic@example.test', 'pro')
-    const owner = { accountId: account.account_id, limits: { maxFileSize: 10_000, dailyUploads: 10 } }
+    const owner = { accountId: account.id, limits: { maxFileSize: 10_000, dailyUploads: 10 } }
     const file = await app.services.files.commit(await app.services.files.stage(owner, Readable.from([Buffer.from('kept')]), 'kept.txt'))
     const when = new Date(Date.now() - 2 * HOUR)
     const place = async (relative: string, old: boolean) => {

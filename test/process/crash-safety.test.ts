@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -6,6 +6,7 @@ import SQLite from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runCli, SERVER, startServerProcess, stopServerProcess, type ServerProcess } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
+import { sha256Hex as sha256 } from '../../src/lib/sha256-hex.js'
 
 /**
  * Crash safety with real processes: uploads and deletes run against a server that is killed with
@@ -21,7 +22,6 @@ const CLIENTS = 6
 /** The kill comes this long (random, in ms) after the load starts. */
 const KILL_AFTER_MS = [300, 900] as const
 
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 const between = (low: number, high: number) => low + Math.floor(Math.random() * (high - low + 1))
 
 interface AcknowledgedUpload {

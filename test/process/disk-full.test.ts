@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import http from 'node:http'
 import path from 'node:path'
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ERROR_REGISTRY } from '../../src/errors.js'
 import { runCli, startServerProcess, stopServerProcess, type ServerProcess } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
+import { sha256Hex as sha256 } from '../../src/lib/sha256-hex.js'
 
 /**
  * A full disk under the data folder: an 8 MiB tmpfs, which needs the right to mount (root in a
@@ -26,8 +27,6 @@ afterAll(async () => {
   if (!mountError) execFileSync('umount', [mountPoint])
   await fs.rm(mountPoint, { recursive: true, force: true })
 })
-
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 
 interface ErrorBody {
   success: false
@@ -73,11 +72,14 @@ describe.skipIf(mountError !== undefined)('a full disk under the data folder', (
       let writeError: unknown
       let responded = false
       request.on('error', (error) => (writeError = error))
-      request.on('response', async (response) => {
+      request.on('response', (response) => {
         responded = true
         const chunks: Buffer[] = []
-        for await (const chunk of response) chunks.push(chunk as Buffer)
-        resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as UploadResult['body'] })
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('error', reject)
+        response.on('end', () =>
+          resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as UploadResult['body'] }),
+        )
       })
       request.on('close', () => {
         if (!responded) reject(writeError ?? new Error('the server closed the connection without an answer'))

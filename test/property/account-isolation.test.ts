@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DeleteResponse, DetailResponse, ListResponse, StatsResponse, UploadResponse } from '../../src/http/schemas.js'
 import { bearer, startTestApp, type TestApp } from '../helpers/test-app.js'
 import { expectDocumented, fromInject } from './documented-responses.js'
+import { sha256Hex as sha256 } from '../../src/lib/sha256-hex.js'
 
 /**
  * Model-based: random accounts run random sequences of API operations, and after every step each
@@ -55,8 +55,6 @@ function uploadBody(content: Uint8Array): { payload: Buffer; headers: Record<str
   ])
   return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
 }
-
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 
 describe('account isolation (model-based)', () => {
   let t: TestApp

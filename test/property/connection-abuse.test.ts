@@ -46,12 +46,12 @@ async function startAppWithShortTimeouts(): Promise<Started> {
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   const { account, apiKey } = await app.services.accounts.create('slow@example.test', 'pro')
-  await app.services.accounts.setLimits(account.account_id, { requests_per_minute: 1_000_000, requests_per_day: 1_000_000 })
+  await app.services.accounts.setLimits(account.id, { requests_per_minute: 1_000_000, requests_per_day: 1_000_000 })
   return {
     app,
     url: `http://127.0.0.1:${port}`,
     apiKey,
-    accountId: account.account_id,
+    accountId: account.id,
     async close() {
       await app.close()
       await fs.rm(dataDir, { recursive: true, force: true })
@@ -122,8 +122,8 @@ describe('slow and oversized clients', () => {
     const blobs: string[] = []
     for await (const entry of s.app.blobStore.list()) blobs.push(entry.key)
     const tmp = await fs.readdir(path.join(s.app.config.blobDir, 'tmp')).catch(() => [])
-    const { stats } = await s.app.services.accounts.stats(s.accountId)
-    return { blobs, tmp, files: stats.total_files, uploadsToday: stats.uploads_today }
+    const stats = await s.app.services.accounts.stats(s.accountId)
+    return { blobs, tmp, files: stats.totalFiles, uploadsToday: stats.uploadsToday }
   }
 
   async function normalRequestsSucceed() {

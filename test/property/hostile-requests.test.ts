@@ -4,7 +4,8 @@ import fc from 'fast-check'
 import type { InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DeleteResponse, DetailResponse, ListResponse, StatsResponse, UploadResponse } from '../../src/http/schemas.js'
-import { sanitizeFilename } from '../../src/services/filename.js'
+import { decodeFormFilename } from '../../src/http/form-filename.js'
+import { sanitizeFilename } from '../../src/lib/filename.js'
 import { bearer, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
 import { expectDocumented, fromInject } from './documented-responses.js'
 
@@ -60,8 +61,22 @@ const integerLike = fc.constantFrom(
   '\u00001',
   '1\u0000',
 )
+/** Numbers of any length: past 2^53, past what a double holds (Infinity), with exponents and leading zeros. */
+const hugeNumber = fc.oneof(
+  fc.integer({ min: 16, max: 500 }).map((digits) => '9'.repeat(digits)),
+  fc.integer({ min: 310, max: 500 }).map((digits) => `1${'0'.repeat(digits)}`),
+  fc.constantFrom('1e400', '9'.repeat(400), `0${'9'.repeat(30)}`, `-${'9'.repeat(400)}`, '1e308', '1.7976931348623157e309'),
+)
 const anyText = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'binary-ascii', maxLength: 40 }))
-const idText = fc.oneof(integerLike, fc.nat().map(String), fc.bigInt({ min: 0n, max: 10n ** 22n }).map(String), anyText)
+const idText = fc.oneof(integerLike, hugeNumber, fc.nat().map(String), fc.bigInt({ min: 0n, max: 10n ** 22n }).map(String), anyText)
+
+/** The one style of an integer parameter's 400 (src/lib/integers.ts): no framework paths, the value cut to 40 characters. */
+function expectIntegerMessage(response: { body: string }, name: string, what: string) {
+  const { message } = (JSON.parse(response.body) as { error: { message: string } }).error
+  expect(message, what).toMatch(new RegExp(`^${name} must be an integer from \\d+ to \\d+, got ".{0,240}"\\.$`))
+  expect(message, what).not.toMatch(/querystring|params\/|must be <=|must be >=/)
+  expect(message.length, what).toBeLessThan(400)
+}
 
 describe('hostile requests (app.inject)', () => {
   let t: TestApp
@@ -86,7 +101,7 @@ describe('hostile requests (app.inject)', () => {
     await t.app.services.accounts.setLimits(owner.accountId, roomy)
     await t.app.services.accounts.setLimits(empty.accountId, roomy)
     const revoked = await t.app.services.apiKeys.create(owner.accountId, 'revoked')
-    await t.app.services.apiKeys.revoke(revoked.key.key_id)
+    await t.app.services.apiKeys.revoke(revoked.key.id)
     revokedKey = revoked.apiKey
     expiredKey = (await t.app.services.apiKeys.create(owner.accountId, 'expired', { expiresAt: Date.now() - 1 })).apiKey
     for (let i = 0; i < 3; i++) {
@@ -132,6 +147,7 @@ describe('hostile requests (app.inject)', () => {
         const { code, json } = expectDocumented(response, what, { success: ListResponse })
         if (!valid) {
           expect(code, what).toBe('invalid_parameter')
+          expectIntegerMessage(response, '(page|limit)', what)
           return
         }
         expect(response.status, what).toBe(200)
@@ -161,6 +177,7 @@ describe('hostile requests (app.inject)', () => {
           expect(['invalid_parameter', 'not_found'], what).toContain(code)
         } else if (!isSafeId(raw)) {
           expect(code, what).toBe('invalid_parameter')
+          expectIntegerMessage(response, 'file_id', what)
         } else if (!asDelete && ownerFiles.some((file) => file.id === Number(raw))) {
           expect(response.status, what).toBe(200)
           expect((json!.file as { file_id: number }).file_id, what).toBe(Number(raw))
@@ -263,6 +280,15 @@ describe('hostile requests (app.inject)', () => {
       position.map((a) => `${a}-`),
       position.map((b) => `-${b}`),
       fc.constantFrom('', '-', '--1', '1--2', 'a-b', '0x1-2', '1-2-3', ' 1 - 2 ', '-0', '0-0'),
+      // Bounds of any length (past 2^53 and past what a double holds): clamped, ignored or 416, never a 5xx.
+      fc
+        .tuple(
+          fc.nat({ max: 60 }),
+          hugeNumber.filter((text) => /^[0-9]+$/.test(text)),
+        )
+        .map(([a, huge]) => `${a}-${huge}`),
+      hugeNumber.filter((text) => /^[0-9]+$/.test(text)).map((huge) => `${huge}-`),
+      hugeNumber.filter((text) => /^[0-9]+$/.test(text)).map((huge) => `-${huge}`),
     )
     const range = fc.oneof(
       { weight: 3, arbitrary: fc.array(spec, { minLength: 1, maxLength: 3 }).map((specs) => `bytes=${specs.join(',')}`) },
@@ -414,6 +440,8 @@ describe('hostile requests (app.inject)', () => {
         '<script>.html',
         'a;b=c',
       ),
+      // The HTML form encoding's escapes, and other percent signs that must stay as they are.
+      fc.constantFrom('quote%22d.txt', 'line%0Abreak.txt', 'percent%41.txt', '100%.txt', '%%22', '%2522.txt'),
     )
     const encoding = fc.constantFrom('filename*', 'quoted-utf8')
     const boundary = 'hostile-filename-boundary-x9'
@@ -456,7 +484,9 @@ describe('hostile requests (app.inject)', () => {
         expect(uploaded.filename, what).toBe(uploaded.filename.normalize('NFC'))
         // ... and the exact name: the sanitised form of what was sent (the multipart parser already
         // turns a last path component of `.` or `..` into an empty name, hence `file`).
-        const sent = how === 'quoted-utf8' ? sentQuoted : raw
+        // The parser has already decoded filename*; then %22, %0D and %0A are decoded as the HTML
+        // form encoding wants, whichever parameter carried the name (src/http/form-filename.ts).
+        const sent = decodeFormFilename(how === 'quoted-utf8' ? sentQuoted : raw)!
         const lastComponent = sent.slice(Math.max(sent.lastIndexOf('/'), sent.lastIndexOf('\\')) + 1)
         expect(uploaded.filename, what).toBe(lastComponent === '.' || lastComponent === '..' ? 'file' : sanitizeFilename(sent))
 
@@ -466,6 +496,10 @@ describe('hostile requests (app.inject)', () => {
         const disposition = contentDisposition.parse(String(download.headers['content-disposition']))
         expect(disposition.type, what).toBe('attachment')
         expect(disposition.parameters.filename, what).toBe(uploaded.filename)
+        // The plain `filename` fallback: printable ASCII, and no `%` that a client could decode (RFC 6266 4.3).
+        const fallback = /filename="((?:[^"\\]|\\.)*)"/.exec(String(download.headers['content-disposition']))?.[1]
+        expect(fallback, what).toMatch(/^[\x20-\x7e]*$/)
+        expect(fallback, what).not.toContain('%')
         expect(String(download.headers['content-type']), what).not.toMatch(/[\r\n]/)
         // Keep the account's file list small for the list property above.
         await t.app.inject({ method: 'DELETE', url: `/api/v1/files/${uploaded.file_id}`, headers: bearer(owner.apiKey) })
@@ -477,6 +511,8 @@ describe('hostile requests (app.inject)', () => {
   // KNOWN BUG (dependency): @fastify/busboy 3.2.6 has a fast path for `form-data; name="…"; filename="…"`
   // that returns as soon as the quoted filename ends, so a `filename*` after it (the form RFC 6266
   // recommends, and the one our own downloads send) is dropped and the ASCII fallback is stored.
+  // Upstream: the stop at the closing quote came with https://github.com/fastify/busboy/pull/194;
+  // no issue is open for the dropped `filename*` yet (this machine cannot reach GitHub to file one).
   // `it.fails` keeps this visible: once busboy is fixed this test starts failing; make it `it`.
   it.fails('prefers filename* over a filename fallback given before it (RFC 6266)', async () => {
     const boundary = 'both-names-boundary'

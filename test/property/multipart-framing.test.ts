@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { UploadResponse } from '../../src/http/schemas.js'
 import { bearer, startTestApp, type TestApp } from '../helpers/test-app.js'
 import { expectDocumented } from './documented-responses.js'
 import { rawExchange } from './raw-http.js'
+import { sha256Hex as sha256 } from '../../src/lib/sha256-hex.js'
 
 /**
  * Upload bodies with broken multipart and HTTP framing, written byte for byte to a socket.
@@ -118,8 +118,6 @@ function multipartBody(boundary: string, parts: Part[], preamble: string, epilog
   return { body: Buffer.concat(pieces), partEnds }
 }
 
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
-
 /** Request framing around the body: how the HTTP layer and the multipart layer get broken. */
 type Framing =
   | { kind: 'intact'; chunked: boolean }
@@ -205,7 +203,7 @@ describe('multipart and HTTP framing over a raw socket', () => {
         listed: list.pagination.total,
         blobs: await t.storedBlobs(),
         unfinished: await t.unfinishedWrites(),
-        uploadsToday: stats.stats.uploads_today,
+        uploadsToday: stats.uploadsToday,
       }
       if (JSON.stringify(traces) === JSON.stringify({ listed: 0, blobs: [], unfinished: [], uploadsToday: uploaded })) return
       await new Promise((resolve) => setTimeout(resolve, 20))
@@ -336,7 +334,7 @@ describe('multipart and HTTP framing over a raw socket', () => {
   it('answers every upload body as documented and leaves nothing behind on failure', async () => {
     await fc.assert(
       fc.asyncProperty(scenarioArb, async (scenario) => {
-        const before = (await t.app.services.accounts.stats(accountId)).stats.uploads_today
+        const before = (await t.app.services.accounts.stats(accountId)).uploadsToday
         try {
           await sendAndCheck(scenario, before)
         } finally {
@@ -371,6 +369,6 @@ describe('multipart and HTTP framing over a raw socket', () => {
     const { response } = await rawExchange(t.url, [Buffer.from(head), body])
     expect(response).toBeDefined()
     expect(expectDocumented(response!, '150 parts').code).toBe('invalid_request')
-    await expectNothingLeft('150 parts', (await t.app.services.accounts.stats(accountId)).stats.uploads_today)
+    await expectNothingLeft('150 parts', (await t.app.services.accounts.stats(accountId)).uploadsToday)
   })
 })

@@ -14,6 +14,7 @@ import {
   PG_URL,
   REDIS_URL,
   S3RVER_CREDENTIALS,
+  scaleOutEnv,
   startS3rver,
   type TestS3rver,
 } from '../helpers/scale-out-env.js'
@@ -59,14 +60,15 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a dependency 
       FILESHARE_DATA_DIR: await makeTempDir(),
       FILESHARE_LOG_LEVEL: 'silent',
       FILESHARE_CACHE_TTL_MS: '0',
-      FILESHARE_DATABASE_URL: databaseUrl.href,
-      FILESHARE_DATABASE_SCHEMA: schema,
-      FILESHARE_STORAGE: 's3',
-      FILESHARE_S3_BUCKET: s3.bucket,
-      FILESHARE_S3_ENDPOINT: `http://127.0.0.1:${storage.port}`,
-      FILESHARE_S3_FORCE_PATH_STYLE: 'true',
-      FILESHARE_REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-      FILESHARE_REDIS_PREFIX: redisPrefix,
+      // Every dependency through a proxy that the test can cut.
+      ...scaleOutEnv({
+        schema,
+        bucket: s3.bucket,
+        s3Endpoint: `http://127.0.0.1:${storage.port}`,
+        databaseUrl: databaseUrl.href,
+        redisUrl: `redis://127.0.0.1:${redis.port}`,
+        redisPrefix,
+      }),
     })
     app = await buildApp(config)
     await app.listen({ port: 0, host: '127.0.0.1' })

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import { Redis } from 'ioredis'
@@ -14,6 +14,7 @@ import {
   PG_URL,
   REDIS_URL,
   S3RVER_CREDENTIALS,
+  scaleOutEnv,
   startS3rver,
   type TestS3rver,
 } from '../helpers/scale-out-env.js'
@@ -28,6 +29,7 @@ import {
 } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
 import { MIGRATION_NAMES } from '../../src/db/migrate.js'
+import { sha256Hex as sha256 } from '../../src/lib/sha256-hex.js'
 
 const BUCKET = 'fileshare-scale-out'
 /** The address of the load balancer in front of the instances: links must not name an instance. */
@@ -46,7 +48,6 @@ interface Instance extends ServerProcess {
   name: string
 }
 
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` })
 const tokenOf = (publicLink: string) => publicLink.slice(`${PUBLIC_URL}/download/`.length)
 
@@ -120,23 +121,9 @@ describe.skipIf(!backendsReachable)('two instances sharing PostgreSQL, S3 and Re
     ;[schema, s3] = await Promise.all([createPgSchema(), startS3rver(BUCKET)])
     redisPrefix = newRedisPrefix('scale-out')
     sharedEnv = {
-      FILESHARE_DATABASE_URL: PG_URL,
-      FILESHARE_DATABASE_SCHEMA: schema,
-      FILESHARE_STORAGE: 's3',
-      FILESHARE_S3_BUCKET: BUCKET,
-      FILESHARE_S3_ENDPOINT: s3.endpoint,
-      FILESHARE_S3_REGION: 'us-east-1',
-      FILESHARE_S3_FORCE_PATH_STYLE: 'true',
-      // The smallest part size, so that a 6 MiB upload goes up as a multipart upload.
-      FILESHARE_S3_PART_SIZE: String(5 * 1024 * 1024),
-      FILESHARE_REDIS_URL: REDIS_URL,
-      FILESHARE_REDIS_PREFIX: redisPrefix,
+      ...scaleOutEnv({ schema, bucket: BUCKET, s3Endpoint: s3.endpoint, redisPrefix }),
       FILESHARE_LOG_LEVEL: 'warn',
       FILESHARE_PUBLIC_URL: PUBLIC_URL,
-      AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
-      // On Node 20 the AWS SDK warns on stderr that its 2027 releases need Node 22: not this service's concern.
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     }
     // Both start at once on the empty schema, so both migrate at the same time.
     ;[a, b] = await Promise.all([startInstance('a'), startInstance('b')])

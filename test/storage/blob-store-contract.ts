@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BlobNotFoundError, FileTooLargeError } from '../../src/errors.js'
 import type { BlobStore, UnfinishedWrite } from '../../src/storage/blob-store.js'
+import { sha256Hex } from '../../src/lib/sha256-hex.js'
 
 export interface BlobStoreFixture {
   store: BlobStore
@@ -12,10 +13,6 @@ export interface BlobStoreFixture {
    * an open multipart upload), bypassing the store as a crash would.
    */
   interruptWrite(bytes: Buffer): Promise<void>
-}
-
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex')
 }
 
 export async function readAll(stream: Readable): Promise<Buffer> {

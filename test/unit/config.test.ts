@@ -253,6 +253,15 @@ describe('loadConfig', () => {
       }
     })
 
+    it('lists the allowed words for a variable that takes one of several', () => {
+      expect(configError({ FILESHARE_LOG_LEVEL: 'loud' }).message).toBe(
+        'Invalid configuration: FILESHARE_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
+      )
+      expect(configError({ FILESHARE_STORAGE: 'disk' }).message).toBe(
+        'Invalid configuration: FILESHARE_STORAGE must be one of fs, s3 (got "disk")',
+      )
+    })
+
     it('names the bad variable when others are fine', () => {
       expect(configError({ PORT: '8080', FILESHARE_LOG_LEVEL: 'debug', FILESHARE_TRUST_PROXY: 'maybe' }).variable).toBe(
         'FILESHARE_TRUST_PROXY',

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { sanitizeFilename } from '../../src/services/filename.js'
+import { sanitizeFilename } from '../../src/lib/filename.js'
 
 const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8')
 /** No lone surrogate: the text survives a UTF-8 round trip unchanged. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkNewPassword, hashPassword, verifyPassword } from '../../src/services/passwords.js'
+import { checkNewPassword, hashPassword, verifyPassword } from '../../src/lib/passwords.js'
 
 describe('password hashing (scrypt)', () => {
   it('verifies the password it hashed and nothing else', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { isDatabaseFull, isDatabaseUnavailable } from '../../src/db/translate-errors.js'
-import { isConnectionError } from '../../src/errors.js'
+import { isConnectionError } from '../../src/lib/network-errors.js'
 
 const withCode = (code: string, message = 'failed') => Object.assign(new Error(message), { code })
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CsrfFailedError, SignInRequiredError } from '../../errors.js'
 import type { SignedIn } from '../../services/sessions.js'
@@ -33,11 +32,6 @@ export function setSessionCookie(app: FastifyInstance, reply: FastifyReply, sess
 
 export function clearSessionCookie(app: FastifyInstance, reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, cookieOptions(app))
-}
-
-/** The key the per-account sign-in guard counts under: a hash, so that no email address lands in Redis. */
-export function signInAccountKey(email: string): string {
-  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex')
 }
 
 /** Loads the session named by the cookie, if any; never refuses (pages and endpoints decide). */

@@ -1,17 +1,30 @@
 import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError, ERROR_REGISTRY, InvalidParameterError, InvalidRequestError, NotFoundError, RateLimitedError } from '../../errors.js'
+import { discardSmallBody, hasUnreadBody, lingerAfterAnswer } from '../refused-body.js'
+
+/**
+ * A schema violation in the API's own words: the field's name, not where Fastify keeps it
+ * (`querystring/limit`, `body/name`). Integer parameters never get here (integer-parameters.ts).
+ */
+function validationMessage(issue: FastifySchemaValidationError | undefined): string {
+  if (!issue) return ERROR_REGISTRY.invalid_request.message
+  const params = issue.params as { missingProperty?: string; additionalProperty?: string }
+  const path = issue.instancePath.replace(/^\//, '').replace(/\//g, '.')
+  if (issue.keyword === 'required') return `${[path, params.missingProperty].filter(Boolean).join('.')} is required.`
+  if (issue.keyword === 'additionalProperties') return `${params.additionalProperty} is not a known field.`
+  return `${path || 'The body'} ${issue.message ?? 'is invalid'}.`
+}
 
 function toAppError(error: FastifyError | Error): AppError {
   if (error instanceof AppError) return error
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
-    return fastifyError.validationContext === 'body'
-      ? new InvalidRequestError(fastifyError.message)
-      : new InvalidParameterError(fastifyError.message)
+    const message = validationMessage(fastifyError.validation[0])
+    return fastifyError.validationContext === 'body' ? new InvalidRequestError(message) : new InvalidParameterError(message)
   }
   // Fastify's own client errors (bad JSON, bad content type, body too large ...) keep their message.
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
@@ -20,8 +33,12 @@ function toAppError(error: FastifyError | Error): AppError {
   return new AppError('internal_error')
 }
 
-/** Writes the one error body of the API for every error, and hides the details of 5xx. */
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyError | Error) {
+/**
+ * Writes the one error body of the API for every error, and hides the details of 5xx. A body the
+ * client is still sending is read to its end first when small, else the connection lingers after
+ * the answer (refused-body.ts), so that the client reads the answer instead of a reset.
+ */
+export async function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyError | Error) {
   const appError = toAppError(error)
   if (appError.status >= 500) {
     request.log.error({ err: error }, 'request failed')
@@ -30,8 +47,11 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: F
   if (appError instanceof RateLimitedError) reply.header('Retry-After', String(appError.retryAfterSeconds))
   // A backend that went away is usually back within seconds (a restart, a failover).
   if (appError.code === 'service_unavailable') reply.header('Retry-After', '5')
-  // A body we did not read (a refused upload) would otherwise be drained before the next request.
-  if (!request.raw.complete) reply.header('Connection', 'close')
+  if (hasUnreadBody(request.raw) && !(await discardSmallBody(request.raw))) {
+    // Not read to its end for nothing: answer, then close without a reset.
+    reply.header('Connection', 'close')
+    lingerAfterAnswer(request.raw)
+  }
   const fastifyStatus = (error as FastifyError).statusCode
   const status =
     appError.code === 'invalid_request' && fastifyStatus && fastifyStatus !== 400 && fastifyStatus < 500 ? fastifyStatus : appError.status

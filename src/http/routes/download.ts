@@ -1,19 +1,33 @@
 import contentDisposition from 'content-disposition'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import fresh from 'fresh'
 import parseRange from 'range-parser'
 import { RangeNotSatisfiableError, RateLimitedError } from '../../errors.js'
 import type { FileRow } from '../../db/schema.js'
 import type { ByteRange } from '../../storage/blob-store.js'
-import { ErrorBody, TokenParams } from '../schemas.js'
+import { ErrorBody, FileContent, TokenParams } from '../schemas.js'
 
-/** An ASCII stand-in for old clients; content-disposition adds the UTF-8 `filename*` when they differ. */
+/** What a download answers besides errors, for the OpenAPI document. */
+const DOWNLOAD_RESPONSES = {
+  200: { description: 'The whole file.', content: { 'application/octet-stream': { schema: FileContent } } },
+  206: {
+    description: 'The requested range (one range; see Content-Range).',
+    content: { 'application/octet-stream': { schema: FileContent } },
+  },
+  304: { description: 'Not modified: the ETag or the date matches (If-None-Match, If-Modified-Since).' },
+}
+
+/**
+ * An ASCII stand-in for old clients; content-disposition adds the exact name as UTF-8 `filename*`
+ * whenever they differ. `%` goes too: RFC 6266 (4.3) warns that some clients decode `%XX` in a
+ * plain `filename`, so `percent%41.txt` would arrive as `percentA.txt`.
+ */
 function asciiFallback(filename: string): string {
   return filename
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x20-\x7e]|["\\]/g, '_')
+    .replace(/[^\x20-\x7e]|["\\%]/g, '_')
 }
 
 /** The one range we serve, or undefined for the whole file (no, malformed or multiple ranges). */
@@ -73,16 +87,33 @@ export const downloadRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (range) reply.header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`)
     if (request.method === 'HEAD') return reply.send()
 
-    const body = await downloads.open(file, range)
-    if (!range || range.start === 0) await downloads.count(file)
-    return reply.send(body)
+    return reply.send(await downloads.open(file, range))
   }
 
   const schema = {
-    summary: 'Download a file through its public link (no authentication)',
     params: TokenParams,
-    response: { 404: ErrorBody, 416: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+    security: [],
+    response: { 404: ErrorBody, 416: ErrorBody, 429: ErrorBody, 500: ErrorBody, 503: ErrorBody },
   }
-  app.get('/download/:token', { schema, exposeHeadRoute: false }, serve)
-  app.head('/download/:token', { schema }, serve)
+  // The bytes (200, 206) and 304 are documented, not serialised: the handler sends a stream.
+  const config: FastifyContextConfig = {
+    swaggerTransform: ({ schema: routeSchema, url }) => ({
+      schema: { ...routeSchema, response: { ...(routeSchema.response as object), ...DOWNLOAD_RESPONSES } },
+      url,
+    }),
+  }
+  app.get(
+    '/download/:token',
+    {
+      schema: { ...schema, operationId: 'downloadFile', summary: 'Download a file through its public link (no authentication)' },
+      config,
+      exposeHeadRoute: false,
+    },
+    serve,
+  )
+  app.head(
+    '/download/:token',
+    { schema: { ...schema, operationId: 'headDownload', summary: 'The headers a download would have, without the bytes' }, config },
+    serve,
+  )
 }

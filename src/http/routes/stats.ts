@@ -1,16 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { authErrors, StatsResponse } from '../schemas.js'
+import { presentStats } from '../present-stats.js'
+import { authErrors, bodyErrors, StatsResponse } from '../schemas.js'
 
 export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/stats',
     {
       schema: {
+        operationId: 'getStats',
         summary: 'Account statistics and limits',
         security: [{ bearerAuth: [] }],
-        response: { 200: StatsResponse, ...authErrors },
+        response: { 200: StatsResponse, ...bodyErrors, ...authErrors },
       },
     },
-    async (request) => ({ success: true as const, ...(await app.services.accounts.stats(request.principal.account.id)) }),
+    async (request) => ({ success: true as const, ...presentStats(await app.services.accounts.stats(request.principal.account.id)) }),
   )
 }

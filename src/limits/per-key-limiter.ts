@@ -1,12 +1,13 @@
 import type { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
-import { redisUnavailable } from './redis-request-limiter.js'
+import { redisUnavailable } from './redis-unavailable.js'
 
 /**
- * A fixed per-minute budget per client IP (failed authentications, downloads), from
- * rate-limiter-flexible: in this process, or in Redis when the service runs as several instances.
+ * A fixed per-minute budget per key: a client IP (failed authentications, downloads, failed
+ * sign-ins) or a hashed email address (failed sign-ins per account). From rate-limiter-flexible:
+ * in this process, or in Redis when the service runs as several instances.
  */
-export class IpLimiter {
+export class PerKeyLimiter {
   private readonly limiter: RateLimiterAbstract
 
   constructor(perMinute: number, keyPrefix: string, redis?: Redis) {
@@ -24,10 +25,10 @@ export class IpLimiter {
     }
   }
 
-  /** Counts one event for `ip`; resolves to the seconds to wait when the budget is spent, else 0. */
-  async hit(ip: string): Promise<number> {
+  /** Counts one event for `key`; resolves to the seconds to wait when the budget is spent, else 0. */
+  async hit(key: string): Promise<number> {
     try {
-      await this.limiter.consume(ip)
+      await this.limiter.consume(key)
       return 0
     } catch (result) {
       if (result instanceof RateLimiterRes) return Math.max(1, Math.ceil(result.msBeforeNext / 1000))

@@ -1,0 +1,24 @@
+import type { AccountRow } from '../db/schema.js'
+import type { ApiKey } from '../services/api-keys.js'
+
+/** `--json` output of the account commands: ids and epoch milliseconds, as operators' scripts read them. */
+export function presentAccount(account: AccountRow) {
+  return {
+    account_id: account.id,
+    email: account.email,
+    plan: account.plan,
+    created_at: account.created_at,
+    overrides: {
+      requests_per_minute: account.requests_per_minute,
+      requests_per_day: account.requests_per_day,
+      max_file_size: account.max_file_size,
+      daily_uploads: account.daily_uploads,
+    },
+  }
+}
+
+/** `--json` output of the key commands: never the hash. */
+export function presentKey(key: ApiKey) {
+  const { id, account_id, name, prefix, created_at, last_used_at, revoked_at, expires_at } = key
+  return { key_id: id, account_id, name, prefix, created_at, last_used_at, revoked_at, expires_at }
+}

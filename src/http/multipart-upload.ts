@@ -1,0 +1,90 @@
+import { PassThrough, type Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { Multipart } from '@fastify/multipart'
+import { AppError, InvalidRequestError, MissingFileError } from '../errors.js'
+import { decodeFormFilename } from './form-filename.js'
+
+/** Room for the multipart boundaries and part headers around the file's bytes. */
+export const MULTIPART_FRAMING_ALLOWANCE = 64 * 1024
+/** Parts (fields and files) one upload request may carry; the rest are ignored fields anyway. */
+export const MAX_PARTS = 100
+
+/**
+ * A boundary RFC 2046 allows: 1 to 70 of its characters, quoted or not (space only inside quotes,
+ * never last). The parser would take an empty one and cut the body at the wrong places.
+ */
+const MULTIPART_BOUNDARY =
+  /;\s*boundary=(?:"[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]"|[0-9A-Za-z'()+_,\-./:=?]{1,70})\s*(?:;|$)/i
+
+export function hasValidBoundary(contentType: string | undefined): boolean {
+  return MULTIPART_BOUNDARY.test(contentType ?? '')
+}
+
+/** The client's body at fault (malformed, cut off, gone): 400, with the parser's own words. */
+function malformedBody(error: unknown): AppError {
+  const message = error instanceof Error ? error.message : String(error)
+  return new InvalidRequestError(`The multipart body is malformed: ${message}`, { cause: error })
+}
+
+/**
+ * Reads a multipart body holding exactly one file part named `file` and hands that part's bytes,
+ * as they arrive, to `stage` (which stores them). Other fields and file parts are read and ignored;
+ * more than MAX_PARTS parts, a second `file` part, or none at all refuse the upload, and whatever
+ * was staged is discarded first.
+ */
+export async function receiveFilePart<Staged>(
+  parts: AsyncIterableIterator<Multipart>,
+  stage: (source: Readable, filename: string | undefined) => Promise<Staged>,
+  discard: (staged: Staged) => Promise<void>,
+): Promise<Staged> {
+  let staged: Staged | undefined
+  // Errors are classified by where they came from, never by their text: whatever the parser throws
+  // or the file part's stream fails with is the body's fault (400), even after the store rethrew
+  // it; anything else (the store's own failures) keeps its code.
+  const bodyErrors = new WeakSet<object>()
+  const fromBody = (error: unknown) => {
+    if (typeof error === 'object' && error !== null) bodyErrors.add(error)
+  }
+  try {
+    for (let partCount = 1; ; partCount++) {
+      const next = await parts.next().catch((error: unknown) => {
+        fromBody(error)
+        throw error
+      })
+      if (next.done) break
+      const part = next.value
+      if (partCount > MAX_PARTS) {
+        if (part.type === 'file') part.file.resume()
+        throw new InvalidRequestError(`A multipart body may carry at most ${MAX_PARTS} parts.`)
+      }
+      if (part.type !== 'file') continue
+      if (part.fieldname !== 'file') {
+        part.file.resume()
+      } else if (staged !== undefined) {
+        part.file.resume()
+        throw new InvalidRequestError('The request must carry exactly one file part named "file".')
+      } else {
+        // A body cut off inside this part may already have ended it: the parser destroys the
+        // stream without an error (and ends the iteration), so it must be caught here.
+        if (part.file.destroyed) throw new InvalidRequestError('The multipart body ends inside the file part.')
+        // From now on a pipeline listens, so a cut that happens while the daily slot is being
+        // reserved still fails the upload instead of leaving it waiting for bytes.
+        part.file.on('error', fromBody)
+        const source = new PassThrough()
+        pipeline(part.file, source).catch((error: unknown) => {
+          // The parser ends a part cut off by the client without an error: a premature close.
+          // (A store that gives up fails the pipeline with its own error instead.)
+          if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') fromBody(error)
+          source.destroy(error as Error)
+        })
+        staged = await stage(source, decodeFormFilename(part.filename))
+      }
+    }
+  } catch (error) {
+    if (staged !== undefined) await discard(staged)
+    await parts.return?.().catch(() => {})
+    throw error instanceof AppError || typeof error !== 'object' || error === null || !bodyErrors.has(error) ? error : malformedBody(error)
+  }
+  if (staged === undefined) throw new MissingFileError()
+  return staged
+}

@@ -1,0 +1,160 @@
+import fs from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { loadConfig, lintFromString } from '@redocly/openapi-core'
+import createClient from 'openapi-fetch'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { API_ERROR_CODES } from '../../src/errors.js'
+import { startTestApp, type TestApp } from '../helpers/test-app.js'
+import { CLIENT_TYPES_FILE, clientTypes } from './client-types.js'
+import type { paths } from './generated/fileshare-api.js'
+
+interface Operation {
+  operationId?: string
+  security?: unknown[]
+  requestBody?: { content: Record<string, { schema: unknown }> }
+  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }>
+}
+type Document = {
+  paths: Record<string, Record<string, Operation>>
+  components: { schemas: Record<string, { properties?: Record<string, unknown> }> }
+}
+
+/** GET /api/v1/openapi.json describes everything a client needs, and generated clients work with it. */
+describe('the OpenAPI document', () => {
+  let t: TestApp
+  let document: Document
+  let source: string
+  beforeAll(async () => {
+    t = await startTestApp()
+    const response = await fetch(`${t.api}/openapi.json`)
+    expect(response.status).toBe(200)
+    source = await response.text()
+    document = JSON.parse(source) as Document
+  })
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  const operation = (path: string, method: string) => document.paths[path]![method]!
+
+  it('passes the Redocly linter (recommended rules, redocly.yaml) without a problem', async () => {
+    const config = await loadConfig({ configPath: fileURLToPath(new URL('../../redocly.yaml', import.meta.url)) })
+    const problems = await lintFromString({ source, absoluteRef: `${t.api}/openapi.json`, config })
+    expect(
+      problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`),
+    ).toEqual([])
+  })
+
+  it('names every operation', () => {
+    const ids = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+    )
+    expect(ids.sort()).toEqual(
+      [
+        'DELETE /api/v1/files/{file_id} deleteFile',
+        'GET /api/v1/files listFiles',
+        'GET /api/v1/files/{file_id} getFile',
+        'GET /api/v1/openapi.json getOpenApiDocument',
+        'GET /api/v1/stats getStats',
+        'GET /download/{token} downloadFile',
+        'GET /healthz getHealth',
+        'GET /readyz getReadiness',
+        'HEAD /download/{token} headDownload',
+        'POST /api/v1/files/upload uploadFile',
+      ].sort(),
+    )
+  })
+
+  it('describes the upload body as multipart/form-data with a binary file part', () => {
+    const body = operation('/api/v1/files/upload', 'post').requestBody!
+    expect(Object.keys(body.content)).toEqual(['multipart/form-data'])
+    expect(body.content['multipart/form-data']!.schema).toEqual({ $ref: '#/components/schemas/UploadForm' })
+    expect(document.components.schemas.UploadForm!.properties!.file).toMatchObject({ type: 'string', format: 'binary' })
+  })
+
+  it('describes downloads: bytes on 200 and 206, 304, the errors, HEAD, and no authentication', () => {
+    for (const method of ['get', 'head']) {
+      const download = operation('/download/{token}', method)
+      expect(download.security).toEqual([])
+      expect(Object.keys(download.responses).sort()).toEqual(['200', '206', '304', '404', '416', '429', '500', '503'])
+      expect(download.responses['200']!.content!['application/octet-stream']!.schema).toMatchObject({ type: 'string', format: 'binary' })
+      expect(Object.keys(download.responses['206']!.headers!)).toEqual(
+        expect.arrayContaining(['Content-Range', 'ETag', 'Content-Disposition']),
+      )
+      expect(Object.keys(download.responses['416']!.headers!)).toContain('Content-Range')
+    }
+  })
+
+  it('marks public operations with security: [] and the others with the bearer key', () => {
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const isPublic = !path.startsWith('/api/v1/') || path === '/api/v1/openapi.json'
+        expect(op.security, `${method} ${path}`).toEqual(isPublic ? [] : [{ bearerAuth: [] }])
+      }
+    }
+  })
+
+  it('documents the response headers clients rely on', () => {
+    const upload = operation('/api/v1/files/upload', 'post').responses
+    expect(Object.keys(upload['201']!.headers!)).toEqual(
+      expect.arrayContaining(['Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+    )
+    expect(Object.keys(upload['401']!.headers!)).toContain('WWW-Authenticate')
+    expect(Object.keys(upload['401']!.headers!)).not.toContain('RateLimit-Limit')
+    expect(Object.keys(upload['429']!.headers!)).toContain('Retry-After')
+    expect(Object.keys(upload['503']!.headers!)).toContain('Retry-After')
+    expect(Object.keys(upload)).toContain('507')
+    for (const id of ['listFiles', 'getFile', 'deleteFile', 'getStats']) {
+      const found = Object.values(document.paths)
+        .flatMap((item) => Object.values(item))
+        .find((op) => op.operationId === id)!
+      expect(Object.keys(found.responses), id).toEqual(expect.arrayContaining(['400', '401', '403', '413', '415', '429', '500', '503']))
+    }
+  })
+
+  it('names its schemas (File, Pagination, Stats, Limits, Error) and lists the error codes as an enum', () => {
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['File', 'Pagination', 'Stats', 'Limits', 'Error', 'UploadForm']),
+    )
+    const error = document.components.schemas.Error!.properties!.error as { properties: { code: { enum: string[] } } }
+    expect([...error.properties.code.enum].sort()).toEqual([...API_ERROR_CODES].sort())
+  })
+
+  it('the checked-in client types are generated from this document (npm run openapi:types)', async () => {
+    expect(await clientTypes(document)).toBe(await fs.readFile(CLIENT_TYPES_FILE, 'utf8'))
+  })
+
+  it('a generated client (openapi-typescript + openapi-fetch) uploads, lists, reads, deletes and reads stats', async () => {
+    const { apiKey } = await t.createAccount('pro')
+    const client = createClient<paths>({ baseUrl: t.url, headers: { Authorization: `Bearer ${apiKey}` } })
+
+    const uploaded = await client.POST('/api/v1/files/upload', {
+      body: { file: new Blob(['generated client']) },
+      bodySerializer: (body) => {
+        const form = new FormData()
+        form.append('file', body.file, 'generated.txt')
+        return form
+      },
+    })
+    expect(uploaded.response.status).toBe(201)
+    const fileId = uploaded.data!.file_id
+    expect(uploaded.data).toMatchObject({ success: true, filename: 'generated.txt', size: 16 })
+
+    const listed = await client.GET('/api/v1/files', { params: { query: { page: 1, limit: 10 } } })
+    expect(listed.data!.files.map((file) => file.file_id)).toEqual([fileId])
+    expect(listed.data!.pagination).toEqual({ page: 1, limit: 10, total: 1, pages: 1 })
+
+    const detail = await client.GET('/api/v1/files/{file_id}', { params: { path: { file_id: fileId } } })
+    expect(detail.data!.file.filename).toBe('generated.txt')
+
+    const stats = await client.GET('/api/v1/stats')
+    expect(stats.data!.stats.total_files).toBe(1)
+
+    const deleted = await client.DELETE('/api/v1/files/{file_id}', { params: { path: { file_id: fileId } } })
+    expect(deleted.data).toEqual({ success: true, message: 'File deleted.' })
+
+    const gone = await client.GET('/api/v1/files/{file_id}', { params: { path: { file_id: fileId } } })
+    expect(gone.response.status).toBe(404)
+    expect(gone.error!.error.code).toBe('not_found')
+  })
+})
