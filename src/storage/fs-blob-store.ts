@@ -40,14 +40,18 @@ export class FsBlobStore implements BlobStore {
     const key = randomBytes(16).toString('hex')
     const tmpPath = path.join(this.tmpDir, `${key}.part`)
     const meter = new ByteMeter(maxBytes)
+    // flush: fsync before close, so the bytes are durable before the rename makes them visible.
+    const sink = createWriteStream(tmpPath, { flags: 'wx', flush: true })
     try {
-      // flush: fsync before close, so the bytes are durable before the rename makes them visible.
-      await pipeline(source, meter, createWriteStream(tmpPath, { flags: 'wx', flush: true }))
+      await pipeline(source, meter, sink)
       const finalPath = this.pathOf(key)
       await fs.mkdir(path.dirname(finalPath), { recursive: true })
       await fs.rename(tmpPath, finalPath)
       await syncDirectory(path.dirname(finalPath))
     } catch (error) {
+      // The stream opens its file on its own time: a source that fails at once rejects the
+      // pipeline before that, and the late open would create the file after the rm.
+      if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()))
       await fs.rm(tmpPath, { force: true })
       source.resume() // let the request body drain so the connection can carry the error reply
       const code = (error as NodeJS.ErrnoException).code
