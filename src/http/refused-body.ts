@@ -14,20 +14,34 @@ import type { Socket } from 'node:net'
  *   then our side stops writing (FIN) and keeps reading and discarding until the client closes,
  *   for a bounded time and number of bytes (lingering close), and only then closes.
  * Nothing read here is ever stored. Both phases are bounded, so no client can hold a connection
- * open with them: at most DRAIN_MS + LINGER_MS and DRAIN_BYTES + LINGER_BYTES per refusal.
+ * open with them: at most drainMs + lingerMs and drainBytes + lingerBytes per refusal, and a
+ * client that stops sending is closed after lingerIdleMs. The linger bounds are nginx's defaults
+ * (lingering_time 30 s, lingering_timeout 5 s): some clients (Debian's httpx 0.23) read no answer
+ * before their whole body is sent, so the total must leave room for a slow machine to take tens of
+ * MiB; a 5 s total lost a 20 MiB refusal under load.
  */
-export const REFUSED_BODY_LIMITS = Object.freeze({
+export interface RefusedBodyLimits {
+  drainBytes: number
+  drainMs: number
+  lingerBytes: number
+  lingerMs: number
+  lingerIdleMs: number
+}
+
+export const REFUSED_BODY_LIMITS: Readonly<RefusedBodyLimits> = Object.freeze({
   /** Largest rest of a body read before answering (a declared length, or what a chunked body sends). */
   drainBytes: 1024 * 1024,
   /** Longest wait for that rest; a slower client gets the close path. */
   drainMs: 2_000,
   /** After an answer with `Connection: close`: bytes read and discarded until the client closes. */
   lingerBytes: 64 * 1024 * 1024,
-  /** ... and for at most this long. */
-  lingerMs: 5_000,
+  /** ... for at most this long in all ... */
+  lingerMs: 30_000,
+  /** ... and this long without a byte from the client. */
+  lingerIdleMs: 5_000,
 })
 
-type Limits = typeof REFUSED_BODY_LIMITS
+type Limits = Readonly<RefusedBodyLimits>
 
 /** Whether the request still has body bytes we have not read. */
 export function hasUnreadBody(request: IncomingMessage): boolean {
@@ -97,21 +111,24 @@ export function lingerAfterAnswer(request: IncomingMessage, limits: Limits = REF
   socket.destroySoon = function lingeringClose() {
     if (socket.writable) socket.end()
     let received = 0
-    const stop = () => {
-      clearTimeout(timer)
-      socket.destroy()
-    }
+    const stop = () => socket.destroy()
     const timer = setTimeout(stop, limits.lingerMs)
     timer.unref()
+    const idle = setTimeout(stop, limits.lingerIdleMs)
+    idle.unref()
     // The HTTP parser is done with this connection: take the socket from it (adding a 'data'
     // listener makes Node hand the socket back from its parser) and read into nothing.
     socket.removeAllListeners('data')
     socket.on('data', (chunk: Buffer) => {
       received += chunk.length
       if (received > limits.lingerBytes) stop()
+      else idle.refresh()
     })
     socket.once('end', stop)
-    socket.once('close', () => clearTimeout(timer))
+    socket.once('close', () => {
+      clearTimeout(timer)
+      clearTimeout(idle)
+    })
     // Node stopped reading when the refused request's stream filled up; start again, as Node's own
     // HTTP server does when it resumes a socket it consumes (onSocketResume in _http_server.js).
     const handle = socket._handle

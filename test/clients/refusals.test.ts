@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process'
+import http, { STATUS_CODES } from 'node:http'
 import fs from 'node:fs/promises'
 import net from 'node:net'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { REFUSED_BODY_LIMITS } from '../../src/http/refused-body.js'
+import { lingerAfterAnswer, REFUSED_BODY_LIMITS } from '../../src/http/refused-body.js'
 import { makeTempDir, startTestApp, type TestApp } from '../helpers/test-app.js'
 
 /**
@@ -211,25 +213,31 @@ describe('refused uploads reach real clients as their HTTP answer', () => {
       },
     ]
 
-  for (const scenario of scenarios) {
-    for (const size of scenario.sizes) {
-      it(`${scenario.status} ${scenario.code} for ${scenario.name}, ${size} bytes: every client sees it`, async () => {
-        await scenario.before?.()
-        const tally: Record<string, string> = {}
-        const failures: string[] = []
-        // The clients run side by side (each one's attempts in turn): the server sees concurrent refusals too.
-        await Promise.all(
-          Object.entries(CLIENTS).map(async ([name, client]) => {
-            const seen = await client(`${t.api}/files/upload`, scenario.key(), files.get(size)!, size, repetitions(name, size))
-            const missed = seen.filter((attempt) => attempt.status !== scenario.status || attempt.code !== scenario.code)
-            tally[name] = `${seen.length - missed.length}/${seen.length}`
-            failures.push(...missed.map((attempt) => `${name}: ${JSON.stringify(attempt)}`))
-          }),
-        )
-        expect(failures, JSON.stringify(tally)).toEqual([])
-      }, 120_000)
+  /** What each client saw, per case: printed once at the end as the measured counts. */
+  const tallies: Array<[string, Record<string, string>]> = []
+
+  describe('each case', () => {
+    for (const scenario of scenarios) {
+      for (const size of scenario.sizes) {
+        it(`${scenario.status} ${scenario.code} for ${scenario.name}, ${size} bytes: every client sees it`, async () => {
+          await scenario.before?.()
+          const tally: Record<string, string> = {}
+          const failures: string[] = []
+          // The clients run side by side (each one's attempts in turn): the server sees concurrent refusals too.
+          await Promise.all(
+            Object.entries(CLIENTS).map(async ([name, client]) => {
+              const seen = await client(`${t.api}/files/upload`, scenario.key(), files.get(size)!, size, repetitions(name, size))
+              const missed = seen.filter((attempt) => attempt.status !== scenario.status || attempt.code !== scenario.code)
+              tally[name] = `${seen.length - missed.length}/${seen.length}`
+              failures.push(...missed.map((attempt) => `${name}: ${JSON.stringify(attempt)}`))
+            }),
+          )
+          tallies.push([`${scenario.code} ${size} B`, tally])
+          expect(failures, JSON.stringify(tally)).toEqual([])
+        }, 120_000)
+      }
     }
-  }
+  })
 
   it('stored nothing and took no daily upload slot for any refused upload', async () => {
     expect(await t.storedBlobs()).toEqual([])
@@ -237,6 +245,17 @@ describe('refused uploads reach real clients as their HTTP answer', () => {
     for (const { accountId } of Object.values(accounts)) {
       expect((await t.app.services.accounts.stats(accountId)).uploadsToday).toBe(0)
     }
+    console.info(
+      `answers seen / refusals sent, per case and client:\n${tallies
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(
+          ([name, tally]) =>
+            `  ${name}: ${Object.entries(tally)
+              .map(([client, counts]) => `${client} ${counts}`)
+              .join(', ')}`,
+        )
+        .join('\n')}`,
+    )
   })
 })
 
@@ -248,6 +267,8 @@ function rawExchange(port: number, head: string, options: { body?: Buffer; sendB
     let closed = false
     socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
     socket.on('error', () => {})
+    // The server has said all it will (its FIN): end our side too, so that the socket closes now.
+    socket.on('end', () => socket.end())
     socket.on('close', () => {
       closed = true
       resolve({ text, closed })
@@ -288,16 +309,21 @@ describe('Expect: 100-continue', () => {
 
   it('answers a refused request with its final status and never 100 Continue', async () => {
     const free = await t.createAccount('free')
+    const limited = await t.createAccount('pro')
+    await t.app.services.accounts.setLimits(limited.accountId, { requests_per_minute: 1 })
+    expect((await fetch(`${t.api}/stats`, { headers: { authorization: `Bearer ${limited.apiKey}` } })).status).toBe(200)
     for (const [apiKey, status, code] of [
       [`fsk_${'y'.repeat(43)}`, 401, 'unauthorized'],
       [free.apiKey, 403, 'plan_not_supported'],
       // Declared larger than max_file_size plus the framing allowance: refused before any byte.
       [pro.apiKey, 403, 'file_too_large'],
+      // The one request of its minute already spent (below).
+      [limited.apiKey, 429, 'rate_limited'],
     ] as const) {
       const length = apiKey === pro.apiKey ? 10 * MiB : 1000
       const { text } = await rawExchange(port, head(apiKey, length))
       expect(text, code).not.toContain('100 Continue')
-      expect(text.split('\r\n')[0], code).toBe(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}`)
+      expect(text.split('\r\n')[0], code).toBe(`HTTP/1.1 ${status} ${STATUS_CODES[status]}`)
       expect(text, code).toContain(`"code":"${code}"`)
     }
   })
@@ -333,27 +359,101 @@ describe('Expect: 100-continue', () => {
 
 describe('the refused-body bounds', () => {
   it('are the documented ones', () => {
-    // docs/api.md ("Refused uploads") states these figures; change both together.
-    expect(REFUSED_BODY_LIMITS).toEqual({ drainBytes: 1 * MiB, drainMs: 2_000, lingerBytes: 64 * MiB, lingerMs: 5_000 })
+    // docs/api.md ("Refused uploads reach the client") states these figures; change both together.
+    expect(REFUSED_BODY_LIMITS).toEqual({
+      drainBytes: 1 * MiB,
+      drainMs: 2_000,
+      lingerBytes: 64 * MiB,
+      lingerMs: 30_000,
+      lingerIdleMs: 5_000,
+    })
   })
 
-  it('close a connection whose client never stops sending, within the linger time', async () => {
+  /**
+   * A bare HTTP server that refuses every request as the service does (refused-body.ts), with small
+   * bounds, and a client that sends a body declared at 1 GiB in its own way: when did the server
+   * close, and did the client read the answer first?
+   */
+  async function lingerAgainst(send: (socket: net.Socket) => void) {
+    const limits = { ...REFUSED_BODY_LIMITS, lingerMs: 1_500, lingerIdleMs: 400, lingerBytes: 4 * MiB }
+    const server = http.createServer((request, response) => {
+      response.setHeader('connection', 'close')
+      lingerAfterAnswer(request, limits)
+      response.writeHead(401).end('{"refused":true}')
+    })
+    // Measured on the server's side: a half-open client may not notice the close at all.
+    const started = Date.now()
+    const closed = new Promise<number>((resolve) =>
+      server.once('connection', (socket) => socket.on('close', () => resolve(Date.now() - started))),
+    )
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const socket = net.connect({ port: (server.address() as net.AddressInfo).port, host: '127.0.0.1', allowHalfOpen: true })
+    try {
+      socket.on('error', () => {})
+      let answer = ''
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')))
+      socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${1024 * MiB}\r\n\r\n`)
+      send(socket)
+      return { elapsed: await closed, answered: answer.includes('{"refused":true}'), limits }
+    } finally {
+      socket.destroy()
+      server.close()
+    }
+  }
+
+  it('close a connection whose client never stops sending, at the total linger time', async () => {
+    let trickle: NodeJS.Timeout | undefined
+    const { elapsed, answered, limits } = await lingerAgainst((socket) => {
+      // A slow trickle: never idle for long, never near the byte bound, so the total time must end it.
+      trickle = setInterval(() => socket.writable && socket.write(Buffer.alloc(1024)), 50)
+    })
+    clearInterval(trickle)
+    expect(answered).toBe(true)
+    expect(elapsed).toBeGreaterThanOrEqual(limits.lingerMs - 100)
+    expect(elapsed).toBeLessThan(limits.lingerMs + 1_000)
+  })
+
+  it('close a connection whose client stops sending, after the idle time', async () => {
+    const { elapsed, answered, limits } = await lingerAgainst((socket) => socket.write(Buffer.alloc(64 * KiB)))
+    expect(answered).toBe(true)
+    expect(elapsed).toBeGreaterThanOrEqual(limits.lingerIdleMs - 100)
+    expect(elapsed).toBeLessThan(limits.lingerMs)
+  })
+
+  it('close a connection whose client sends more than the byte bound, at once', async () => {
+    let sending = true
+    const { elapsed, answered, limits } = await lingerAgainst((socket) => {
+      const flood = () => {
+        while (sending && socket.writable && socket.write(Buffer.alloc(256 * KiB)));
+        if (sending && socket.writable) socket.once('drain', flood)
+      }
+      flood()
+    })
+    sending = false
+    expect(answered).toBe(true)
+    expect(elapsed).toBeLessThan(limits.lingerIdleMs)
+  })
+
+  it('in the service: a refused client that stops sending is closed after the idle time', async () => {
     const t = await startTestApp()
     try {
-      const port = Number(new URL(t.url).port)
-      const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true })
+      const socket = net.connect({ port: Number(new URL(t.url).port), host: '127.0.0.1', allowHalfOpen: true })
       socket.on('error', () => {})
-      const started = Date.now()
-      const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now() - started)))
+      let text = ''
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
       socket.write(
         `POST /api/v1/files/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer fsk_${'w'.repeat(43)}\r\n` +
           `Content-Type: multipart/form-data; boundary=b\r\nContent-Length: ${100 * 1024 * MiB}\r\n\r\n`,
       )
-      // A slow trickle: never enough to reach the byte bound, so the time bound must end it.
-      const trickle = setInterval(() => socket.writable && socket.write(Buffer.alloc(1024)), 50)
-      const elapsed = await closed
-      clearInterval(trickle)
-      expect(elapsed).toBeLessThan(REFUSED_BODY_LIMITS.lingerMs + 2_000)
+      socket.write(Buffer.alloc(KiB))
+      // Then the client goes quiet and never closes its side: only the server's idle bound ends it.
+      while (!text.includes('"code":"unauthorized"')) await sleep(20)
+      const started = Date.now()
+      const connections = () => new Promise<number>((resolve) => t.app.server.getConnections((_error, count) => resolve(count)))
+      while ((await connections()) > 0 && Date.now() - started < REFUSED_BODY_LIMITS.lingerIdleMs + 3_000) await sleep(100)
+      expect(await connections()).toBe(0)
+      expect(text.split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized')
+      socket.destroy()
     } finally {
       await t.close()
     }
