@@ -1,4 +1,4 @@
-const MiB = 1024 * 1024
+export const MiB = 1024 * 1024
 const GiB = 1024 * MiB
 
 /** Sizes and durations of one bench run: the issue's figures by default, small ones with BENCH_QUICK=1. */
@@ -47,6 +47,9 @@ export function benchPlan(): BenchPlan {
     serverWarmupSeconds: quick ? 2 : 5,
   }
 }
+
+/** Memory sizes in the reports: mebibytes with one decimal. */
+export const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`
 
 export function formatBytes(bytes: number): string {
   if (bytes >= GiB && bytes % GiB === 0) return `${bytes / GiB} GiB`

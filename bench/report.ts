@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import os from 'node:os'
-import { formatBytes, type BenchPlan } from './bench-plan.js'
+import { formatBytes, mib, type BenchPlan } from './bench-plan.js'
 import type { LoadResult } from './load-client.js'
 import type { RssPeak } from './measure-rss.js'
 
@@ -58,7 +58,6 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 const rps = (value: number) => Math.round(value).toLocaleString('en-US')
 const ms = (value: number) => `${value.toFixed(1)} ms`
 const ratio = (value: number) => `${value.toFixed(2)}x`

@@ -12,15 +12,16 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { freePort, ROOT, runCli } from '../test/helpers/server-process.js'
 import { benchPlan, formatBytes } from './bench-plan.js'
-import { freePort, REPO_ROOT, runClientScript, type RunningServer } from './child-process.js'
+import { runClientScript } from './child-process.js'
 import type { DownloadResult } from './download-client.js'
 import type { LoadJob, LoadResult } from './load-client.js'
 import { CpuMeter } from './measure-cpu.js'
 import { RssSampler } from './measure-rss.js'
 import { METADATA_CALLS, renderTables, writeBenchmarksDoc, type BenchResults, type MeasuredLoad, type MetadataCall } from './report.js'
 import { fileIdRange, seedFiles } from './seed-files.js'
-import { fileshareEnv, serverNodeFlags, startBaseline, startFileshare, startScriptArgs } from './spawn-server.js'
+import { fileshareEnv, serverNodeFlags, startBaseline, startFileshare, startScriptArgs, type RunningServer } from './spawn-server.js'
 import type { UploadJob, UploadResult } from './upload-client.js'
 
 interface Account {
@@ -35,17 +36,10 @@ const sections = new Set((process.env.BENCH_ONLY ?? 'transfer,rss,load').split('
 const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
 
 /** Creates an account with the `fileshare` CLI, as an operator would. */
-function createAccount(env: Record<string, string>, email: string): Account {
-  const output = execFileSync(
-    process.execPath,
-    [path.join(REPO_ROOT, 'bin', 'fileshare.js'), 'account', 'create', '--email', email, '--plan', 'enterprise', '--json'],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-    },
-  )
-  const created = JSON.parse(output) as { account_id: number; api_key: string }
+async function createAccount(env: Record<string, string>, email: string): Promise<Account> {
+  const result = await runCli(['account', 'create', '--email', email, '--plan', 'enterprise', '--json'], env)
+  if (result.code !== 0) throw new Error(`fileshare account create exited with code ${result.code}: ${result.stderr}`)
+  const created = JSON.parse(result.stdout) as { account_id: number; api_key: string }
   return { id: created.account_id, key: created.api_key }
 }
 
@@ -240,9 +234,9 @@ async function main(): Promise<void> {
   try {
     const port = await freePort()
     const env = fileshareEnv(dataDir, port)
-    const io = createAccount(env, 'transfers@bench.test')
-    const small = createAccount(env, 'small@bench.test')
-    const large = createAccount(env, 'large@bench.test')
+    const io = await createAccount(env, 'transfers@bench.test')
+    const small = await createAccount(env, 'small@bench.test')
+    const large = await createAccount(env, 'large@bench.test')
     const sqlitePath = path.join(dataDir, 'fileshare.sqlite')
 
     let seedSeconds = 0
@@ -264,7 +258,7 @@ async function main(): Promise<void> {
     servers.push(bare)
     log(`server pid ${server.pid} at ${server.url}; baseline pid ${bare.pid} at ${bare.url}`)
 
-    const serverCommand = ['node', ...serverNodeFlags(), ...startScriptArgs()].join(' ').replace(`${REPO_ROOT}/`, '')
+    const serverCommand = ['node', ...serverNodeFlags(), ...startScriptArgs()].join(' ').replace(ROOT, '')
     const results: BenchResults = { plan, startedAt, finishedAt: startedAt, loadAverageAtStart, serverCommand, seedSeconds }
     if (sections.has('transfer')) results.transfer = await measureTransfers(server, bare, io, bareDir)
     if (sections.has('rss')) results.rss = { asStarted: await measurePeakRss(server, io) }
@@ -295,7 +289,7 @@ async function main(): Promise<void> {
     console.log(`\n${renderTables(results)}`)
     const complete = ['transfer', 'rss', 'load'].every((section) => sections.has(section))
     if (complete && !plan.quick) {
-      writeBenchmarksDoc(path.join(REPO_ROOT, 'docs', 'benchmarks.md'), results)
+      writeBenchmarksDoc(path.join(ROOT, 'docs', 'benchmarks.md'), results)
       log('wrote docs/benchmarks.md')
     } else {
       log('a partial or quick run: docs/benchmarks.md left as it was')

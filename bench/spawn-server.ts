@@ -1,6 +1,37 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { freePort, REPO_ROOT, startServerProcess, tsScriptArgs, type RunningServer } from './child-process.js'
+import { freePort, ROOT, spawnServer, stopServerProcess, waitForHealth } from '../test/helpers/server-process.js'
+import { tsScriptArgs } from './child-process.js'
+
+export interface RunningServer {
+  pid: number
+  url: string
+  /** SIGTERM, then waits for the exit; resolves with the exit code. */
+  stop(): Promise<number | null>
+}
+
+/**
+ * Starts a server process whose stdout and stderr go to `logFile`, as an operator's would go to a
+ * log file (a pipe back to this process would cost the bench's own CPU), and waits until
+ * `url + readyPath` answers.
+ */
+async function startBenchProcess(options: {
+  args: string[]
+  env: Record<string, string>
+  url: string
+  readyPath: string
+  logFile: string
+}): Promise<RunningServer> {
+  const server = spawnServer(options.env, options.args, { logFile: options.logFile })
+  await waitForHealth(server, options.url + options.readyPath, { timeoutMs: 30_000 })
+  return {
+    pid: server.child.pid!,
+    url: options.url,
+    async stop() {
+      return (await stopServerProcess(server, { signal: 'SIGTERM', timeoutMs: 60_000 })).code
+    },
+  }
+}
 
 /**
  * The bench's accounts are on `enterprise`, raised so that no limit binds: the load runs make
@@ -38,18 +69,18 @@ export function fileshareEnv(dataDir: string, port: number): Record<string, stri
  * bench runs the server exactly as `npm start` does, flags included.
  */
 export function startScriptArgs(): string[] {
-  const packageJson = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  const packageJson = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
   const [command, ...args] = packageJson.scripts.start.trim().split(/\s+/)
   if (command !== 'node' || !args.includes('dist/server.js')) {
     throw new Error(`the bench expects a "start" script of the form "node [flags] dist/server.js", got "${packageJson.scripts.start}"`)
   }
   // BENCH_SERVER_JS points at another build's server.js, to compare two builds on one machine.
-  return args.map((arg) => (arg === 'dist/server.js' ? (process.env.BENCH_SERVER_JS ?? path.join(REPO_ROOT, arg)) : arg))
+  return args.map((arg) => (arg === 'dist/server.js' ? (process.env.BENCH_SERVER_JS ?? path.join(ROOT, arg)) : arg))
 }
 
 /** The real service, embedded default (SQLite + blob folder), started as `npm start` starts it (plus `extraFlags`). */
 export async function startFileshare(dataDir: string, port: number, logFile: string, extraFlags: string[] = []): Promise<RunningServer> {
-  return startServerProcess({
+  return startBenchProcess({
     args: [...serverNodeFlags(), ...extraFlags, ...startScriptArgs()],
     env: fileshareEnv(dataDir, port),
     url: `http://127.0.0.1:${port}`,
@@ -61,7 +92,7 @@ export async function startFileshare(dataDir: string, port: number, logFile: str
 /** The bare Node.js baseline (bench/baseline-server.ts), answering `detailJson` on GET /json. */
 export async function startBaseline(dir: string, detailJson: string, logFile: string): Promise<RunningServer> {
   const port = await freePort()
-  return startServerProcess({
+  return startBenchProcess({
     args: tsScriptArgs('baseline-server.ts'),
     env: { BASELINE_PORT: String(port), BASELINE_DIR: dir, BASELINE_JSON: detailJson },
     url: `http://127.0.0.1:${port}`,

@@ -62,6 +62,8 @@ export interface SpawnedProcess {
   stdout(): string
   stderr(): string
   exited: Promise<Exit>
+  /** Where its stdout and stderr go, when it was spawned with `logFile` (then `stdout()` and `stderr()` stay empty). */
+  logFile?: string
 }
 
 /**
@@ -78,7 +80,55 @@ export function spawnServer(env: Record<string, string>, command: string[] = [SE
   child.stdout?.setEncoding('utf8').on('data', (text: string) => (stdout += text))
   child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text))
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
-  return { child, exited, stdout: () => stdout, stderr: () => stderr }
+  return { child, exited, stdout: () => stdout, stderr: () => stderr, logFile: options.logFile }
+}
+
+/** Everything the process has written so far: its captured stdout and stderr, or its log file. */
+export function outputOf(server: SpawnedProcess): string {
+  if (server.logFile === undefined) return server.stdout() + server.stderr()
+  try {
+    return fs.readFileSync(server.logFile, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+/**
+ * Waits until GET `url` answers as `ready` says (by default: a 2xx status), polling every
+ * `intervalMs` for at most `timeoutMs`. If the process exits first or does not answer in time, it
+ * is killed and the error carries its output.
+ */
+export async function waitForHealth(
+  server: SpawnedProcess,
+  url: string,
+  {
+    ready = (response) => response.ok,
+    timeoutMs = 15_000,
+    intervalMs = 100,
+  }: { ready?: (response: Response) => boolean; timeoutMs?: number; intervalMs?: number } = {},
+): Promise<void> {
+  let exitedEarly = false
+  void server.exited.then(() => (exitedEarly = true))
+  try {
+    await eventually(
+      `GET ${url}`,
+      async () => {
+        if (exitedEarly) throw new Error(`server exited before serving:\n${outputOf(server)}`)
+        const response = await fetch(url).catch(() => undefined)
+        // Read to the end, so that no answer is left half-read; a reset meanwhile counts as none.
+        const read = await response?.arrayBuffer().then(
+          () => true,
+          () => false,
+        )
+        return response && read && ready(response) ? true : undefined
+      },
+      timeoutMs,
+      intervalMs,
+    )
+  } catch (error) {
+    await stopServerProcess(server)
+    throw error
+  }
 }
 
 export interface ServerProcess extends SpawnedProcess {
@@ -93,41 +143,33 @@ export interface ServerProcess extends SpawnedProcess {
 const QUIET_LEVELS = new Set(['warn', 'error', 'fatal', 'silent'])
 
 /**
- * Starts a server on a free loopback port and `dataDir` (plus `env`), and waits until /healthz
- * answers. If it does not come up, it is killed and the error carries its output.
+ * Starts a server on a free loopback port (or `port`) and `dataDir` (plus `env`), and waits until
+ * /healthz answers. Its output is captured, or appended to `logFile`. If it does not come up, it is
+ * killed and the error carries its output.
  */
 export async function startServerProcess(options: {
   dataDir: string
   env?: Record<string, string>
   command?: string[]
   readyTimeoutMs?: number
+  port?: number
+  logFile?: string
 }): Promise<ServerProcess> {
   const env = options.env ?? {}
-  const port = await freePort()
-  const spawned = spawnServer({ PORT: String(port), HOST: '127.0.0.1', FILESHARE_DATA_DIR: options.dataDir, ...env }, options.command)
+  const port = options.port ?? (await freePort())
+  const spawned = spawnServer({ PORT: String(port), HOST: '127.0.0.1', FILESHARE_DATA_DIR: options.dataDir, ...env }, options.command, {
+    logFile: options.logFile,
+  })
   const url = `http://127.0.0.1:${port}`
   const server: ServerProcess = { ...spawned, port, url, api: `${url}/api/v1`, dataDir: options.dataDir }
   // At level info the server logs its address: then our process must be the one answering, not
   // another that took the port meanwhile.
   const logsListening = !QUIET_LEVELS.has(env.FILESHARE_LOG_LEVEL ?? 'info')
-  let exitedEarly = false
-  void server.exited.then(() => (exitedEarly = true))
-  try {
-    await eventually(
-      'GET /healthz',
-      async () => {
-        if (exitedEarly) throw new Error(`server exited before serving:\n${server.stdout()}${server.stderr()}`)
-        const response = await fetch(`${url}/healthz`).catch(() => undefined)
-        const listening = !logsListening || server.stdout().includes(`listening at ${url}`)
-        return response?.status === 200 && listening ? true : undefined
-      },
-      options.readyTimeoutMs ?? 15_000,
-      50,
-    )
-  } catch (error) {
-    await stopServerProcess(server)
-    throw error
-  }
+  await waitForHealth(server, `${url}/healthz`, {
+    ready: (response) => response.status === 200 && (!logsListening || outputOf(server).includes(`listening at ${url}`)),
+    timeoutMs: options.readyTimeoutMs ?? 15_000,
+    intervalMs: 50,
+  })
   return server
 }
 
@@ -142,7 +184,8 @@ export async function stopServerProcess(
   if (server.child.exitCode === null && server.child.signalCode === null) {
     server.child.kill(signal)
     if (signal !== 'SIGKILL') {
-      const exited = await Promise.race([server.exited, sleep(timeoutMs).then(() => undefined)])
+      // An unref'd timer: once the process has exited, the caller's own process need not wait it out.
+      const exited = await Promise.race([server.exited, sleep(timeoutMs, undefined, { ref: false })])
       if (!exited) server.child.kill('SIGKILL')
     }
   }

@@ -4,7 +4,7 @@ import net from 'node:net'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import SQLite from 'better-sqlite3'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest'
 import {
   BIN,
   eventually,
@@ -36,9 +36,6 @@ async function cliOk(dataDir: string, ...args: string[]): Promise<void> {
   expect(await fileshare(dataDir, args), `fileshare ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' })
 }
 
-const running = new Set<ServerProcess>()
-/** Servers shared by a describe block: stopped by its afterAll, not after each test. */
-const shared = new Set<ServerProcess>()
 const tempDirs: string[] = []
 
 async function newDataDir(): Promise<string> {
@@ -47,27 +44,23 @@ async function newDataDir(): Promise<string> {
   return dir
 }
 
-/** Starts a server on a free port and a fresh data folder (unless given one), and waits until /healthz answers. */
+/**
+ * Starts a server for one test on a free port and a fresh data folder (unless given one), and waits
+ * until /healthz answers. It is stopped when that test ends, so a test that failed half-way leaves
+ * nothing behind; the tests beside it, which run at the same time, keep theirs.
+ */
 async function startServerProcess(
+  onTestFinished: TestContext['onTestFinished'],
   options: { env?: Record<string, string>; command?: string[]; dataDir?: string } = {},
 ): Promise<ServerProcess> {
   const server = await startServer({ ...options, dataDir: options.dataDir ?? (await newDataDir()) })
-  running.add(server)
+  onTestFinished(async () => {
+    await stopServerProcess(server)
+  })
   return server
 }
 
-async function stop(server: ServerProcess): Promise<void> {
-  running.delete(server)
-  await stopServerProcess(server)
-}
-
-afterEach(async () => {
-  // A test that failed half-way must not leave its server behind; shared servers are stopped in afterAll.
-  await Promise.all([...running].filter((server) => !shared.has(server)).map(stop))
-})
-
 afterAll(async () => {
-  await Promise.all([...running].map(stop))
   await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
 })
 
@@ -90,7 +83,10 @@ interface CreatedAccount {
   api_key: string
 }
 
-describe('a running server and the CLI on the same data, default cache TTL', () => {
+// The three blocks below run side by side, and so do most tests in each: much of their time is
+// spent waiting (for a cache to expire, a process to start), not computing.
+
+describe.concurrent('a running server and the CLI on the same data, default cache TTL', () => {
   let server: ServerProcess
   /** Every key handed out in this block: none of them may ever reach a log line. */
   const issuedKeys: string[] = []
@@ -104,8 +100,11 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
 
   beforeAll(async () => {
     // No FILESHARE_CACHE_TTL_MS: the promise of 5 s must hold with the default.
-    server = await startServerProcess()
-    shared.add(server)
+    server = await startServer({ dataDir: await newDataDir() })
+  })
+
+  afterAll(async () => {
+    await stopServerProcess(server)
   })
 
   afterEach(() => {
@@ -114,7 +113,7 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
   })
 
   // Each test waits up to the cache TTL for its change, on its own account: they run side by side.
-  describe.concurrent('changes made with the CLI reach the server within 5 s', () => {
+  describe('changes made with the CLI reach the server within 5 s', () => {
     it('a key from `account create` works against the running server', async () => {
       const { api_key } = await createAccount()
       const response = await eventually(
@@ -253,7 +252,8 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
     expect(await download.text()).toBe('linked content')
   })
 
-  it('logs JSON lines with a request id, and never a key or the Authorization header', async () => {
+  // Last, once every other test of this block has handed out its keys: none may reach the log.
+  it.sequential('logs JSON lines with a request id, and never a key or the Authorization header', async () => {
     const { api_key } = await createAccount()
     const unknownKey = `fsk_${'A'.repeat(43)}`
     const good = await stats(api_key)
@@ -285,18 +285,13 @@ describe('a running server and the CLI on the same data, default cache TTL', () 
     for (const key of [...issuedKeys, unknownKey]) expect(everything).not.toContain(key)
     expect(everything).not.toMatch(/bearer /i)
   })
-
-  afterAll(async () => {
-    shared.delete(server)
-    await stop(server)
-  })
 })
 
-describe('configuration', () => {
-  it('`fileshare serve` serves too, with public_link on FILESHARE_PUBLIC_URL', async () => {
+describe.concurrent('configuration', () => {
+  it('`fileshare serve` serves too, with public_link on FILESHARE_PUBLIC_URL', async ({ onTestFinished }) => {
     const dataDir = await newDataDir()
     const { api_key } = await cliJson<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro')
-    const server = await startServerProcess({
+    const server = await startServerProcess(onTestFinished, {
       dataDir,
       command: [BIN, 'serve'],
       env: { FILESHARE_PUBLIC_URL: 'https://files.example.com/' },
@@ -312,11 +307,11 @@ describe('configuration', () => {
     expect(await server.exited).toEqual({ code: 0, signal: null })
   })
 
-  it('starts from a symlinked release folder whose path has a space', async () => {
+  it('starts from a symlinked release folder whose path has a space', async ({ onTestFinished }) => {
     const releases = await newDataDir()
     const link = path.join(releases, 'current release')
     await fs.symlink(ROOT, link, 'dir')
-    const server = await startServerProcess({ command: [path.join(link, 'dist/server.js')] })
+    const server = await startServerProcess(onTestFinished, { command: [path.join(link, 'dist/server.js')] })
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
     server.child.kill('SIGTERM')
     expect(await server.exited).toEqual({ code: 0, signal: null })
@@ -332,7 +327,7 @@ describe('configuration', () => {
     ['FILESHARE_TRUST_PROXY', 'maybe'],
   ]
 
-  it.concurrent.for(badSettings)('%s=%s stops the server with a message naming the variable', async ([variable, value], { expect }) => {
+  it.for(badSettings)('%s=%s stops the server with a message naming the variable', async ([variable, value], { expect }) => {
     const dataDir = await newDataDir()
     const port = await freePort()
     const server = spawnServer({ PORT: String(port), HOST: '127.0.0.1', FILESHARE_DATA_DIR: dataDir, [variable]: value })
@@ -352,7 +347,7 @@ describe('configuration', () => {
   })
 })
 
-describe('SIGTERM', () => {
+describe.concurrent('SIGTERM', () => {
   /** Sends a multipart upload whose file bytes are written by the caller, chunk by chunk. */
   function slowUpload(port: number, apiKey: string, fileSize: number) {
     const boundary = 'fileshare-slow-upload'
@@ -402,10 +397,10 @@ describe('SIGTERM', () => {
     })
   }
 
-  it('lets an in-flight upload finish with 201, refuses new connections, and exits 0', async () => {
+  it('lets an in-flight upload finish with 201, refuses new connections, and exits 0', async ({ onTestFinished }) => {
     const dataDir = await newDataDir()
     const { api_key } = await cliJson<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro')
-    const server = await startServerProcess({ dataDir })
+    const server = await startServerProcess(onTestFinished, { dataDir })
 
     const chunk = Buffer.alloc(4096, 'x')
     const chunks = 10
