@@ -1,8 +1,9 @@
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely'
-import pg from 'pg'
+import type PG from 'pg'
 import type { Database } from './schema.js'
 import { withStatementCache } from './statement-cache.js'
 import { withTranslatedErrors } from './translate-errors.js'
@@ -41,15 +42,26 @@ export function openSqlite(file: string): DatabaseHandle {
   return handle(new Kysely<Database>({ dialect: withTranslatedErrors(sqlite) }), 'sqlite')
 }
 
-// bigint columns hold byte sizes and counters, all far below 2^53: read them as numbers.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
+/**
+ * The pg module, loaded on first use: the embedded stack never needs it, and loading it costs
+ * every server start and CLI call about 0.15 s. (A synchronous require keeps openPostgres sync.)
+ */
+let pgModule: typeof PG | undefined
+function loadPg(): typeof PG {
+  if (!pgModule) {
+    pgModule = createRequire(import.meta.url)('pg') as typeof PG
+    // bigint columns hold byte sizes and counters, all far below 2^53: read them as numbers.
+    pgModule.types.setTypeParser(pgModule.types.builtins.INT8, (value) => Number(value))
+  }
+  return pgModule
+}
 
 /**
  * Opens a PostgreSQL pool. `searchPath` confines the service to one schema (tests use a fresh
  * schema each, so that they can run side by side in one database).
  */
 export function openPostgres(connectionString: string, options: { searchPath?: string; maxConnections?: number } = {}): DatabaseHandle {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString,
     max: options.maxConnections ?? 10,
     // A database that does not answer fails the request (503) instead of queueing it forever.
