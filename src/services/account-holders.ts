@@ -21,9 +21,10 @@ export class AccountHolderService {
     private readonly holders: AccountHoldersRepository,
     private readonly accounts: AccountsRepository,
     private readonly passwordHashCost: Readonly<ScryptCost> = PASSWORD_HASH_COST,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  async setPassword(accountId: number, password: string, now = Date.now()): Promise<AccountRow> {
+  async setPassword(accountId: number, password: string, now = this.now()): Promise<AccountRow> {
     checkNewPassword(password)
     const account = await this.accounts.findById(accountId)
     if (!account) throw new NotFoundError(`No account with id ${accountId}.`)
@@ -32,7 +33,7 @@ export class AccountHolderService {
   }
 
   /** A new one-time invitation; the token is returned only here and only its hash is stored. */
-  async createInvite(accountId: number, now = Date.now()) {
+  async createInvite(accountId: number, now = this.now()) {
     const account = await this.accounts.findById(accountId)
     if (!account) throw new NotFoundError(`No account with id ${accountId}.`)
     const token = randomToken(32)
@@ -42,7 +43,7 @@ export class AccountHolderService {
   }
 
   /** Sets the password through an invitation, which is then used up. Returns the account id. */
-  async acceptInvite(token: string, password: string, now = Date.now()): Promise<number> {
+  async acceptInvite(token: string, password: string, now = this.now()): Promise<number> {
     if (!INVITE_TOKEN_PATTERN.test(token)) throw new InvalidInviteError()
     checkNewPassword(password)
     const accountId = await this.holders.acceptInvite(sha256Hex(token), await hashPassword(password, this.passwordHashCost), now)

@@ -33,6 +33,7 @@ export class AccountService {
     private readonly keys: ApiKeyService,
     private readonly config: Pick<Config, 'plans'>,
     private readonly requests: RequestLimiter,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Creates an account with its first API key; the key is shown only in this result. */
@@ -40,7 +41,7 @@ export class AccountService {
     if (!EMAIL_PATTERN.test(email)) throw new InvalidParameterError(`"${email}" is not an email address.`)
     const planName = parsePlan(plan)
     if (await this.accounts.findByEmail(email)) throw new InvalidParameterError(`An account with email ${email} already exists.`)
-    const row = await this.accounts.create(email, planName, Date.now())
+    const row = await this.accounts.create(email, planName, this.now())
     const { key, apiKey } = await this.keys.create(row.id)
     return { account: row, keyId: key.id, apiKey }
   }
@@ -67,7 +68,7 @@ export class AccountService {
   }
 
   /** Exact figures from the account's kept counters: no scan of its files. */
-  async stats(id: number, now = Date.now()): Promise<AccountStats> {
+  async stats(id: number, now = this.now()): Promise<AccountStats> {
     const row = this.found(id, await this.accounts.findById(id))
     return {
       plan: row.plan,

@@ -45,6 +45,7 @@ export class ApiKeyService {
     private readonly accounts: AccountsRepository,
     private readonly config: Pick<Config, 'plans' | 'cacheTtlMs'>,
     private readonly onBackgroundError: (error: unknown) => void = () => {},
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Creates a key; the whole key is returned only here and only its hash is stored. */
@@ -57,7 +58,7 @@ export class ApiKeyService {
       prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH),
       // A fast hash is enough: the key carries 256 random bits (passwords, which do not, use scrypt).
       key_hash: sha256Hex(apiKey),
-      created_at: Date.now(),
+      created_at: this.now(),
       expires_at: options.expiresAt ?? null,
     })
     return { key: withoutHash(row), apiKey }
@@ -69,7 +70,7 @@ export class ApiKeyService {
   }
 
   async revoke(keyId: number): Promise<ApiKey> {
-    const row = (await this.keys.revoke(keyId, Date.now())) ?? (await this.keys.findById(keyId))
+    const row = (await this.keys.revoke(keyId, this.now())) ?? (await this.keys.findById(keyId))
     if (!row) throw new NotFoundError(`No API key with id ${keyId}.`)
     this.forget(keyId)
     return withoutHash(row)
@@ -77,7 +78,7 @@ export class ApiKeyService {
 
   /** Revokes a key of this account (the dashboard); another account's key is a 404, as if it did not exist. */
   async revokeForAccount(accountId: number, keyId: number): Promise<ApiKey> {
-    const row = (await this.keys.revoke(keyId, Date.now(), accountId)) ?? (await this.keys.findById(keyId))
+    const row = (await this.keys.revoke(keyId, this.now(), accountId)) ?? (await this.keys.findById(keyId))
     if (!row || row.account_id !== accountId) throw new NotFoundError(`No API key with id ${keyId}.`)
     this.forget(keyId)
     return withoutHash(row)
@@ -93,7 +94,7 @@ export class ApiKeyService {
    * expired. Lookups go by hash, so timing depends on the hash, never on the secret's bytes.
    * Answers are cached for at most `cacheTtlMs`, the bound on how late a revocation takes effect.
    */
-  async authenticate(apiKey: string, now = Date.now()): Promise<Principal | undefined> {
+  async authenticate(apiKey: string, now = this.now()): Promise<Principal | undefined> {
     if (!KEY_PATTERN.test(apiKey)) return undefined
     const hash = sha256Hex(apiKey)
     const cached = this.cache.get(hash)

@@ -41,6 +41,11 @@ export interface ServiceOptions {
   onBackgroundError?: (error: unknown) => void
   /** scrypt cost of new password hashes; tests lower it, production keeps PASSWORD_HASH_COST. */
   passwordHashCost?: Readonly<ScryptCost>
+  /**
+   * The services' clock (epoch ms) for expiries, grace periods, UTC days and timestamps. Production
+   * leaves it at Date.now; tests move it forward instead of sleeping until a key or an invite expires.
+   */
+  now?: () => number
 }
 
 /** Wires the domain services over one database and one blob store; shared by the server and the CLI. */
@@ -51,18 +56,18 @@ export function createServices(
   config: Pick<Config, 'plans' | 'cacheTtlMs'>,
   options: ServiceOptions = {},
 ): Services {
-  const { onBackgroundError = () => {}, passwordHashCost } = options
+  const { onBackgroundError = () => {}, passwordHashCost, now = Date.now } = options
   const accountsRepository = new AccountsRepository(db)
   const filesRepository = new FilesRepository(db)
-  const apiKeys = new ApiKeyService(new ApiKeysRepository(db), accountsRepository, config, onBackgroundError)
-  const accountHolders = new AccountHolderService(new AccountHoldersRepository(db), accountsRepository, passwordHashCost)
-  const sessions = new SessionService(new SessionsRepository(db), config)
+  const apiKeys = new ApiKeyService(new ApiKeysRepository(db), accountsRepository, config, onBackgroundError, now)
+  const accountHolders = new AccountHolderService(new AccountHoldersRepository(db), accountsRepository, passwordHashCost, now)
+  const sessions = new SessionService(new SessionsRepository(db), config, now)
   return {
     apiKeys,
-    accounts: new AccountService(accountsRepository, apiKeys, config, limiters.requests),
-    files: new FileService(filesRepository, accountsRepository, store, onBackgroundError),
+    accounts: new AccountService(accountsRepository, apiKeys, config, limiters.requests, now),
+    files: new FileService(filesRepository, accountsRepository, store, onBackgroundError, now),
     downloads: new DownloadService(filesRepository, store),
-    garbageCollector: new GarbageCollector(filesRepository, store, onBackgroundError),
+    garbageCollector: new GarbageCollector(filesRepository, store, onBackgroundError, now),
     accountHolders,
     sessions,
     signIn: new SignInService(accountHolders, sessions, limiters.signInFailuresByIp, limiters.signInFailuresByAccount),

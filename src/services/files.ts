@@ -34,13 +34,14 @@ export class FileService {
     private readonly accounts: AccountsRepository,
     private readonly store: BlobStore,
     private readonly onBackgroundError: (error: unknown) => void = () => {},
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
    * Takes a daily upload slot, then streams the bytes to storage. On any failure the slot is
    * given back and nothing is stored. The file becomes visible only through commit().
    */
-  async stage(owner: Owner, source: Readable, clientFilename: string | undefined, now = Date.now()): Promise<StagedUpload> {
+  async stage(owner: Owner, source: Readable, clientFilename: string | undefined, now = this.now()): Promise<StagedUpload> {
     const day = utcDay(now)
     if (!(await this.accounts.reserveUpload(owner.accountId, day, owner.limits.dailyUploads))) {
       source.resume()
@@ -56,7 +57,7 @@ export class FileService {
   }
 
   /** Records the staged upload: from here on it is listed and its link works. */
-  async commit(staged: StagedUpload, now = Date.now()): Promise<FileRow> {
+  async commit(staged: StagedUpload, now = this.now()): Promise<FileRow> {
     try {
       return await this.files.insert({
         account_id: staged.owner.accountId,

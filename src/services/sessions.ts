@@ -25,10 +25,11 @@ export class SessionService {
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly config: Pick<Config, 'plans'>,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** A new session for the account; `replaces` (the id the browser sent, if any) ends. */
-  async create(accountId: number, replaces?: string, now = Date.now()): Promise<{ sessionId: string; expiresAt: number }> {
+  async create(accountId: number, replaces?: string, now = this.now()): Promise<{ sessionId: string; expiresAt: number }> {
     if (replaces) await this.end(replaces)
     await this.sessions.deleteExpired(now)
     const sessionId = randomToken(32)
@@ -38,7 +39,7 @@ export class SessionService {
   }
 
   /** Who is signed in with this session id, or undefined when it is unknown, ended or expired. */
-  async find(sessionId: string, now = Date.now()): Promise<SignedIn | undefined> {
+  async find(sessionId: string, now = this.now()): Promise<SignedIn | undefined> {
     if (!SESSION_ID_PATTERN.test(sessionId)) return undefined
     const found = await this.sessions.findValid(sha256Hex(sessionId), now)
     return found ? this.signedIn(found.account, found.session.expires_at) : undefined

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BIN, cleanEnv, ROOT, runCli, type CliResult } from '../helpers/server-process.js'
+import { runCommand } from '../helpers/cli.js'
+import { BIN, cleanEnv, ROOT, type CliResult } from '../helpers/server-process.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
 
 const PASSWORD = 'correct horse battery staple'
@@ -20,8 +21,10 @@ function fileshareWithInput(args: string[], env: Record<string, string>, stdin: 
 }
 
 /**
- * `account invite` and `account set-password`, run as real processes against the database of a
- * running server (SQLite in the test app's data folder), then checked through the dashboard's HTTP.
+ * `account invite` and `account set-password` against the database of a running server (SQLite in
+ * the test app's data folder), then checked through the dashboard's HTTP. `set-password` runs as a
+ * real process, since reading stdin and hashing at production's cost are the point; the other
+ * commands run in this process (test/helpers/cli.ts: the binary's own parsing, output and exit codes).
  */
 describe('fileshare account invite / set-password', () => {
   let t: TestApp
@@ -42,7 +45,7 @@ describe('fileshare account invite / set-password', () => {
     })
 
   it('help lists both commands and says the password never comes from an argument', async () => {
-    const { stdout } = await runCli(['help'], env)
+    const { stdout } = await runCommand(['help'], env)
     expect(stdout).toContain('account invite ID [--json]')
     expect(stdout).toContain('account set-password ID')
     expect(stdout).toMatch(/read from stdin/)
@@ -51,7 +54,7 @@ describe('fileshare account invite / set-password', () => {
   it('invite prints a one-time link under the public URL, with the token in the fragment; it works once', async () => {
     const email = `invited-${Date.now()}@example.test`
     const { accountId } = await t.createAccount('pro', email)
-    const text = await runCli(['account', 'invite', String(accountId)], env)
+    const text = await runCommand(['account', 'invite', String(accountId)], env)
     expect(text).toMatchObject({ code: 0, stderr: '' })
     const [first, link, ...rest] = text.stdout.trim().split('\n')
     expect(first).toMatch(
@@ -61,7 +64,7 @@ describe('fileshare account invite / set-password', () => {
     expect(rest).toEqual([])
 
     // The second invite replaces the first.
-    const json = await runCli(['account', 'invite', String(accountId), '--json'], env)
+    const json = await runCommand(['account', 'invite', String(accountId), '--json'], env)
     expect(json).toMatchObject({ code: 0, stderr: '' })
     const invite = JSON.parse(json.stdout) as { account_id: number; email: string; invite_url: string; expires_at: string }
     expect(invite).toEqual({
@@ -125,18 +128,18 @@ describe('fileshare account invite / set-password', () => {
       stdout: '',
       stderr: 'fileshare: No account with id 999999.\n',
     })
-    expect(await runCli(['account', 'invite', '999999'], env)).toEqual({
+    expect(await runCommand(['account', 'invite', '999999'], env)).toEqual({
       code: 1,
       stdout: '',
       stderr: 'fileshare: No account with id 999999.\n',
     })
-    expect((await runCli(['account', 'invite'], env)).code).toBe(2)
-    expect((await runCli(['account', 'set-password', 'abc'], env)).code).toBe(2)
+    expect((await runCommand(['account', 'invite'], env)).code).toBe(2)
+    expect((await runCommand(['account', 'set-password', 'abc'], env)).code).toBe(2)
   })
 
   it('never accepts the password as an argument', async () => {
     const { accountId } = await t.createAccount('pro')
-    const result = await runCli(['account', 'set-password', String(accountId), '--password', PASSWORD], env)
+    const result = await runCommand(['account', 'set-password', String(accountId), '--password', PASSWORD], env)
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/^fileshare: Unknown option '--password'/)
   })

@@ -16,7 +16,6 @@ import {
   startS3rver,
 } from '../helpers/scale-out-env.js'
 import { runCommand } from '../helpers/cli.js'
-import { runCli } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
 
 const HOUR = 3_600_000
@@ -41,7 +40,7 @@ afterAll(async () => {
   await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
 })
 
-// In-process (test/helpers/cli.ts): the binary itself is tested in cli.test.ts and by `help` below.
+// In-process (test/helpers/cli.ts): the binary itself is tested in cli.test.ts.
 const gc = (dataDir: string, args: string[] = [], env: Record<string, string> = {}) =>
   runCommand(['gc', ...args], { FILESHARE_DATA_DIR: dataDir, ...env })
 
@@ -180,7 +179,7 @@ describe('fileshare gc', () => {
 it('fileshare help lists gc', async () => {
   const dataDir = await makeTempDir('fileshare-gc-cli-')
   tempDirs.push(dataDir)
-  const result = await runCli(['help'], { FILESHARE_DATA_DIR: dataDir })
+  const result = await runCommand(['help'], { FILESHARE_DATA_DIR: dataDir })
   expect(result.stdout).toContain('gc [--grace-seconds N] [--dry-run] [--json]')
 })
 

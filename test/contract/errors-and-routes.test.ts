@@ -39,13 +39,20 @@ function parseRawResponse(raw: string) {
   return { status: Number(statusLine.split(' ')[1]), headers, body }
 }
 
+// One app for the blocks on the default configuration (a fresh one each cost a PostgreSQL schema, a
+// bucket and migrations on the scale-out stack); the internal errors below break theirs, so they get their own.
+let defaultApp: TestApp
+beforeAll(async () => {
+  defaultApp = await startTestApp()
+})
+afterAll(async () => {
+  await defaultApp.close()
+})
+
 describe('unknown routes and error bodies', () => {
   let t: TestApp
-  beforeAll(async () => {
-    t = await startTestApp()
-  })
-  afterAll(async () => {
-    await t.close()
+  beforeAll(() => {
+    t = defaultApp
   })
 
   // `GET /` redirects to the dashboard (test/contract/dashboard-security.test.ts).
@@ -196,11 +203,8 @@ describe('internal errors', () => {
 
 describe('health and the OpenAPI document', () => {
   let t: TestApp
-  beforeAll(async () => {
-    t = await startTestApp()
-  })
-  afterAll(async () => {
-    await t.close()
+  beforeAll(() => {
+    t = defaultApp
   })
 
   it('answers /healthz and /readyz with 200 and the checks', async () => {

@@ -63,7 +63,7 @@ describe('files API: list, detail, delete', () => {
     it('defaults to page 1 and limit 20', async () => {
       const { accountId, apiKey } = await account()
       const base = Date.UTC(2025, 0, 1)
-      for (let i = 0; i < 25; i++) await insertFileAt(accountId, base + i * 1_000)
+      await Promise.all(Array.from({ length: 25 }, (_, i) => insertFileAt(accountId, base + i * 1_000)))
 
       const first = await list(apiKey)
       expect(first.success).toBe(true)
@@ -76,7 +76,7 @@ describe('files API: list, detail, delete', () => {
 
     it('accepts limit 1 and limit 100, and page 1', async () => {
       const { accountId, apiKey } = await account()
-      for (let i = 0; i < 101; i++) await insertFileAt(accountId, Date.UTC(2025, 0, 1) + i)
+      await Promise.all(Array.from({ length: 101 }, (_, i) => insertFileAt(accountId, Date.UTC(2025, 0, 1) + i)))
 
       const one = await list(apiKey, '?page=1&limit=1')
       expect(one.files).toHaveLength(1)

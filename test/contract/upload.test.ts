@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import http from 'node:http'
 import net from 'node:net'
 import { Readable } from 'node:stream'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { bearer, fileForm, startTestApp, type TestApp } from '../helpers/test-app.js'
 import { sha256Hex } from '../../src/lib/sha256-hex.js'
 
@@ -60,16 +60,25 @@ async function sendRaw(url: string, headers: Record<string, string>, body: Reada
 }
 
 describe('POST /api/v1/files/upload', () => {
+  // One app for the file (a fresh one per test cost a PostgreSQL schema, a bucket and migrations
+  // each on the scale-out stack). Every test uploads with an account of its own, and looks only at
+  // the blobs and unfinished writes that appeared in the store since it began (tests run one at a time).
   let t: TestApp
   let accountId: number
   let apiKey: string
+  let blobsBefore: Set<string>
+  let unfinishedBefore: Set<string>
 
-  beforeEach(async () => {
+  beforeAll(async () => {
     t = await startTestApp()
-    ;({ accountId, apiKey } = await t.createAccount('pro'))
   })
-  afterEach(async () => {
+  afterAll(async () => {
     await t.close()
+  })
+  beforeEach(async () => {
+    ;({ accountId, apiKey } = await t.createAccount('pro'))
+    blobsBefore = new Set(await t.storedBlobs())
+    unfinishedBefore = new Set(await t.unfinishedWrites())
   })
 
   const uploadUrl = () => `${t.api}/files/upload`
@@ -82,8 +91,8 @@ describe('POST /api/v1/files/upload', () => {
   const postMultipart = (parts: Part[]) => postBody(multipartBody(parts), MULTIPART)
   const errorCode = async (response: Response) => ((await response.json()) as { error: { code: string } }).error.code
 
-  const storedBlobs = () => t.storedBlobs()
-  const tmpFiles = () => t.unfinishedWrites()
+  const storedBlobs = async () => (await t.storedBlobs()).filter((key) => !blobsBefore.has(key))
+  const tmpFiles = async () => (await t.unfinishedWrites()).filter((write) => !unfinishedBefore.has(write))
   const uploadsToday = async () => (await t.app.services.accounts.stats(accountId)).uploadsToday
   async function listedTotal(): Promise<number> {
     const response = await fetch(`${t.api}/files`, { headers: bearer(apiKey) })

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
-import { chromiumAvailable, launchBrowser, screenshot, watchContext, type PageProblems } from './browser.js'
+import { chromiumAvailable, launchBrowser, screenshot, watchContext, type PageProblems } from '../helpers/browser.js'
 
 const PUBLIC_HOST = 'files.example.test'
 const DOWNLOAD_HOST = 'dl.example.test'

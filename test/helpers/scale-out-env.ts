@@ -132,8 +132,9 @@ type S3rverConstructor = new (options: {
   configureBuckets: Array<{ name: string; configs: unknown[] }>
 }) => S3rverInstance
 
-// s3rver ships no types; the few members used here are typed above.
-const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor
+// s3rver ships no types; the few members used here are typed above. Loaded on first use (a
+// quarter of a second): most test files that import this module never start one.
+const loadS3rver = () => createRequire(import.meta.url)('s3rver') as S3rverConstructor
 
 export interface TestS3rver {
   /** http://127.0.0.1:<port>; use path-style addressing. */
@@ -244,6 +245,7 @@ async function listPartsXml(folder: string, bucket: string, key: string, uploadI
  */
 export async function startS3rver(bucket: string): Promise<TestS3rver> {
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'fileshare-s3rver-'))
+  const S3rver = loadS3rver()
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] })
   const uploadsDir = server.store.getResourcePath(bucket, undefined, 'uploads')
   const { store } = server

@@ -88,6 +88,10 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       return { accountId: account.id, apiKey }
     },
     async close() {
+      // A response a test left unread (a large asset it only took the status of) keeps its
+      // connection busy, and Fastify would wait for it until the idle timeout: cut it, as the
+      // client would once it went away.
+      app.server.closeAllConnections()
       await app.close()
       await stack?.close()
       await fs.rm(dataDir, { recursive: true, force: true })

@@ -4,7 +4,8 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import SQLite from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { runCli, SERVER, startServerProcess, stopServerProcess, type ServerProcess } from '../helpers/server-process.js'
+import { runCommand } from '../helpers/cli.js'
+import { SERVER, startServerProcess, stopServerProcess, type ServerProcess } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
 import { sha256Hex as sha256 } from '../../src/lib/sha256-hex.js'
 
@@ -54,8 +55,10 @@ describe('kill -9 during uploads and deletes, then restart', () => {
       // No rate or daily limit gets in the way.
       FILESHARE_PLANS: JSON.stringify({ pro: { requests_per_minute: 1e9, requests_per_day: 1e9, daily_uploads: 1e9 } }),
     }
+    // The commands run in this process (test/helpers/cli.ts), between the server's lives: the
+    // processes whose crashes matter here are the servers'.
     const cli = async (...args: string[]) => {
-      const result = await runCli(args, { FILESHARE_DATA_DIR: dataDir, ...env })
+      const result = await runCommand(args, { FILESHARE_DATA_DIR: dataDir, ...env })
       expect(result, `fileshare ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' })
       return result.stdout
     }

@@ -5,7 +5,8 @@ import http from 'node:http'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ERROR_REGISTRY } from '../../src/errors.js'
-import { runCli, startServerProcess, stopServerProcess, type ServerProcess } from '../helpers/server-process.js'
+import { runCommand } from '../helpers/cli.js'
+import { startServerProcess, stopServerProcess, type ServerProcess } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
 import { sha256Hex as sha256 } from '../../src/lib/sha256-hex.js'
 
@@ -39,7 +40,7 @@ describe.skipIf(mountError !== undefined)('a full disk under the data folder', (
   let auth: Record<string, string>
 
   beforeAll(async () => {
-    const created = await runCli(['account', 'create', '--email', 'full@example.test', '--plan', 'pro', '--json'], {
+    const created = await runCommand(['account', 'create', '--email', 'full@example.test', '--plan', 'pro', '--json'], {
       FILESHARE_DATA_DIR: dataDir,
     })
     expect(created).toMatchObject({ code: 0, stderr: '' })

@@ -18,15 +18,8 @@ import {
   startS3rver,
   type TestS3rver,
 } from '../helpers/scale-out-env.js'
-import {
-  eventually,
-  runCli,
-  SERVER,
-  startServerProcess,
-  stopServerProcess,
-  type CliResult,
-  type ServerProcess,
-} from '../helpers/server-process.js'
+import { runCommand } from '../helpers/cli.js'
+import { eventually, SERVER, startServerProcess, stopServerProcess, type CliResult, type ServerProcess } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
 import { MIGRATION_NAMES } from '../../src/db/migrate.js'
 import { sha256Hex as sha256 } from '../../src/lib/sha256-hex.js'
@@ -73,9 +66,12 @@ describe.skipIf(!backendsReachable)('two instances sharing PostgreSQL, S3 and Re
 
   const stopInstance = (instance: Instance) => stopServerProcess(instance, { signal: 'SIGTERM', timeoutMs: 10_000 })
 
-  /** The CLI binary, on the same database and storage as the instances. */
+  /**
+   * The CLI, on the same database and storage as the instances. It runs in this process
+   * (test/helpers/cli.ts): the processes that matter here are the instances.
+   */
   function cli(...args: string[]): Promise<CliResult> {
-    return runCli(args, { ...sharedEnv, FILESHARE_DATA_DIR: dataDirs[0]! })
+    return runCommand(args, { ...sharedEnv, FILESHARE_DATA_DIR: dataDirs[0]! })
   }
 
   async function cliOk(...args: string[]): Promise<string> {

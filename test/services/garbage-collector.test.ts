@@ -13,7 +13,7 @@ import { FsBlobStore } from '../../src/storage/fs-blob-store.js'
 import { S3BlobStore } from '../../src/storage/s3-blob-store.js'
 import { createPgSchema, dropPgSchema, isPostgresReachable, PG_URL, S3RVER_CREDENTIALS, startS3rver } from '../helpers/scale-out-env.js'
 import { makeTempDir } from '../helpers/test-app.js'
-import { chunkedSource, listKeys, listUnfinished, readAll } from '../storage/blob-store-contract.js'
+import { chunkedSource, listKeys, listUnfinished, readAll } from '../helpers/blob-store-contract.js'
 
 const HOUR = 3_600_000
 const GRACE = HOUR

@@ -7,7 +7,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BlobNotFoundError, FileTooLargeError } from '../../src/errors.js'
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js'
 import { makeTempDir } from '../helpers/test-app.js'
-import { chunkedSource, describeBlobStoreContract, failingSource, listKeys, listUnfinished, readAll } from './blob-store-contract.js'
+import {
+  chunkedSource,
+  describeBlobStoreContract,
+  failingSource,
+  listKeys,
+  listUnfinished,
+  readAll,
+} from '../helpers/blob-store-contract.js'
 
 describeBlobStoreContract('FsBlobStore', async () => {
   const root = await makeTempDir('fileshare-fs-blobs-')

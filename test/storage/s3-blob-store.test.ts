@@ -15,7 +15,7 @@ import type { UnfinishedWrite } from '../../src/storage/blob-store.js'
 import { S3BlobStore } from '../../src/storage/s3-blob-store.js'
 import { S3RVER_CREDENTIALS, startS3rver, type TestS3rver } from '../helpers/scale-out-env.js'
 import { sha256Hex } from '../../src/lib/sha256-hex.js'
-import { chunkedSource, describeBlobStoreContract, listKeys, listUnfinished, readAll } from './blob-store-contract.js'
+import { chunkedSource, describeBlobStoreContract, listKeys, listUnfinished, readAll } from '../helpers/blob-store-contract.js'
 
 const BUCKET = 'fileshare-blobs'
 const PREFIX = 'blobs/'

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
  * (db, storage, limits) -> (lib, config, errors), never backwards, so a reader finds each
  * behaviour in one obvious place and a service can run without Fastify.
  */
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
+const SRC = fileURLToPath(new URL('../src/', import.meta.url))
 
 /** What each part of src/ may import of ours (its own folder is always allowed). */
 const ALLOWED: Record<string, readonly string[]> = {

@@ -4,15 +4,15 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
-import { buildApp, type App } from '../../src/app.js'
-import { loadConfig } from '../../src/config.js'
+import { buildApp, type App } from '../../../src/app.js'
+import { loadConfig } from '../../../src/config.js'
 import {
   emptyGarbageCollectionReport,
   type GarbageCollectionOptions,
   type GarbageCollectionReport,
-} from '../../src/services/garbage-collector.js'
-import { eventually, ROOT, spawnServer } from '../helpers/server-process.js'
-import { makeTempDir } from '../helpers/test-app.js'
+} from '../../../src/services/garbage-collector.js'
+import { eventually, ROOT, spawnServer } from '../../helpers/server-process.js'
+import { makeTempDir } from '../../helpers/test-app.js'
 
 const HOUR = 3_600_000
 

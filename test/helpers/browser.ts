@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { ROOT } from '../helpers/server-process.js'
+import { ROOT } from './server-process.js'
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it when missing). */
 export const CHROMIUM_PATH = process.env.FILESHARE_CHROMIUM_PATH ?? '/usr/bin/chromium'

@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises'
 import net from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { openBackends } from '../../src/backends.js'
-import { loadConfig } from '../../src/config.js'
-import { makeTempDir } from '../helpers/test-app.js'
+import { openBackends } from '../src/backends.js'
+import { loadConfig } from '../src/config.js'
+import { makeTempDir } from './helpers/test-app.js'
 
 /** Open file descriptors of this process: a backend left open keeps its SQLite files (db, -wal, -shm) here. */
 async function openDescriptors(): Promise<number> {

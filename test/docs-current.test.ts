@@ -1,14 +1,14 @@
 import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_PLANS, EnvSchema, PLAN_NAMES } from '../../src/config.js'
-import { API_ERROR_CODES, ERROR_REGISTRY } from '../../src/errors.js'
+import { DEFAULT_PLANS, EnvSchema, PLAN_NAMES } from '../src/config.js'
+import { API_ERROR_CODES, ERROR_REGISTRY } from '../src/errors.js'
 
 /**
  * The docs repeat what the code knows (every environment variable with its default and range, the
  * plan table, every error code with its status). These tests fail as soon as the two disagree, so
  * a new variable or code cannot ship undocumented and a changed default cannot leave a stale doc.
  */
-const read = (file: string) => fs.readFileSync(new URL(`../../docs/${file}`, import.meta.url), 'utf8')
+const read = (file: string) => fs.readFileSync(new URL(`../docs/${file}`, import.meta.url), 'utf8')
 
 /** Markdown table rows whose first cell is a backticked name: name -> the other cells. */
 function tableRows(markdown: string, name: RegExp): Map<string, string[]> {
