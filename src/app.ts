@@ -29,6 +29,8 @@ export interface BuildOptions {
   logStream?: { write(line: string): void }
   /** scrypt cost of new dashboard password hashes: only tests lower it. */
   passwordHashCost?: ScryptCost
+  /** The services' clock (key and invitation expiry, gc grace): Date.now unless a test moves it. */
+  now?: () => number
 }
 
 /** Builds the whole service from a validated config. Never listens: server.ts and tests do that. */
@@ -83,7 +85,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   })
   await app.register(errorHandler)
   await app.register(downloadHost, { downloadHost: config.downloadHost })
-  await app.register(backends, { config, ...(options.passwordHashCost ? { passwordHashCost: options.passwordHashCost } : {}) })
+  await app.register(backends, {
+    config,
+    ...(options.passwordHashCost ? { passwordHashCost: options.passwordHashCost } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  })
   await app.register(garbageCollection)
   await app.register(openapi)
   await app.register(healthRoutes)

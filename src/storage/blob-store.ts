@@ -35,7 +35,7 @@ export interface UnfinishedWrite {
 
 /**
  * Where file bytes live. Knows nothing of accounts or HTTP; keys are chosen by the store.
- * Implementations must pass test/storage/blob-store-contract.ts.
+ * Implementations must pass test/helpers/blob-store-contract.ts.
  */
 export interface BlobStore {
   /**

@@ -121,7 +121,7 @@ describe('authentication', () => {
     const expiresAt = Date.now() + 1_500
     const shortLived = await t.app.services.apiKeys.create(accountId, 'short-lived', { expiresAt })
     expect((await stats(t, shortLived.apiKey)).status).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 50))
+    t.advanceClock(expiresAt - Date.now() + 50)
     await expectUnauthorized(await stats(t, shortLived.apiKey))
   })
 

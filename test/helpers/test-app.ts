@@ -31,6 +31,8 @@ export interface TestApp {
   storedBlobs(): Promise<string[]>
   /** What an interrupted write could leave behind: temp files (folder) or open multipart uploads (S3). */
   unfinishedWrites(): Promise<string[]>
+  /** Moves the services' clock forward (expiry of keys and invitations) instead of sleeping. */
+  advanceClock(ms: number): void
   /** Creates an account on `plan` and returns its id and a fresh API key. */
   createAccount(plan?: string, email?: string): Promise<{ accountId: number; apiKey: string }>
   close(): Promise<void>
@@ -63,7 +65,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...stack?.env,
     ...env,
   })
-  const app = await buildApp(config, { passwordHashCost: TEST_PASSWORD_HASH_COST })
+  let clockOffset = 0
+  const app = await buildApp(config, { passwordHashCost: TEST_PASSWORD_HASH_COST, now: () => Date.now() + clockOffset })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   const url = `http://127.0.0.1:${port}`
@@ -82,6 +85,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     async unfinishedWrites() {
       if (stack) return stack.s3.multipartUploadsInProgress()
       return fs.readdir(tmpDir).catch(() => [])
+    },
+    advanceClock(ms) {
+      clockOffset += ms
     },
     async createAccount(plan = 'pro', email = `user${++accountCounter}-${Date.now()}@example.test`) {
       const { account, apiKey } = await app.services.accounts.create(email, plan)

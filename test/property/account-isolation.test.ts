@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DeleteResponse, DetailResponse, ListResponse, StatsResponse, UploadResponse } from '../../src/http/schemas.js'
 import { bearer, startTestApp, type TestApp } from '../helpers/test-app.js'
-import { expectDocumented, fromInject } from './documented-responses.js'
+import { expectDocumented, fromInject } from '../helpers/documented-responses.js'
 import { sha256Hex as sha256 } from '../../src/lib/sha256-hex.js'
 
 /**

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { bearer, makeTempDir } from '../helpers/test-app.js'
-import { expectDocumented } from './documented-responses.js'
-import { parseFirstResponse, rawExchange } from './raw-http.js'
+import { expectDocumented } from '../helpers/documented-responses.js'
+import { parseFirstResponse, rawExchange } from '../helpers/raw-http.js'
 
 /**
  * Clients that hold connections open on purpose: slowloris headers, stalled or trickling bodies,

@@ -7,7 +7,7 @@ import { DeleteResponse, DetailResponse, ListResponse, StatsResponse, UploadResp
 import { decodeFormFilename } from '../../src/http/form-filename.js'
 import { sanitizeFilename } from '../../src/lib/filename.js'
 import { bearer, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
-import { expectDocumented, fromInject } from './documented-responses.js'
+import { expectDocumented, fromInject } from '../helpers/documented-responses.js'
 
 /**
  * Hostile input through app.inject (the whole Fastify pipeline: hooks, routing, validation,

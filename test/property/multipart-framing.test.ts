@@ -2,8 +2,8 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { UploadResponse } from '../../src/http/schemas.js'
 import { bearer, startTestApp, type TestApp } from '../helpers/test-app.js'
-import { expectDocumented } from './documented-responses.js'
-import { rawExchange } from './raw-http.js'
+import { expectDocumented } from '../helpers/documented-responses.js'
+import { rawExchange } from '../helpers/raw-http.js'
 import { sha256Hex as sha256 } from '../../src/lib/sha256-hex.js'
 
 /**

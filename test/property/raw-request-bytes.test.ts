@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
-import { expectDocumented } from './documented-responses.js'
-import { rawExchange } from './raw-http.js'
+import { expectDocumented } from '../helpers/documented-responses.js'
+import { rawExchange } from '../helpers/raw-http.js'
 
 /**
  * Request lines and header bytes that no HTTP client library would send, written to a socket:

@@ -10,9 +10,10 @@ declare module 'fastify' {
 
 /** Hands the backends of the composition root (src/backends.ts) to the routes, and closes them with the app. */
 export default fp(
-  async (app, { config, passwordHashCost }: { config: Config } & Pick<OpenBackendsOptions, 'passwordHashCost'>) => {
+  async (app, { config, passwordHashCost, now }: { config: Config } & Pick<OpenBackendsOptions, 'passwordHashCost' | 'now'>) => {
     const backends = await openBackends(config, {
       ...(passwordHashCost ? { passwordHashCost } : {}),
+      ...(now ? { now } : {}),
       onBackgroundError: (error) => app.log.error({ err: error }, 'background task failed'),
       onRedisError: (error) => app.log.warn({ err: error }, 'redis connection error'),
     })
