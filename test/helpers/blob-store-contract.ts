@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { Readable } from 'node:stream'
+import { PassThrough, Readable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BlobNotFoundError, FileTooLargeError } from '../../src/errors.js'
 import type { BlobStore, UnfinishedWrite } from '../../src/storage/blob-store.js'
@@ -243,6 +244,23 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
         store.put(failingSource(randomBytes(8_000), new Error('broken source')), { maxBytes: 20_000 }),
       ])
       expect(await listUnfinished(store)).toEqual([])
+    })
+
+    it('puts whose source fails at once, before or just after put starts, leave no unfinished write', async () => {
+      // The client went away while the upload was being set up: the store's own file or upload may
+      // not even be open yet when the pipeline fails (a .part file used to appear after its removal).
+      // One after another: the race is between one put's own steps.
+      for (let i = 0; i < 400; i++) {
+        const source = new PassThrough()
+        if (i % 2 === 0) source.destroy(new Error('gone before put'))
+        const put = store.put(source, { maxBytes: 1_000 })
+        if (i % 2 === 1) source.destroy(new Error('gone as put starts'))
+        await expect(put).rejects.toThrow(/^gone/)
+      }
+      // A file opened late appears after the rejection: give such opens time to land first.
+      await sleep(200)
+      expect(await listUnfinished(store)).toEqual([])
+      expect(await listKeys(store)).toEqual([])
     })
 
     it('lists what interrupted writes left, with size and time, apart from the blobs; removing one leaves the rest', async () => {
