@@ -7,27 +7,42 @@ import { pipeline } from 'node:stream/promises'
 import { BlobNotFoundError, InsufficientStorageError } from '../errors.js'
 import type { BlobEntry, BlobStore, ByteRange, StoredBlob, UnfinishedWrite } from './blob-store.js'
 import { ByteMeter } from './byte-meter.js'
+import { forEachChunk, type AppendOptions, type ResumableBlobStore, type ResumableCommit, type ResumableLeftover } from './resumable.js'
 
 const KEY_PATTERN = /^[a-f0-9]{32}$/
 /** Names of the temporary files put() writes in tmp/. */
 const TMP_PATTERN = /^[a-f0-9]{32}\.part$/
 
+export interface FsBlobStoreOptions {
+  /** Bytes a resumable append writes between two fsyncs and commits (default 64 MiB). */
+  resumableCommitBytes?: number
+}
+
 /**
  * Blobs in a local folder: written to tmp/, fsynced, then renamed into objects/ (atomic on one
  * file system), so a blob is either whole or absent.
+ *
+ * Resumable writes append to resumable/<key> (not tmp/, which gc sweeps after an hour), cut back to
+ * the committed offset at the start of each append, fsynced at each commit, and renamed into
+ * objects/ on completion: no copy.
  */
-export class FsBlobStore implements BlobStore {
+export class FsBlobStore implements BlobStore, ResumableBlobStore {
   private readonly tmpDir: string
   private readonly objectsDir: string
+  private readonly resumableDir: string
+  private readonly resumableCommitBytes: number
 
-  constructor(root: string) {
+  constructor(root: string, options: FsBlobStoreOptions = {}) {
     this.tmpDir = path.join(root, 'tmp')
     this.objectsDir = path.join(root, 'objects')
+    this.resumableDir = path.join(root, 'resumable')
+    this.resumableCommitBytes = options.resumableCommitBytes ?? 64 * 1024 * 1024
   }
 
   async init(): Promise<this> {
     await fs.mkdir(this.tmpDir, { recursive: true })
     await fs.mkdir(this.objectsDir, { recursive: true })
+    await fs.mkdir(this.resumableDir, { recursive: true })
     return this
   }
 
@@ -54,8 +69,7 @@ export class FsBlobStore implements BlobStore {
       if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()))
       await fs.rm(tmpPath, { force: true })
       source.resume() // let the request body drain so the connection can carry the error reply
-      const code = (error as NodeJS.ErrnoException).code
-      throw code === 'ENOSPC' || code === 'EDQUOT' ? new InsufficientStorageError({ cause: error }) : error
+      throw translateFsError(error)
     }
     return { key, size: meter.size, sha256: meter.digest() }
   }
@@ -106,6 +120,126 @@ export class FsBlobStore implements BlobStore {
   }
 
   async close(): Promise<void> {}
+
+  /** The state of a resumable write is its key: the offset the caller keeps says how far it is. */
+  private resumablePath(state: string): string {
+    if (!KEY_PATTERN.test(state)) throw new Error(`Not a resumable upload of the folder store: ${JSON.stringify(state)}`)
+    return path.join(this.resumableDir, state)
+  }
+
+  async createResumable(): Promise<{ key: string; state: string }> {
+    const key = randomBytes(16).toString('hex')
+    try {
+      await (await fs.open(this.resumablePath(key), 'wx')).close()
+      await syncDirectory(this.resumableDir)
+    } catch (error) {
+      throw translateFsError(error)
+    }
+    return { key, state: key }
+  }
+
+  async append(state: string, committedOffset: number, source: Readable, options: AppendOptions): Promise<ResumableCommit> {
+    const { maxBytes, onCommit, onData, partialCommits = true } = options
+    let handle: fs.FileHandle
+    try {
+      handle = await fs.open(this.resumablePath(state), 'r+')
+    } catch (error) {
+      source.resume()
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(state)
+      throw error
+    }
+    let committed: ResumableCommit = { offset: committedOffset, state }
+    let written = committedOffset
+    let sourceFailure: { error: unknown } | undefined
+    const commit = async () => {
+      await handle.sync()
+      const next = { offset: written, state }
+      await onCommit(next)
+      committed = next
+    }
+    try {
+      const { size } = await handle.stat()
+      if (size < committedOffset)
+        throw new Error(`The resumable upload ${state} holds ${size} bytes, not the ${committedOffset} committed.`)
+      // Bytes past the commit were never acknowledged (a crash, a refused checksum): drop them.
+      if (size > committedOffset) await handle.truncate(committedOffset)
+      const { sourceError } = await forEachChunk(source, committedOffset, maxBytes, async (chunk) => {
+        await writeAt(handle, chunk, written)
+        onData?.(chunk)
+        written += chunk.length
+        if (partialCommits && written - committed.offset >= this.resumableCommitBytes) await commit()
+      })
+      if (sourceError !== undefined) {
+        // A cut: keep what arrived before it, so the client resumes from there.
+        if (partialCommits && written > committed.offset) await commit().catch(() => {})
+        sourceFailure = { error: sourceError }
+        throw sourceError
+      }
+      if (written > committed.offset) await commit()
+      return committed
+    } catch (error) {
+      source.resume()
+      throw sourceFailure ? sourceFailure.error : translateFsError(error)
+    } finally {
+      await handle.close()
+    }
+  }
+
+  async completeResumable(state: string): Promise<{ key: string; size: number }> {
+    const uploadPath = this.resumablePath(state)
+    const finalPath = this.pathOf(state)
+    let size: number
+    try {
+      const handle = await fs.open(uploadPath, 'r')
+      try {
+        await handle.sync()
+        size = (await handle.stat()).size
+      } finally {
+        await handle.close()
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      // Completed before: the rename happened.
+      const stat = await fs.stat(finalPath).catch(() => undefined)
+      if (stat?.isFile()) return { key: state, size: stat.size }
+      throw new BlobNotFoundError(state)
+    }
+    await fs.mkdir(path.dirname(finalPath), { recursive: true })
+    await fs.rename(uploadPath, finalPath)
+    await syncDirectory(path.dirname(finalPath))
+    return { key: state, size }
+  }
+
+  async abortResumable(state: string): Promise<void> {
+    await fs.rm(this.resumablePath(state), { force: true })
+  }
+
+  async *listResumableLeftovers(): AsyncIterable<ResumableLeftover> {
+    for (const name of await fs.readdir(this.resumableDir).catch(() => [])) {
+      if (!KEY_PATTERN.test(name)) continue
+      const stat = await fs.stat(path.join(this.resumableDir, name)).catch(() => undefined)
+      if (stat?.isFile()) yield { id: name, key: name, lastWrittenAt: stat.mtime, size: stat.size }
+    }
+  }
+
+  async removeResumableLeftover(id: string): Promise<void> {
+    if (!KEY_PATTERN.test(id)) return
+    await fs.rm(path.join(this.resumableDir, id), { force: true })
+  }
+}
+
+function translateFsError(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === 'ENOSPC' || code === 'EDQUOT' ? new InsufficientStorageError({ cause: error }) : error
+}
+
+/** Writes all of `chunk` at `position` (a write may take only part of it). */
+async function writeAt(handle: fs.FileHandle, chunk: Buffer, position: number): Promise<void> {
+  let done = 0
+  while (done < chunk.length) {
+    const { bytesWritten } = await handle.write(chunk, done, chunk.length - done, position + done)
+    done += bytesWritten
+  }
 }
 
 /** fsync on the directory makes the rename itself durable. */

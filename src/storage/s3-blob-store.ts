@@ -3,14 +3,19 @@ import { PassThrough, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import {
   AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
+  HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   ListPartsCommand,
   NoSuchKey,
   NoSuchUpload,
+  PutObjectCommand,
+  UploadPartCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
@@ -18,8 +23,66 @@ import { BlobNotFoundError, ServiceUnavailableError } from '../errors.js'
 import { isConnectionError } from '../lib/network-errors.js'
 import type { BlobEntry, BlobStore, ByteRange, StoredBlob, UnfinishedWrite } from './blob-store.js'
 import { ByteMeter } from './byte-meter.js'
+import {
+  forEachChunk,
+  type AppendOptions,
+  type CompleteOptions,
+  type ResumableBlobStore,
+  type ResumableCommit,
+  type ResumableLeftover,
+} from './resumable.js'
 
 const KEY_PATTERN = /^[a-f0-9]{32}$/
+/** S3's smallest part, except for the last one of an upload. */
+const MIN_PART_SIZE = 5 * 1024 * 1024
+/** S3's highest part number. */
+const MAX_PART_NUMBER = 10_000
+/** A tail object: `<prefix>resumable/<key>/<end offset>-<random>`; the id of a leftover is what follows `resumable/`. */
+const TAIL_ID_PATTERN = /^([a-f0-9]{32})\/([0-9]+-[a-f0-9]{16})$/
+
+/**
+ * Where a resumable write on S3 stands: the multipart upload on the blob's own key, its committed
+ * parts (number, ETag, size; every one at least MIN_PART_SIZE), and the tail, the bytes after the
+ * last part (fewer than MIN_PART_SIZE), kept as one small object until enough follow to make a part.
+ */
+interface S3ResumableState {
+  v: 1
+  key: string
+  uploadId: string
+  parts: Array<[number: number, etag: string, size: number]>
+  tail: { name: string; size: number } | null
+  /** The number of the next part. */
+  next: number
+}
+
+function encodeState(state: S3ResumableState): string {
+  return JSON.stringify(state)
+}
+
+function decodeState(text: string): S3ResumableState {
+  let state: Partial<S3ResumableState> | undefined
+  try {
+    state = JSON.parse(text) as Partial<S3ResumableState>
+  } catch {
+    state = undefined
+  }
+  if (
+    state?.v !== 1 ||
+    typeof state.key !== 'string' ||
+    !KEY_PATTERN.test(state.key) ||
+    typeof state.uploadId !== 'string' ||
+    !Array.isArray(state.parts) ||
+    typeof state.next !== 'number' ||
+    state.tail === undefined
+  ) {
+    throw new Error('Not a resumable upload of the S3 store.')
+  }
+  return state as S3ResumableState
+}
+
+function offsetOf(state: S3ResumableState): number {
+  return state.parts.reduce((sum, [, , size]) => sum + size, 0) + (state.tail?.size ?? 0)
+}
 
 /**
  * The S3 side failed in a way that a retry later can fix: no connection, a timeout, or a 5xx from
@@ -44,8 +107,14 @@ export interface S3BlobStoreOptions {
 /**
  * Blobs in an S3-compatible bucket. Uploads stream as multipart uploads with bounded memory and
  * are aborted on failure (no orphaned parts); reads pass the Range through to GetObject.
+ *
+ * Resumable writes are a multipart upload on the blob's final key (completion is S3 joining the
+ * parts: no copy), fed through one part buffer per append (partSize, at least 5 MiB) and no local
+ * disk. What an append leaves that is too small for a part becomes the tail object under
+ * `<prefix>resumable/`; the next append reads it back first, and it is deleted only after the
+ * commit that no longer needs it.
  */
-export class S3BlobStore implements BlobStore {
+export class S3BlobStore implements BlobStore, ResumableBlobStore {
   constructor(
     private readonly client: S3Client,
     private readonly options: S3BlobStoreOptions,
@@ -193,8 +262,248 @@ export class S3BlobStore implements BlobStore {
   async close(): Promise<void> {
     this.client.destroy()
   }
+
+  private get resumablePrefix(): string {
+    return `${this.options.prefix}resumable/`
+  }
+
+  private tailObjectKey(key: string, name: string): string {
+    return `${this.resumablePrefix}${key}/${name}`
+  }
+
+  async createResumable(): Promise<{ key: string; state: string }> {
+    const key = randomBytes(16).toString('hex')
+    const { UploadId } = await this.client
+      .send(new CreateMultipartUploadCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }))
+      .catch((error: unknown) => {
+        throw translateS3Error(error)
+      })
+    if (!UploadId) throw new Error('CreateMultipartUpload answered without an UploadId.')
+    return { key, state: encodeState({ v: 1, key, uploadId: UploadId, parts: [], tail: null, next: 1 }) }
+  }
+
+  async append(state: string, committedOffset: number, source: Readable, options: AppendOptions): Promise<ResumableCommit> {
+    const { maxBytes, onCommit, onData, partialCommits = true, reservePartNumber } = options
+    let committedState: S3ResumableState
+    try {
+      committedState = decodeState(state)
+      if (offsetOf(committedState) !== committedOffset) {
+        throw new Error(`The resumable upload's state holds ${offsetOf(committedState)} bytes, not the ${committedOffset} given.`)
+      }
+    } catch (error) {
+      source.resume()
+      throw error
+    }
+    const { key } = committedState
+    let committed: ResumableCommit = { offset: committedOffset, state }
+    // What the committed parts and the buffer would make if committed now.
+    let pending = committedState
+    // The one part buffer: the committed tail, then the new bytes. allocUnsafe touches no page it is not given.
+    const buffer = Buffer.allocUnsafe(Math.max(this.options.partSize, MIN_PART_SIZE))
+    let filled = 0
+    let received = committedOffset
+    let sourceFailure: { error: unknown } | undefined
+
+    const commit = async () => {
+      const next = { offset: offsetOf(pending), state: encodeState(pending) }
+      await onCommit(next)
+      const before = committedState
+      committedState = pending
+      committed = next
+      // The old tail is in a part or a new tail now, and the commit that says so is recorded.
+      if (before.tail && before.tail.name !== pending.tail?.name) await this.deleteTail(key, before.tail.name).catch(() => {})
+    }
+    const uploadBuffer = async () => {
+      const part = await this.uploadPart(pending, buffer.subarray(0, filled), reservePartNumber)
+      pending = { ...pending, parts: [...pending.parts, part], tail: null, next: part[0] + 1 }
+      filled = 0
+    }
+    /** Puts what the buffer holds into a part, or into a new tail if too small for one, then commits. */
+    const flush = async () => {
+      if (filled >= MIN_PART_SIZE) await uploadBuffer()
+      else if (filled > 0) {
+        const name = `${received}-${randomBytes(8).toString('hex')}`
+        await this.client.send(
+          new PutObjectCommand({
+            Bucket: this.options.bucket,
+            Key: this.tailObjectKey(key, name),
+            Body: buffer.subarray(0, filled),
+            ContentLength: filled,
+          }),
+        )
+        pending = { ...pending, tail: { name, size: filled } }
+      }
+      await commit()
+    }
+
+    try {
+      if (committedState.tail) filled = await this.readTail(key, committedState.tail, buffer)
+      const { sourceError } = await forEachChunk(source, committedOffset, maxBytes, async (chunk) => {
+        let used = 0
+        while (used < chunk.length) {
+          const copied = chunk.copy(buffer, filled, used)
+          onData?.(chunk.subarray(used, used + copied))
+          filled += copied
+          used += copied
+          received += copied
+          if (filled === buffer.length) {
+            await uploadBuffer()
+            if (partialCommits) await commit()
+          }
+        }
+      })
+      if (sourceError !== undefined) {
+        sourceFailure = { error: sourceError }
+        // A cut: keep what arrived before it, so the client resumes from there.
+        if (partialCommits && received > committed.offset) await flush().catch(() => {})
+        throw sourceError
+      }
+      if (received > committed.offset) await flush()
+      return committed
+    } catch (error) {
+      source.resume()
+      // A tail written for a commit that did not happen is nobody's.
+      if (pending.tail && pending.tail.name !== committedState.tail?.name) await this.deleteTail(key, pending.tail.name).catch(() => {})
+      // Only errors of the S3 side are translated: a client that cuts its upload off is not a 503.
+      throw sourceFailure ? sourceFailure.error : translateS3Error(error)
+    }
+  }
+
+  /** Reads the tail object into the start of `buffer`; resolves to its size. */
+  private async readTail(key: string, tail: { name: string; size: number }, buffer: Buffer): Promise<number> {
+    const { Body } = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: this.tailObjectKey(key, tail.name) }))
+    let size = 0
+    for await (const chunk of Body as Readable) {
+      const bytes = chunk as Buffer
+      if (size + bytes.length > tail.size) throw new Error(`The tail of the resumable upload ${key} is longer than committed.`)
+      size += bytes.copy(buffer, size)
+    }
+    if (size !== tail.size) throw new Error(`The tail of the resumable upload ${key} holds ${size} bytes, not ${tail.size}.`)
+    return size
+  }
+
+  private async uploadPart(
+    state: S3ResumableState,
+    body: Buffer,
+    reservePartNumber?: () => Promise<number>,
+  ): Promise<[number, string, number]> {
+    const PartNumber = reservePartNumber ? await reservePartNumber() : state.next
+    if (!Number.isInteger(PartNumber) || PartNumber < state.next) {
+      throw new Error(`Part number ${PartNumber} is not above the parts of the resumable upload ${state.key}.`)
+    }
+    if (PartNumber > MAX_PART_NUMBER) throw new Error(`A resumable upload on S3 has at most ${MAX_PART_NUMBER} parts.`)
+    const { ETag } = await this.client.send(
+      new UploadPartCommand({
+        Bucket: this.options.bucket,
+        Key: this.objectKey(state.key),
+        UploadId: state.uploadId,
+        PartNumber,
+        Body: body,
+        ContentLength: body.length,
+      }),
+    )
+    if (!ETag) throw new Error('UploadPart answered without an ETag.')
+    return [PartNumber, ETag, body.length]
+  }
+
+  private async deleteTail(key: string, name: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.tailObjectKey(key, name) }))
+  }
+
+  /** Deletes every tail object of the upload of `key`: the committed one and any a crash left. */
+  private async deleteTails(key: string): Promise<void> {
+    try {
+      for await (const leftover of this.tailsUnder(`${this.resumablePrefix}${key}/`)) {
+        await this.removeResumableLeftover(leftover.id)
+      }
+    } catch (error) {
+      throw translateS3Error(error)
+    }
+  }
+
+  async completeResumable(state: string, options: CompleteOptions = {}): Promise<{ key: string; size: number }> {
+    const upload = decodeState(state)
+    const { key, uploadId: UploadId } = upload
+    const Bucket = this.options.bucket
+    const Key = this.objectKey(key)
+    const size = offsetOf(upload)
+    try {
+      if (size === 0) {
+        // S3 completes no upload without parts: an empty object, then the upload goes. The upload
+        // must still be there (ListParts fails with NoSuchUpload otherwise): an aborted one stays so.
+        await this.client.send(new ListPartsCommand({ Bucket, Key, UploadId, MaxParts: 1 }))
+        await this.client.send(new PutObjectCommand({ Bucket, Key, Body: Buffer.alloc(0), ContentLength: 0 }))
+        await this.client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch((error: unknown) => {
+          if (!isNoSuchUpload(error)) throw error
+        })
+      } else {
+        const parts = [...upload.parts]
+        if (upload.tail) {
+          // The last part may be of any size: the tail (under 5 MiB) becomes it.
+          const body = Buffer.allocUnsafe(upload.tail.size)
+          await this.readTail(key, upload.tail, body)
+          parts.push(await this.uploadPart(upload, body, options.reservePartNumber))
+        }
+        await this.client.send(
+          new CompleteMultipartUploadCommand({
+            Bucket,
+            Key,
+            UploadId,
+            MultipartUpload: { Parts: parts.map(([PartNumber, ETag]) => ({ PartNumber, ETag })) },
+          }),
+        )
+      }
+    } catch (error) {
+      if (!isNoSuchUpload(error) && !isNoSuchKey(error)) throw translateS3Error(error)
+      // Completed before (this is a repeat): the blob must be there, whole.
+      const head = await this.client.send(new HeadObjectCommand({ Bucket, Key })).catch((headError: unknown) => {
+        if (isNoSuchKey(headError)) return undefined
+        throw translateS3Error(headError)
+      })
+      if (head?.ContentLength !== size) throw new BlobNotFoundError(key)
+    }
+    await this.deleteTails(key)
+    return { key, size }
+  }
+
+  async abortResumable(state: string): Promise<void> {
+    const { key, uploadId: UploadId } = decodeState(state)
+    try {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.options.bucket, Key: this.objectKey(key), UploadId }))
+    } catch (error) {
+      if (!isNoSuchUpload(error)) throw translateS3Error(error)
+    }
+    await this.deleteTails(key)
+  }
+
+  listResumableLeftovers(): AsyncIterable<ResumableLeftover> {
+    return this.tailsUnder(this.resumablePrefix)
+  }
+
+  private async *tailsUnder(prefix: string): AsyncIterable<ResumableLeftover> {
+    let ContinuationToken: string | undefined
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: prefix, ContinuationToken }))
+      for (const object of page.Contents ?? []) {
+        const id = object.Key?.slice(this.resumablePrefix.length) ?? ''
+        const match = TAIL_ID_PATTERN.exec(id)
+        if (match) yield { id, key: match[1]!, lastWrittenAt: object.LastModified ?? new Date(0), size: object.Size ?? 0 }
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined
+    } while (ContinuationToken)
+  }
+
+  async removeResumableLeftover(id: string): Promise<void> {
+    if (!TAIL_ID_PATTERN.test(id)) return
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: `${this.resumablePrefix}${id}` }))
+  }
 }
 
 function isNoSuchUpload(error: unknown): boolean {
   return error instanceof NoSuchUpload || (error as { name?: string }).name === 'NoSuchUpload'
+}
+
+function isNoSuchKey(error: unknown): boolean {
+  const name = (error as { name?: string }).name
+  return error instanceof NoSuchKey || name === 'NoSuchKey' || name === 'NotFound'
 }

@@ -15,6 +15,7 @@ import type { UnfinishedWrite } from '../../src/storage/blob-store.js'
 import { S3BlobStore } from '../../src/storage/s3-blob-store.js'
 import { S3RVER_CREDENTIALS, startS3rver, type TestS3rver } from '../helpers/scale-out-env.js'
 import { sha256Hex } from '../../src/lib/sha256-hex.js'
+import { s3Client, type SentCommand } from '../helpers/strict-s3rver.js'
 import { chunkedSource, describeBlobStoreContract, listKeys, listUnfinished, readAll } from '../helpers/blob-store-contract.js'
 
 const BUCKET = 'fileshare-blobs'
@@ -22,15 +23,6 @@ const PREFIX = 'blobs/'
 const MIB = 1024 * 1024
 /** The smallest part S3 allows, so that a few MiB make a multipart upload. */
 const PART_SIZE = 5 * MIB
-
-/** One S3 request as the client saw it: command, input, HTTP status and output. */
-interface SentCommand {
-  name: string
-  input: Record<string, unknown>
-  status: number | undefined
-  output?: Record<string, unknown>
-  headers?: Record<string, string>
-}
 
 interface S3Fixture {
   s3: TestS3rver
@@ -41,40 +33,10 @@ interface S3Fixture {
   close(): Promise<void>
 }
 
-/** An S3 client configured like open-blob-store.ts does it, plus a recorder of every request. */
-function recordingClient(endpoint: string, sent: SentCommand[]): S3Client {
-  const client = new S3Client({
-    region: 'us-east-1',
-    endpoint,
-    forcePathStyle: true,
-    credentials: S3RVER_CREDENTIALS,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  })
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const name = context.commandName ?? 'unknown'
-      const input = args.input as Record<string, unknown>
-      try {
-        const result = await next(args)
-        const response = result.response as { statusCode?: number; headers?: Record<string, string> }
-        const output = result.output as unknown as Record<string, unknown>
-        sent.push({ name, input, status: response.statusCode, headers: response.headers, output })
-        return result
-      } catch (error) {
-        sent.push({ name, input, status: (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode })
-        throw error
-      }
-    },
-    { step: 'deserialize', priority: 'high', name: 'recordRequests' },
-  )
-  return client
-}
-
 async function startS3Fixture(): Promise<S3Fixture> {
   const s3 = await startS3rver(BUCKET)
   const sent: SentCommand[] = []
-  const client = recordingClient(s3.endpoint, sent)
+  const client = s3Client(s3.endpoint, sent)
   const store = new S3BlobStore(client, { bucket: BUCKET, prefix: PREFIX, partSize: PART_SIZE, queueSize: 2 })
   return {
     s3,
