@@ -1,4 +1,4 @@
-import type { Config, PlanLimits, PlanName } from '../config.js'
+import { PLAN_NAMES, type Config, type PlanLimits, type PlanName } from '../config.js'
 import type { AccountRow } from '../db/schema.js'
 
 export interface AccountLimits {
@@ -19,4 +19,9 @@ export function effectiveLimits(account: AccountRow, plans: Config['plans']): Ac
     maxFileSize: account.max_file_size ?? plan.max_file_size,
     dailyUploads: account.daily_uploads ?? plan.daily_uploads,
   }
+}
+
+/** The plans that include the API, with their figures, in the plan table's order (for upgrade hints). */
+export function plansWithApiAccess(plans: Config['plans']): Array<{ name: PlanName } & PlanLimits> {
+  return PLAN_NAMES.filter((name) => plans[name].api_access).map((name) => ({ name, ...plans[name] }))
 }

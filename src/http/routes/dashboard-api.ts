@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { PLAN_NAMES } from '../../config.js'
+import { plansWithApiAccess } from '../../services/account-limits.js'
 import { PASSWORD_MAX_LENGTH } from '../../lib/passwords.js'
 import type { SignedIn } from '../../services/sessions.js'
 import { integerParameters } from '../integer-parameters.js'
@@ -22,7 +22,7 @@ const KeyParams = Type.Object({ key_id: Type.Integer({ minimum: 1, maximum: Numb
  */
 export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { services, config } = app
-  const apiPlans = PLAN_NAMES.filter((name) => config.plans[name].api_access).map((name) => ({ name, ...config.plans[name] }))
+  const apiPlans = plansWithApiAccess(config.plans)
 
   const sessionBody = (signedIn: SignedIn, sessionId: string) =>
     presentSession(signedIn, { csrfToken: services.sessions.csrfToken(sessionId), apiBaseUrl: `${config.publicUrl}/api/v1`, apiPlans })
