@@ -112,7 +112,8 @@ describe('Expect: 100-continue', () => {
   })
 })
 
-describe('the refused-body bounds', () => {
+// Each test has a server of its own and mostly waits on timers: they run side by side.
+describe.concurrent('the refused-body bounds', () => {
   it('are the documented ones', () => {
     // docs/api.md ("Refused uploads reach the client") states these figures; change both together.
     expect(REFUSED_BODY_LIMITS).toEqual({
