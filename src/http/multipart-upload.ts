@@ -42,6 +42,8 @@ export async function receiveFilePart<Staged>(
   // or the file part's stream fails with is the body's fault (400), even after the store rethrew
   // it; anything else (the store's own failures) keeps its code.
   const bodyErrors = new WeakSet<object>()
+  /** The file part ended before its closing delimiter: the client's body was cut or malformed. */
+  let partCut = false
   const fromBody = (error: unknown) => {
     if (typeof error === 'object' && error !== null) bodyErrors.add(error)
   }
@@ -69,22 +71,37 @@ export async function receiveFilePart<Staged>(
         if (part.file.destroyed) throw new InvalidRequestError('The multipart body ends inside the file part.')
         // From now on a pipeline listens, so a cut that happens while the daily slot is being
         // reserved still fails the upload instead of leaving it waiting for bytes.
-        part.file.on('error', fromBody)
+        part.file.on('error', (error: unknown) => {
+          partCut = true
+          fromBody(error)
+        })
         const source = new PassThrough()
         pipeline(part.file, source).catch((error: unknown) => {
           // The parser ends a part cut off by the client without an error: a premature close.
           // (A store that gives up fails the pipeline with its own error instead.)
-          if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') fromBody(error)
+          if (isPrematureClose(error)) {
+            partCut = true
+            fromBody(error)
+          }
           source.destroy(error as Error)
         })
         staged = await stage(source, decodeFormFilename(part.filename))
       }
     }
   } catch (error) {
+    // The pipeline above settles a turn after the store's: let a cut of the file part be recorded.
+    await new Promise((resolve) => setImmediate(resolve))
     if (staged !== undefined) await discard(staged)
     await parts.return?.().catch(() => {})
-    throw error instanceof AppError || typeof error !== 'object' || error === null || !bodyErrors.has(error) ? error : malformedBody(error)
+    const fromTheBody = typeof error === 'object' && error !== null && bodyErrors.has(error)
+    // A cut file part also fails the store's own pipeline, with a premature close of its own.
+    const storeSawTheCut = partCut && isPrematureClose(error)
+    throw error instanceof AppError || !(fromTheBody || storeSawTheCut) ? error : malformedBody(error)
   }
   if (staged === undefined) throw new MissingFileError()
   return staged
+}
+
+function isPrematureClose(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE'
 }
