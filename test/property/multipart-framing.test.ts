@@ -208,6 +208,9 @@ describe('multipart and HTTP framing over a raw socket', () => {
       if (JSON.stringify(traces) === JSON.stringify({ listed: 0, blobs: [], unfinished: [], uploadsToday: uploaded })) return
       await new Promise((resolve) => setTimeout(resolve, 20))
     } while (Date.now() < deadline)
+    // fast-check shows only the shrunk case, and once something is left behind every later run sees
+    // it too: print the scenario that first left it.
+    console.error(`left behind after ${what}: ${JSON.stringify(traces)}`)
     expect(traces, `${what}: nothing left behind`).toEqual({ listed: 0, blobs: [], unfinished: [], uploadsToday: uploaded })
   }
 
