@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events'
 import { PassThrough, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { Multipart } from '@fastify/multipart'
@@ -33,6 +34,7 @@ function malformedBody(error: unknown): AppError {
  * was staged is discarded first.
  */
 export async function receiveFilePart<Staged>(
+  request: EventEmitter & { destroyed: boolean },
   parts: AsyncIterableIterator<Multipart>,
   stage: (source: Readable, filename: string | undefined) => Promise<Staged>,
   discard: (staged: Staged) => Promise<void>,
@@ -75,6 +77,7 @@ export async function receiveFilePart<Staged>(
           partCut = true
           fromBody(error)
         })
+        endOrphanedPart(request, part.file)
         const source = new PassThrough()
         pipeline(part.file, source).catch((error: unknown) => {
           // The parser ends a part cut off by the client without an error: a premature close.
@@ -104,4 +107,40 @@ export async function receiveFilePart<Staged>(
 
 function isPrematureClose(error: unknown): boolean {
   return (error as { code?: string } | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE'
+}
+
+/** How long a file part may keep asking for bytes after its request has closed. */
+export const ORPHANED_PART_MS = 1_000
+
+/**
+ * Ends a file part that can no longer get its bytes. When the request closes, @fastify/multipart
+ * unpipes the parser from it and destroys the current part only if the request was aborted: a
+ * request that ended (a short Content-Length whose extra bytes the server refused as a second
+ * request) can leave the part open forever, and the upload waiting on it with its temp file. Once
+ * the request has closed, a part that keeps asking for bytes (flowing, nothing buffered) for
+ * ORPHANED_PART_MS will get none: it is destroyed, which fails the upload as a cut body. A part
+ * the store is slow to read is paused or holds bytes, and is left alone.
+ */
+export function endOrphanedPart(request: EventEmitter & { destroyed: boolean }, file: Readable, orphanedMs = ORPHANED_PART_MS): void {
+  const watch = () => {
+    let askingSince: number | undefined
+    const timer = setInterval(
+      () => {
+        if (file.readableEnded || file.destroyed) return clearInterval(timer)
+        if (file.isPaused() || file.readableLength > 0) {
+          askingSince = undefined
+          return
+        }
+        askingSince ??= Date.now()
+        if (Date.now() - askingSince >= orphanedMs) {
+          clearInterval(timer)
+          file.destroy()
+        }
+      },
+      Math.max(10, Math.floor(orphanedMs / 10)),
+    )
+    timer.unref()
+  }
+  if (request.destroyed) watch()
+  else request.once('close', watch)
 }

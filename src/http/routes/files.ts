@@ -63,6 +63,7 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
 
       const { files } = app.services
       const staged = await receiveFilePart(
+        request.raw,
         request.parts(),
         (source, filename) => files.stage(owner, source, filename),
         (upload) => files.discard(upload),
