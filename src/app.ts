@@ -3,7 +3,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import type { ScryptCost } from './lib/passwords.js'
-import backends from './http/plugins/backends.js'
+import backends, { type BackendsOptions } from './http/plugins/backends.js'
 import downloadHost from './http/plugins/download-host.js'
 import { ServiceUnavailableError } from './errors.js'
 import errorHandler, { sendError, writeClientError } from './http/plugins/error-handler.js'
@@ -31,6 +31,8 @@ export interface BuildOptions {
   passwordHashCost?: ScryptCost
   /** The services' clock (key and invitation expiry, gc grace): Date.now unless a test moves it. */
   now?: () => number
+  /** Lease and hand-over timing of resumable uploads: only tests shorten them. */
+  resumableTiming?: BackendsOptions['resumableTiming']
 }
 
 /** Builds the whole service from a validated config. Never listens: server.ts and tests do that. */
@@ -89,6 +91,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     config,
     ...(options.passwordHashCost ? { passwordHashCost: options.passwordHashCost } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.resumableTiming ? { resumableTiming: options.resumableTiming } : {}),
   })
   await app.register(garbageCollection)
   await app.register(openapi)

@@ -61,6 +61,8 @@ export const EnvSchema = Type.Object({
   // 24.8 days), and how old leftovers must be: an upload stores its bytes before its row commits.
   FILESHARE_GC_INTERVAL_MS: Integer({ default: 3_600_000, minimum: 0, maximum: 2_147_483_647 }),
   FILESHARE_GC_GRACE_MS: Integer({ default: 3_600_000, minimum: 60_000 }),
+  // Resumable uploads (tus): how long an unfinished upload lives after its last bytes (default 24 h).
+  FILESHARE_UPLOAD_EXPIRY_MS: Integer({ default: 86_400_000, minimum: 60_000 }),
   // Scale-out: PostgreSQL for metadata, S3-compatible storage for bytes, Redis for rate limits.
   FILESHARE_DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   FILESHARE_DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
@@ -199,6 +201,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     shutdownTimeoutMs: valid.FILESHARE_SHUTDOWN_TIMEOUT_MS,
     gcIntervalMs: valid.FILESHARE_GC_INTERVAL_MS,
     gcGraceMs: valid.FILESHARE_GC_GRACE_MS,
+    uploadExpiryMs: valid.FILESHARE_UPLOAD_EXPIRY_MS,
     databaseUrl: valid.FILESHARE_DATABASE_URL,
     databaseSchema: valid.FILESHARE_DATABASE_SCHEMA,
     storage: valid.FILESHARE_STORAGE,

@@ -11,6 +11,17 @@ export const ERROR_REGISTRY = {
   file_too_large: { status: 403, message: 'The file exceeds the maximum file size of the account.' },
   daily_upload_limit_exceeded: { status: 403, message: 'The daily upload limit of the account is reached.' },
   not_found: { status: 404, message: 'Resource not found.' },
+  // Resumable uploads (tus, /api/v1/uploads): the statuses the tus protocol gives these cases.
+  upload_expired: { status: 410, message: 'The upload expired unfinished; its bytes are gone. Start a new upload.' },
+  tus_version_not_supported: { status: 412, message: 'Only version 1.0.0 of the tus protocol is supported (Tus-Resumable: 1.0.0).' },
+  upload_offset_mismatch: {
+    status: 409,
+    message: 'Upload-Offset does not match the bytes the upload holds; ask with HEAD and resume there.',
+  },
+  upload_length_exceeded: { status: 413, message: 'The bytes go past the Upload-Length of the upload.' },
+  unsupported_media_type: { status: 415, message: 'A PATCH must have Content-Type: application/offset+octet-stream.' },
+  upload_locked: { status: 423, message: 'Another request is writing to this upload; retry shortly.' },
+  checksum_mismatch: { status: 460, message: 'The chunk does not match its Upload-Checksum; it was not kept.' },
   range_not_satisfiable: { status: 416, message: 'The requested range cannot be satisfied.' },
   rate_limited: { status: 429, message: 'Rate limit exceeded.' },
   internal_error: { status: 500, message: 'An internal error occurred.' },
@@ -83,6 +94,44 @@ export class DailyUploadLimitExceededError extends AppError {
 export class NotFoundError extends AppError {
   constructor(message?: string) {
     super('not_found', message)
+  }
+}
+export class UploadExpiredError extends AppError {
+  constructor() {
+    super('upload_expired')
+  }
+}
+export class TusVersionNotSupportedError extends AppError {
+  constructor() {
+    super('tus_version_not_supported')
+  }
+}
+export class UploadOffsetMismatchError extends AppError {
+  constructor(
+    readonly offset: number,
+    readonly given: number,
+  ) {
+    super('upload_offset_mismatch', `Upload-Offset is ${given} but the upload holds ${offset} bytes; resume at ${offset}.`)
+  }
+}
+export class UploadLengthExceededError extends AppError {
+  constructor(readonly length: number) {
+    super('upload_length_exceeded', `The bytes go past the Upload-Length of ${length}.`)
+  }
+}
+export class UnsupportedMediaTypeError extends AppError {
+  constructor() {
+    super('unsupported_media_type')
+  }
+}
+export class UploadLockedError extends AppError {
+  constructor() {
+    super('upload_locked')
+  }
+}
+export class ChecksumMismatchError extends AppError {
+  constructor(readonly algorithm: string) {
+    super('checksum_mismatch', `The chunk does not match its Upload-Checksum (${algorithm}); it was not kept.`)
   }
 }
 export class RangeNotSatisfiableError extends AppError {

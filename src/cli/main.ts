@@ -71,6 +71,8 @@ function gcReportJson(report: GarbageCollectionReport) {
     unfinished_writes_removed: report.unfinishedWritesRemoved,
     unfinished_write_bytes_removed: report.unfinishedWriteBytesRemoved,
     recent_unfinished_writes_kept: report.recentUnfinishedWritesKept,
+    resumable_uploads_expired: report.uploadsExpired,
+    open_resumable_upload_writes_kept: report.openUploadWritesKept,
     bytes_freed: report.bytesFreed,
     failures: report.failures,
   }
@@ -88,6 +90,12 @@ function formatGcReport(report: GarbageCollectionReport): string {
     `Scanned ${plural(report.blobsScanned, 'blob')}; kept ${plural(report.recentBlobsKept, 'blob')} and ` +
       `${plural(report.recentUnfinishedWritesKept, 'unfinished upload')} younger than the grace period (${report.graceMs / 1000} s).`,
   ]
+  if (report.uploadsExpired > 0 || report.openUploadWritesKept > 0) {
+    lines.push(
+      `Resumable uploads: ${plural(report.uploadsExpired, 'expired upload')} ended; ` +
+        `kept the bytes of ${plural(report.openUploadWritesKept, 'open upload')} that may still resume.`,
+    )
+  }
   if (report.failures > 0) lines.push(`${plural(report.failures, 'removal')} failed; run gc again to retry.`)
   return lines.join('\n')
 }

@@ -4,6 +4,7 @@ import type { Database } from './schema.js'
 import * as initial from './migrations/001-initial.js'
 import * as dashboard from './migrations/002-dashboard.js'
 import * as filesStorageKey from './migrations/003-files-storage-key.js'
+import * as uploads from './migrations/004-uploads.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '001-initial': initial,
   '002-dashboard': dashboard,
   '003-files-storage-key': filesStorageKey,
+  '004-uploads': uploads,
 }
 
 /** Every migration's name, in the order they run. */

@@ -71,6 +71,45 @@ export interface AccountInvitesTable {
   used_at: number | null
 }
 
+export type UploadStatus = 'open' | 'complete' | 'terminated' | 'expired'
+
+/** A resumable (tus) upload; see migrations/004-uploads.ts and services/resumable-uploads.ts. */
+export interface UploadsTable {
+  /** 128 random bits, base64url: the upload's URL is its only name. */
+  id: string
+  account_id: number
+  /** Upload-Length; null while deferred. */
+  length: number | null
+  /** Bytes durably received (tus's Upload-Offset). */
+  upload_offset: Generated<number>
+  /** The most bytes the upload may hold: its length, or the account's max_file_size while deferred. */
+  max_length: number
+  /** Upload-Metadata as the client sent it, echoed on HEAD. */
+  metadata: string
+  filename: string
+  /** The blob's key once completed; also what gc must not touch while the upload is open. */
+  storage_key: string
+  /** The blob store's opaque state of the resumable write (storage/resumable.ts). */
+  store_state: string
+  /** The next S3 part number to hand out (fenced: never the same twice). */
+  next_part_number: Generated<number>
+  /** Base64 of the saved SHA-256 of the committed bytes (lib/resumable-sha256.ts). */
+  hash_state: string
+  /** The UTC day whose upload slot the upload took at creation. */
+  slot_day: string
+  status: UploadStatus
+  file_id: number | null
+  /** Requests on this upload that the rate limits do not count (see docs/api.md, resumable uploads). */
+  free_requests: number
+  created_at: number
+  expires_at: number
+  /** The lease of the request writing to the upload: only the holder of the token may commit. */
+  lease_token: string | null
+  lease_expires_at: number | null
+  /** 1 when another request asked the holder to stop and hand the upload over. */
+  release_requested: Generated<number>
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -78,6 +117,7 @@ export interface Database {
   account_passwords: AccountPasswordsTable
   sessions: SessionsTable
   account_invites: AccountInvitesTable
+  uploads: UploadsTable
 }
 
 export type AccountRow = Selectable<AccountsTable>
@@ -86,3 +126,5 @@ export type FileRow = Selectable<FilesTable>
 export type NewFileRow = Insertable<FilesTable>
 export type SessionRow = Selectable<SessionsTable>
 export type AccountInviteRow = Selectable<AccountInvitesTable>
+export type UploadRow = Selectable<UploadsTable>
+export type NewUploadRow = Insertable<UploadsTable>

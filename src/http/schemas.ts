@@ -142,3 +142,20 @@ export const bodyErrors = {
   413: ErrorBody,
   415: ErrorBody,
 }
+
+/** A resumable upload's id, as it appears in its Location. */
+export const UploadIdParams = Type.Object({ upload_id: Type.String({ description: "The id at the end of the upload's Location." }) })
+
+/** GET /api/v1/uploads/{upload_id}: where a resumable upload stands (ours, not tus). */
+export const UploadStatusResponse = Type.Object({
+  success: Type.Literal(true),
+  upload: Type.Object({
+    offset: Type.Integer({ description: 'Bytes received and stored.' }),
+    length: Type.Union([Type.Integer(), Type.Null()], { description: 'Upload-Length; null while deferred.' }),
+    expires_at: Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS: when an unfinished upload expires.' }),
+    file: Type.Union([FileObject, Type.Null()], { description: 'The file the upload became, once complete; else null.' }),
+  }),
+})
+
+/** An answer with no body (tus answers carry their state in headers). */
+export const NoContent = Type.Unsafe<undefined>({ type: 'null', description: 'No body.' })

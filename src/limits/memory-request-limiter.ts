@@ -48,6 +48,20 @@ export class MemoryRequestLimiter implements RequestLimiter {
     })
   }
 
+  async peek(accountKey: string, limits: RequestLimits, now = Date.now()): Promise<LimitDecision> {
+    const window = this.windows.get(accountKey)
+    const times = window?.times.filter((time) => time > now - WINDOW_MS) ?? []
+    const dayUsed = window && window.day === utcDay(now) ? window.dayCount : 0
+    return decide({
+      limits,
+      allowed: times.length < limits.perMinute && dayUsed < limits.perDay,
+      minuteUsed: times.length,
+      minuteResetMs: times.length > 0 ? times[0]! + WINDOW_MS - now : WINDOW_MS,
+      dayUsed,
+      dayResetSeconds: secondsUntilUtcMidnight(now),
+    })
+  }
+
   async dayUsage(accountKey: string, now = Date.now()): Promise<number> {
     const window = this.windows.get(accountKey)
     return window && window.day === utcDay(now) ? window.dayCount : 0

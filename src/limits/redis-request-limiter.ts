@@ -37,9 +37,25 @@ if oldest[2] then oldestAt = tonumber(oldest[2]) end
 return {allowed, minuteUsed, dayUsed, now, oldestAt}
 `
 
+/** CONSUME's reading, without its writes: what the windows hold now. */
+const PEEK = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local window = 60000
+local minuteKey = KEYS[1] .. ':m'
+local dayKey = KEYS[1] .. ':d:' .. math.floor(now / 86400000)
+local minuteUsed = redis.call('ZCOUNT', minuteKey, '(' .. (now - window), '+inf')
+local dayUsed = tonumber(redis.call('GET', dayKey) or '0')
+local oldest = redis.call('ZRANGEBYSCORE', minuteKey, '(' .. (now - window), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+local oldestAt = now
+if oldest[2] then oldestAt = tonumber(oldest[2]) end
+return {minuteUsed, dayUsed, now, oldestAt}
+`
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     fileshareConsume(key: string, perMinute: number, perDay: number, nonce: string): Result<number[], Context>
+    filesharePeek(key: string): Result<number[], Context>
   }
 }
 
@@ -49,6 +65,21 @@ export class RedisRequestLimiter implements RequestLimiter {
     private readonly keyPrefix = 'fileshare:rl:',
   ) {
     redis.defineCommand('fileshareConsume', { numberOfKeys: 1, lua: CONSUME })
+    redis.defineCommand('filesharePeek', { numberOfKeys: 1, lua: PEEK })
+  }
+
+  async peek(accountKey: string, limits: RequestLimits): Promise<LimitDecision> {
+    const [minuteUsed, dayUsed, now, oldestAt] = await this.redis.filesharePeek(this.keyPrefix + accountKey).catch((error: unknown) => {
+      throw redisUnavailable(error)
+    })
+    return decide({
+      limits,
+      allowed: minuteUsed! < limits.perMinute && dayUsed! < limits.perDay,
+      minuteUsed: minuteUsed!,
+      minuteResetMs: minuteUsed! > 0 ? oldestAt! + 60_000 - now! : 60_000,
+      dayUsed: dayUsed!,
+      dayResetSeconds: secondsUntilUtcMidnight(now!),
+    })
   }
 
   async consume(accountKey: string, limits: RequestLimits): Promise<LimitDecision> {

@@ -20,6 +20,11 @@ export interface LimitDecision {
  */
 export interface RequestLimiter {
   consume(accountKey: string, limits: RequestLimits, now?: number): Promise<LimitDecision>
+  /**
+   * The decision consume would give, without counting anything: the RateLimit-* figures of a
+   * response the limits do not count (a resumable upload's chunk, docs/api.md).
+   */
+  peek(accountKey: string, limits: RequestLimits, now?: number): Promise<LimitDecision>
   /** Requests counted for the account in the current UTC day; counts nothing (the dashboard's usage page). */
   dayUsage(accountKey: string, now?: number): Promise<number>
   close(): Promise<void>

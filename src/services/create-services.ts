@@ -5,8 +5,10 @@ import { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../db/repositories/api-keys-repository.js'
 import { FilesRepository } from '../db/repositories/files-repository.js'
 import { SessionsRepository } from '../db/repositories/sessions-repository.js'
+import { UploadsRepository } from '../db/repositories/uploads-repository.js'
 import type { ScryptCost } from '../lib/passwords.js'
 import type { BlobStore } from '../storage/blob-store.js'
+import type { ResumableBlobStore } from '../storage/resumable.js'
 import type { PerKeyLimiter } from '../limits/per-key-limiter.js'
 import type { RequestLimiter } from '../limits/request-limiter.js'
 import { AccountHolderService } from './account-holders.js'
@@ -15,6 +17,7 @@ import { ApiKeyService } from './api-keys.js'
 import { DownloadService } from './downloads.js'
 import { FileService } from './files.js'
 import { GarbageCollector } from './garbage-collector.js'
+import { ResumableUploadService, type ResumableUploadTiming } from './resumable-uploads.js'
 import { SessionService } from './sessions.js'
 import { SignInService } from './sign-in.js'
 
@@ -22,6 +25,7 @@ export interface Services {
   accounts: AccountService
   apiKeys: ApiKeyService
   files: FileService
+  resumableUploads: ResumableUploadService
   downloads: DownloadService
   garbageCollector: GarbageCollector
   accountHolders: AccountHolderService
@@ -46,19 +50,30 @@ export interface ServiceOptions {
    * leaves it at Date.now; tests move it forward instead of sleeping until a key or an invite expires.
    */
   now?: () => number
+  /** Lease and hand-over timing of resumable uploads; tests shorten them. */
+  resumableTiming?: Partial<Omit<ResumableUploadTiming, 'expiryMs'>>
 }
 
 /** Wires the domain services over one database and one blob store; shared by the server and the CLI. */
 export function createServices(
   { db }: DatabaseHandle,
-  store: BlobStore,
+  store: BlobStore & ResumableBlobStore,
   limiters: ServiceLimiters,
-  config: Pick<Config, 'plans' | 'cacheTtlMs'>,
+  config: Pick<Config, 'plans' | 'cacheTtlMs' | 'uploadExpiryMs'>,
   options: ServiceOptions = {},
 ): Services {
-  const { onBackgroundError = () => {}, passwordHashCost, now = Date.now } = options
+  const { onBackgroundError = () => {}, passwordHashCost, now = Date.now, resumableTiming } = options
   const accountsRepository = new AccountsRepository(db)
   const filesRepository = new FilesRepository(db)
+  const resumableUploads = new ResumableUploadService(
+    new UploadsRepository(db),
+    accountsRepository,
+    filesRepository,
+    store,
+    { ...resumableTiming, expiryMs: config.uploadExpiryMs },
+    onBackgroundError,
+    now,
+  )
   const apiKeys = new ApiKeyService(new ApiKeysRepository(db), accountsRepository, config, onBackgroundError, now)
   const accountHolders = new AccountHolderService(new AccountHoldersRepository(db), accountsRepository, passwordHashCost, now)
   const sessions = new SessionService(new SessionsRepository(db), config, now)
@@ -66,8 +81,9 @@ export function createServices(
     apiKeys,
     accounts: new AccountService(accountsRepository, apiKeys, config, limiters.requests, now),
     files: new FileService(filesRepository, accountsRepository, store, onBackgroundError, now),
+    resumableUploads,
     downloads: new DownloadService(filesRepository, store),
-    garbageCollector: new GarbageCollector(filesRepository, store, onBackgroundError, now),
+    garbageCollector: new GarbageCollector(filesRepository, store, resumableUploads, onBackgroundError, now),
     accountHolders,
     sessions,
     signIn: new SignInService(accountHolders, sessions, limiters.signInFailuresByIp, limiters.signInFailuresByAccount),

@@ -1,5 +1,7 @@
 import type { FilesRepository } from '../db/repositories/files-repository.js'
 import type { BlobEntry, BlobStore } from '../storage/blob-store.js'
+import type { ResumableBlobStore } from '../storage/resumable.js'
+import type { ResumableUploadService } from './resumable-uploads.js'
 
 export interface GarbageCollectionOptions {
   /**
@@ -28,6 +30,10 @@ export interface GarbageCollectionReport {
   unfinishedWriteBytesRemoved: number
   /** Unfinished writes written to within the grace period: maybe uploads in progress. */
   recentUnfinishedWritesKept: number
+  /** Resumable uploads whose expiry passed: their bytes removed, their daily slot given back (none in a dry run). */
+  uploadsExpired: number
+  /** Unfinished writes that belong to resumable uploads still open, whatever their age: kept. */
+  openUploadWritesKept: number
   /** blobBytesRemoved + unfinishedWriteBytesRemoved. */
   bytesFreed: number
   /** Removals that failed; each was reported to onError and is retried by the next sweep. */
@@ -41,11 +47,6 @@ const BATCH_SIZE = 500
 /** Removals in flight at once. */
 const PARALLEL_REMOVALS = 8
 
-/**
- * Finds and removes what crashes and failed cleanups leave behind: blobs no file row references
- * and leftovers of unfinished writes. Never touches anything younger than the grace period, and
- * never a blob a row references.
- */
 /** A report of a sweep that has not found anything yet. */
 export function emptyGarbageCollectionReport({
   graceMs,
@@ -61,16 +62,25 @@ export function emptyGarbageCollectionReport({
     unfinishedWritesRemoved: 0,
     unfinishedWriteBytesRemoved: 0,
     recentUnfinishedWritesKept: 0,
+    uploadsExpired: 0,
+    openUploadWritesKept: 0,
     bytesFreed: 0,
     failures: 0,
     interrupted: false,
   }
 }
 
+/**
+ * Finds and removes what crashes and failed cleanups leave behind: blobs no file row references
+ * and leftovers of unfinished writes; and ends resumable uploads whose expiry passed. Never touches
+ * anything younger than the grace period, never a blob a row references, and never the bytes of a
+ * resumable upload still open (a paused upload may sit idle for hours before it expires).
+ */
 export class GarbageCollector {
   constructor(
     private readonly files: FilesRepository,
-    private readonly store: BlobStore,
+    private readonly store: BlobStore & ResumableBlobStore,
+    private readonly uploads: Pick<ResumableUploadService, 'expireDue' | 'openStorageKeys'>,
     private readonly onError: (error: unknown) => void = () => {},
     private readonly now: () => number = Date.now,
   ) {}
@@ -79,6 +89,9 @@ export class GarbageCollector {
     const cutoff = this.now() - graceMs
     const report = emptyGarbageCollectionReport({ graceMs, dryRun })
     const stopped = () => (report.interrupted ||= signal?.aborted ?? false)
+
+    // First, so that the bytes of uploads that expire now are removed by this sweep.
+    if (!dryRun) report.uploadsExpired = await this.uploads.expireDue(signal)
 
     const removeUnreferenced = async (batch: BlobEntry[]) => {
       // Asked after the batch was listed: a row committed since then still protects its blob.
@@ -111,24 +124,28 @@ export class GarbageCollector {
     }
     if (batch.length > 0 && !stopped()) await removeUnreferenced(batch)
 
-    if (!stopped()) {
-      const leftovers = []
-      for await (const write of this.store.listUnfinishedWrites()) {
-        if (stopped()) break
+    const removeUnfinished = async <T extends { key?: string; lastWrittenAt: Date; size: number }>(
+      writes: AsyncIterable<T>,
+      remove: (write: T) => Promise<void>,
+    ) => {
+      const old = []
+      for await (const write of writes) {
+        if (stopped()) return
         if (write.lastWrittenAt.getTime() > cutoff) report.recentUnfinishedWritesKept++
-        else leftovers.push(write)
+        else old.push(write)
       }
-      await this.removeAll(
-        leftovers,
-        dryRun,
-        report,
-        (write) => this.store.removeUnfinishedWrite(write.id),
-        (write) => {
-          report.unfinishedWritesRemoved++
-          report.unfinishedWriteBytesRemoved += write.size
-        },
-      )
+      // Asked after the listing: an upload created since then is open and listed here.
+      const open = await this.uploads.openStorageKeys(old.flatMap((write) => (write.key ? [write.key] : [])))
+      const leftovers = old.filter((write) => !(write.key && open.has(write.key)))
+      report.openUploadWritesKept += old.length - leftovers.length
+      await this.removeAll(leftovers, dryRun, report, remove, (write) => {
+        report.unfinishedWritesRemoved++
+        report.unfinishedWriteBytesRemoved += write.size
+      })
     }
+    if (!stopped()) await removeUnfinished(this.store.listUnfinishedWrites(), (write) => this.store.removeUnfinishedWrite(write.id))
+    if (!stopped())
+      await removeUnfinished(this.store.listResumableLeftovers(), (leftover) => this.store.removeResumableLeftover(leftover.id))
     report.bytesFreed = report.blobBytesRemoved + report.unfinishedWriteBytesRemoved
     return report
   }

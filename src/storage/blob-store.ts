@@ -31,6 +31,11 @@ export interface UnfinishedWrite {
   lastWrittenAt: Date
   /** Bytes it holds. */
   size: number
+  /**
+   * The blob key it was writing, when the store knows it (an S3 multipart upload): a resumable
+   * upload's multipart upload is one of these, and callers skip the keys of uploads still open.
+   */
+  key?: string
 }
 
 /**

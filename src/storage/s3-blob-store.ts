@@ -211,7 +211,7 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
         if (!parts) continue // completed or aborted since the listing
         const started = upload.Initiated ?? new Date(0)
         const lastWrittenAt = parts.lastWrittenAt && parts.lastWrittenAt > started ? parts.lastWrittenAt : started
-        yield { id: `${key}:${upload.UploadId}`, lastWrittenAt, size: parts.size }
+        yield { id: `${key}:${upload.UploadId}`, key, lastWrittenAt, size: parts.size }
       }
       const truncated = page.IsTruncated ?? false
       KeyMarker = truncated ? page.NextKeyMarker : undefined

@@ -31,6 +31,8 @@ interface GcJson {
   unfinished_writes_removed: number
   unfinished_write_bytes_removed: number
   recent_unfinished_writes_kept: number
+  resumable_uploads_expired: number
+  open_resumable_upload_writes_kept: number
   bytes_freed: number
   failures: number
 }
@@ -133,6 +135,8 @@ describe('fileshare gc', () => {
       unfinished_writes_removed: 1,
       unfinished_write_bytes_removed: 70,
       recent_unfinished_writes_kept: 1,
+      resumable_uploads_expired: 0,
+      open_resumable_upload_writes_kept: 0,
       bytes_freed: 570,
       failures: 0,
     })

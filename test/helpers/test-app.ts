@@ -2,7 +2,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { AddressInfo } from 'node:net'
-import { buildApp, type App } from '../../src/app.js'
+import { buildApp, type App, type BuildOptions } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import {
   cleanRedisPrefix,
@@ -54,7 +54,10 @@ export async function makeTempDir(prefix = 'fileshare-test-'): Promise<string> {
  * Builds the real app on a fresh data folder and listens on a random loopback port, so that tests
  * speak real HTTP (streams, concurrency). `env` adds or overrides FILESHARE_* variables.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: Pick<BuildOptions, 'resumableTiming'> = {},
+): Promise<TestApp> {
   const dataDir = await makeTempDir()
   const stack = TEST_STACK === 'scale-out' ? await startScaleOutBackends() : undefined
   const config = loadConfig({
@@ -66,7 +69,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...env,
   })
   let clockOffset = 0
-  const app = await buildApp(config, { passwordHashCost: TEST_PASSWORD_HASH_COST, now: () => Date.now() + clockOffset })
+  const app = await buildApp(config, { ...options, passwordHashCost: TEST_PASSWORD_HASH_COST, now: () => Date.now() + clockOffset })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   const url = `http://127.0.0.1:${port}`

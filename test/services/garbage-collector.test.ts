@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { CreateMultipartUploadCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3'
@@ -7,22 +7,31 @@ import { openPostgres, openSqlite, type DatabaseHandle } from '../../src/db/dial
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { AccountsRepository } from '../../src/db/repositories/accounts-repository.js'
 import { FilesRepository } from '../../src/db/repositories/files-repository.js'
+import { UploadsRepository } from '../../src/db/repositories/uploads-repository.js'
+import { UploadExpiredError } from '../../src/errors.js'
 import { GarbageCollector, type GarbageCollectionReport } from '../../src/services/garbage-collector.js'
+import { ResumableUploadService } from '../../src/services/resumable-uploads.js'
+import type { Owner } from '../../src/services/files.js'
 import type { BlobStore, StoredBlob } from '../../src/storage/blob-store.js'
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js'
+import type { ResumableBlobStore } from '../../src/storage/resumable.js'
 import { S3BlobStore } from '../../src/storage/s3-blob-store.js'
 import { createPgSchema, dropPgSchema, isPostgresReachable, PG_URL, S3RVER_CREDENTIALS, startS3rver } from '../helpers/scale-out-env.js'
 import { makeTempDir } from '../helpers/test-app.js'
 import { chunkedSource, listKeys, listUnfinished, readAll } from '../helpers/blob-store-contract.js'
+import { listLeftovers } from '../helpers/resumable-store-contract.js'
 
 const HOUR = 3_600_000
 const GRACE = HOUR
 
 /** A store and a database of their own, and a row writer like FileService.commit. */
+type Store = BlobStore & ResumableBlobStore
+
 interface Setup {
   handle: DatabaseHandle
-  store: BlobStore
+  store: Store
   files: FilesRepository
+  uploads: ResumableUploadService
   accountId: number
   close(): Promise<void>
 }
@@ -39,12 +48,26 @@ async function embeddedSetup(): Promise<Setup & { root: string }> {
     store,
     root,
     files: new FilesRepository(handle.db),
+    uploads: resumableUploads(handle, store),
     accountId: id,
     async close() {
       await handle.db.destroy()
       await fs.rm(dir, { recursive: true, force: true })
     },
   }
+}
+
+function resumableUploads(handle: DatabaseHandle, store: Store, now = Date.now): ResumableUploadService {
+  const { db } = handle
+  return new ResumableUploadService(
+    new UploadsRepository(db),
+    new AccountsRepository(db),
+    new FilesRepository(db),
+    store,
+    { expiryMs: 24 * HOUR },
+    undefined,
+    now,
+  )
 }
 
 let rowCounter = 0
@@ -63,8 +86,14 @@ async function addRow(setup: Setup, blob: StoredBlob): Promise<void> {
 }
 
 /** `store` with some of its methods replaced. */
-function overriding(store: BlobStore, overrides: Partial<BlobStore>): BlobStore {
+function overriding(store: Store, overrides: Partial<Store>): Store {
   return {
+    createResumable: () => store.createResumable(),
+    append: (state, offset, source, options) => store.append(state, offset, source, options),
+    completeResumable: (state, options) => store.completeResumable(state, options),
+    abortResumable: (state) => store.abortResumable(state),
+    listResumableLeftovers: () => store.listResumableLeftovers(),
+    removeResumableLeftover: (id) => store.removeResumableLeftover(id),
     put: (source, options) => store.put(source, options),
     get: (key, range) => store.get(key, range),
     delete: (key) => store.delete(key),
@@ -79,10 +108,45 @@ function overriding(store: BlobStore, overrides: Partial<BlobStore>): BlobStore 
 
 const put = (store: BlobStore, size: number) => store.put(chunkedSource(randomBytes(size)), { maxBytes: size })
 
+/** The owner of the setup's uploads, with room for them. */
+const ownerOf = (setup: Setup): Owner => ({ accountId: setup.accountId, limits: { maxFileSize: 1024 ** 3, dailyUploads: 100 } })
+
+/** A resumable upload of `length` bytes holding the first `sent` of `content`. */
+async function openUpload(setup: Setup, content: Buffer, sent: number, uploads = setup.uploads) {
+  const upload = await uploads.create(ownerOf(setup), { length: content.length, metadata: '', filename: 'paused.bin' })
+  await uploads.append(ownerOf(setup), upload.id, { offset: 0, source: chunkedSource(content.subarray(0, sent)) })
+  return upload
+}
+
+/** Sends the rest of `content` and checks that the file it becomes is exactly `content`. */
+async function finishAndCheck(setup: Setup, id: string, content: Buffer, sent: number) {
+  const { upload } = await setup.uploads.append(ownerOf(setup), id, { offset: sent, source: chunkedSource(content.subarray(sent)) })
+  expect(upload.file).toMatchObject({ size: content.length, sha256: createHash('sha256').update(content).digest('hex') })
+  expect((await readAll(await setup.store.get(upload.file!.storage_key))).equals(content)).toBe(true)
+}
+
+const uploadsToday = async (setup: Setup) => (await new AccountsRepository(setup.handle.db).findById(setup.accountId))!.uploads_today
+
+/** A service whose clock the test moves, with a one-minute expiry. */
+function shortLivedUploads(setup: Setup) {
+  let offset = 0
+  const now = () => Date.now() + offset
+  const uploads = new ResumableUploadService(
+    new UploadsRepository(setup.handle.db),
+    new AccountsRepository(setup.handle.db),
+    new FilesRepository(setup.handle.db),
+    setup.store,
+    { expiryMs: 60_000 },
+    undefined,
+    now,
+  )
+  return { uploads, now, advance: (ms: number) => void (offset += ms) }
+}
+
 describe('GarbageCollector on a folder store and SQLite', () => {
   let setup: Awaited<ReturnType<typeof embeddedSetup>>
   const errors: unknown[] = []
-  const collector = (now = Date.now) => new GarbageCollector(setup.files, setup.store, (error) => errors.push(error), now)
+  const collector = (now = Date.now) => new GarbageCollector(setup.files, setup.store, setup.uploads, (error) => errors.push(error), now)
 
   /** Makes a blob look written `ageMs` ago. */
   async function age(key: string, ageMs: number) {
@@ -130,6 +194,8 @@ describe('GarbageCollector on a folder store and SQLite', () => {
       unfinishedWritesRemoved: 1,
       unfinishedWriteBytesRemoved: 50,
       recentUnfinishedWritesKept: 1,
+      uploadsExpired: 0,
+      openUploadWritesKept: 0,
       bytesFreed: 350,
       failures: 0,
       interrupted: false,
@@ -183,6 +249,7 @@ describe('GarbageCollector on a folder store and SQLite', () => {
     const report = await new GarbageCollector(
       setup.files,
       flaky,
+      setup.uploads,
       (error) => errors.push(error),
       () => Date.now() + 2 * GRACE,
     ).collect({
@@ -212,9 +279,58 @@ describe('GarbageCollector on a folder store and SQLite', () => {
         for (const blob of blobs) if (late.has(blob.key)) await addRow(setup, blob)
       },
     })
-    const report = await new GarbageCollector(setup.files, committing, undefined, () => Date.now() + 2 * GRACE).collect({ graceMs: GRACE })
+    const report = await new GarbageCollector(setup.files, committing, setup.uploads, undefined, () => Date.now() + 2 * GRACE).collect({
+      graceMs: GRACE,
+    })
     expect(report.blobsRemoved).toBe(10)
     expect(await listKeys(setup.store)).toEqual([...late].sort())
+  })
+
+  it('keeps the bytes of an open upload idle for longer than the grace period: its file under resumable/', async () => {
+    const content = randomBytes(3000)
+    const upload = await openUpload(setup, content, 1000)
+    const [name] = await fs.readdir(path.join(setup.root, 'resumable'))
+    expect(name).toBeDefined()
+    const when = new Date(Date.now() - 3 * GRACE)
+    await fs.utimes(path.join(setup.root, 'resumable', name!), when, when)
+
+    const report = await collector(() => Date.now() + 2 * GRACE).collect({ graceMs: GRACE })
+    expect(report).toMatchObject({ uploadsExpired: 0, openUploadWritesKept: 1, unfinishedWritesRemoved: 0, bytesFreed: 0, failures: 0 })
+    expect(await fs.readdir(path.join(setup.root, 'resumable'))).toEqual([name])
+    expect((await fs.stat(path.join(setup.root, 'resumable', name!))).size).toBe(1000)
+    await finishAndCheck(setup, upload.id, content, 1000)
+    // Completed, the upload's file is a blob like any other: referenced, it stays.
+    expect(await collector(() => Date.now() + 2 * GRACE).collect({ graceMs: GRACE })).toMatchObject({ blobsRemoved: 0, bytesFreed: 0 })
+    expect(await fs.readdir(path.join(setup.root, 'resumable'))).toEqual([])
+    expect(errors).toEqual([])
+  })
+
+  it("removes an expired upload's bytes and gives its daily slot back; the upload then answers 410", async () => {
+    const clock = shortLivedUploads(setup)
+    const upload = await openUpload(setup, randomBytes(500), 200, clock.uploads)
+    const kept = await openUpload(setup, randomBytes(500), 100, clock.uploads)
+    expect(await uploadsToday(setup)).toBe(2)
+    clock.advance(30_000)
+    // The second one is written to again: its expiry moves.
+    await clock.uploads.append(ownerOf(setup), kept.id, { offset: 100, source: chunkedSource(randomBytes(100)) })
+    expect(await fs.readdir(path.join(setup.root, 'resumable'))).toHaveLength(2)
+
+    clock.advance(40_000)
+    const report = await new GarbageCollector(setup.files, setup.store, clock.uploads, (error) => errors.push(error), clock.now).collect({
+      graceMs: GRACE,
+    })
+    expect(report).toMatchObject({ uploadsExpired: 1, openUploadWritesKept: 0, failures: 0 })
+    expect(await fs.readdir(path.join(setup.root, 'resumable'))).toHaveLength(1)
+    expect(await uploadsToday(setup)).toBe(1)
+    await expect(clock.uploads.status(setup.accountId, upload.id)).rejects.toBeInstanceOf(UploadExpiredError)
+    expect((await clock.uploads.status(setup.accountId, kept.id)).offset).toBe(200)
+    // A second sweep expires nothing more and gives no slot back twice.
+    expect(
+      (await new GarbageCollector(setup.files, setup.store, clock.uploads, undefined, clock.now).collect({ graceMs: GRACE }))
+        .uploadsExpired,
+    ).toBe(0)
+    expect(await uploadsToday(setup)).toBe(1)
+    expect(errors).toEqual([])
   })
 })
 
@@ -231,7 +347,14 @@ describe.skipIf(!postgresReachable)('GarbageCollector on S3 (s3rver) and Postgre
       await migrateToLatest(handle)
       const store = new S3BlobStore(client, { bucket: s3.bucket, prefix: 'blobs/', partSize: 5 * 1024 * 1024, queueSize: 2 })
       const { id } = await new AccountsRepository(handle.db).create('gc@example.test', 'pro', Date.now())
-      const setup: Setup = { handle, store, files: new FilesRepository(handle.db), accountId: id, close: async () => {} }
+      const setup: Setup = {
+        handle,
+        store,
+        files: new FilesRepository(handle.db),
+        uploads: resumableUploads(handle, store),
+        accountId: id,
+        close: async () => {},
+      }
       const kept = await put(store, 1000)
       await addRow(setup, kept)
       await put(store, 2000) // no row: an orphan
@@ -240,13 +363,15 @@ describe.skipIf(!postgresReachable)('GarbageCollector on S3 (s3rver) and Postgre
       await client.send(new UploadPartCommand({ Bucket: s3.bucket, Key: key, UploadId, PartNumber: 1, Body: randomBytes(500) }))
 
       // Within the grace period nothing goes.
-      expect(await new GarbageCollector(setup.files, store).collect({ graceMs: GRACE })).toMatchObject({
+      expect(await new GarbageCollector(setup.files, store, setup.uploads).collect({ graceMs: GRACE })).toMatchObject({
         blobsScanned: 2,
         recentBlobsKept: 2,
         recentUnfinishedWritesKept: 1,
         bytesFreed: 0,
       })
-      const report = await new GarbageCollector(setup.files, store, undefined, () => Date.now() + 2 * GRACE).collect({ graceMs: GRACE })
+      const report = await new GarbageCollector(setup.files, store, setup.uploads, undefined, () => Date.now() + 2 * GRACE).collect({
+        graceMs: GRACE,
+      })
       expect(report).toMatchObject({
         blobsRemoved: 1,
         blobBytesRemoved: 2000,
@@ -254,12 +379,75 @@ describe.skipIf(!postgresReachable)('GarbageCollector on S3 (s3rver) and Postgre
         unfinishedWriteBytesRemoved: 500,
       })
       expect(await listKeys(store)).toEqual([kept.key])
-      expect(await s3.multipartUploadsInProgress()).toEqual([])
+      expect(await setup.s3.multipartUploadsInProgress()).toEqual([])
       expect((await readAll(await store.get(kept.key))).length).toBe(1000)
     } finally {
       client.destroy()
       await handle.db.destroy()
       await Promise.all([dropPgSchema(schema), s3.close()])
     }
+  })
+})
+
+describe.skipIf(!postgresReachable)('GarbageCollector and resumable uploads on S3 (s3rver) and PostgreSQL', () => {
+  let setup: Setup & { s3: Awaited<ReturnType<typeof startS3rver>>; client: S3Client; bucket: string }
+  beforeEach(async () => {
+    const [schema, s3] = await Promise.all([createPgSchema(), startS3rver('fileshare-gc')])
+    const handle = openPostgres(PG_URL, { searchPath: schema })
+    const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS })
+    await migrateToLatest(handle)
+    const store = new S3BlobStore(client, { bucket: s3.bucket, prefix: 'blobs/', partSize: 5 * 1024 * 1024, queueSize: 2 })
+    const { id } = await new AccountsRepository(handle.db).create('gc@example.test', 'pro', Date.now())
+    setup = {
+      handle,
+      store,
+      s3,
+      client,
+      bucket: s3.bucket,
+      files: new FilesRepository(handle.db),
+      uploads: resumableUploads(handle, store),
+      accountId: id,
+      async close() {
+        client.destroy()
+        await handle.db.destroy()
+        await Promise.all([dropPgSchema(schema), s3.close()])
+      },
+    }
+  })
+  afterEach(async () => {
+    await setup.close()
+  })
+
+  it('keeps the multipart upload (with its part) and the tail of an open upload idle for longer than the grace period', async () => {
+    const content = randomBytes(5 * 1024 * 1024 + 3000)
+    const sent = 5 * 1024 * 1024 + 1000 // one part and a tail of 1000 bytes
+    const upload = await openUpload(setup, content, sent)
+    expect(await setup.s3.multipartUploadsInProgress()).toHaveLength(1)
+    expect(await listLeftovers(setup.store)).toHaveLength(1)
+
+    const report = await new GarbageCollector(setup.files, setup.store, setup.uploads, undefined, () => Date.now() + 2 * GRACE).collect({
+      graceMs: GRACE,
+    })
+    expect(report).toMatchObject({ uploadsExpired: 0, openUploadWritesKept: 2, unfinishedWritesRemoved: 0, bytesFreed: 0, failures: 0 })
+    expect(await setup.s3.multipartUploadsInProgress()).toHaveLength(1)
+    expect(await listLeftovers(setup.store)).toHaveLength(1)
+    await finishAndCheck(setup, upload.id, content, sent)
+    expect(await setup.s3.multipartUploadsInProgress()).toEqual([])
+    expect(await listLeftovers(setup.store)).toEqual([])
+  })
+
+  it("removes an expired upload's multipart upload and tail and gives its daily slot back", async () => {
+    const clock = shortLivedUploads(setup)
+    const upload = await openUpload(setup, randomBytes(500), 200, clock.uploads)
+    expect(await setup.s3.multipartUploadsInProgress()).toHaveLength(1)
+    expect(await listLeftovers(setup.store)).toHaveLength(1)
+    expect(await uploadsToday(setup)).toBe(1)
+    clock.advance(61_000)
+    const report = await new GarbageCollector(setup.files, setup.store, clock.uploads, undefined, clock.now).collect({ graceMs: GRACE })
+    expect(report).toMatchObject({ uploadsExpired: 1, failures: 0 })
+    expect(await setup.s3.multipartUploadsInProgress()).toEqual([])
+    expect(await listLeftovers(setup.store)).toEqual([])
+    expect(await uploadsToday(setup)).toBe(0)
+    await expect(clock.uploads.status(setup.accountId, upload.id)).rejects.toBeInstanceOf(UploadExpiredError)
   })
 })

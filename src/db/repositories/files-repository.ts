@@ -1,5 +1,16 @@
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, FileRow, NewFileRow } from '../schema.js'
+
+/** Inserts a file row and bumps its account's kept counters, inside the caller's transaction. */
+export async function insertFileIn(trx: Transaction<Database>, file: NewFileRow): Promise<FileRow> {
+  const row = await trx.insertInto('files').values(file).returningAll().executeTakeFirstOrThrow()
+  await trx
+    .updateTable('accounts')
+    .set({ total_files: sql`total_files + 1`, total_size: sql`total_size + ${file.size}` })
+    .where('id', '=', file.account_id)
+    .execute()
+  return row
+}
 
 /** Keys per query: far below SQLite's and PostgreSQL's limits on bound parameters. */
 const KEYS_PER_QUERY = 500
@@ -9,15 +20,7 @@ export class FilesRepository {
 
   /** Inserts the row and bumps the account's kept counters in one transaction. */
   insert(file: NewFileRow): Promise<FileRow> {
-    return this.db.transaction().execute(async (trx) => {
-      const row = await trx.insertInto('files').values(file).returningAll().executeTakeFirstOrThrow()
-      await trx
-        .updateTable('accounts')
-        .set({ total_files: sql`total_files + 1`, total_size: sql`total_size + ${file.size}` })
-        .where('id', '=', file.account_id)
-        .execute()
-      return row
-    })
+    return this.db.transaction().execute((trx) => insertFileIn(trx, file))
   }
 
   findOwned(accountId: number, id: number): Promise<FileRow | undefined> {

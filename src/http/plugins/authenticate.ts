@@ -1,14 +1,46 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { PlanNotSupportedError, RateLimitedError, UnauthorizedError } from '../../errors.js'
+import type { LimitDecision } from '../../limits/request-limiter.js'
 import type { Principal } from '../../services/api-keys.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal
   }
+  interface FastifyContextConfig {
+    /**
+     * 'deferred': the key and the plan are checked first as everywhere, but the route itself decides
+     * whether the request counts against the rate limits (countRequest) or not (showLimits).
+     */
+    rateLimit?: 'deferred'
+  }
 }
 
 const BEARER = /^bearer +([^\s]+) *$/i
+
+function limitHeaders(reply: FastifyReply, decision: LimitDecision): void {
+  reply.header('RateLimit-Limit', String(decision.limit))
+  reply.header('RateLimit-Remaining', String(decision.remaining))
+  reply.header('RateLimit-Reset', String(decision.resetSeconds))
+}
+
+function requestLimits(principal: Principal) {
+  return { perMinute: principal.limits.requestsPerMinute, perDay: principal.limits.requestsPerDay }
+}
+
+/** Counts the request against the account's rate limits: 429 when they are spent. */
+export async function countRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { principal } = request
+  const decision = await app.limiters.requests.consume(String(principal.account.id), requestLimits(principal))
+  limitHeaders(reply, decision)
+  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds ?? 1)
+}
+
+/** The RateLimit-* headers of a request the limits do not count. */
+export async function showLimits(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { principal } = request
+  limitHeaders(reply, await app.limiters.requests.peek(String(principal.account.id), requestLimits(principal)))
+}
 
 /**
  * The checks every API call passes first, in the documented order: the key (401, with a per-IP
@@ -25,15 +57,7 @@ export function authenticate(app: FastifyInstance) {
       throw new UnauthorizedError()
     }
     if (!principal.limits.apiAccess) throw new PlanNotSupportedError(principal.account.plan)
-
-    const decision = await limiters.requests.consume(String(principal.account.id), {
-      perMinute: principal.limits.requestsPerMinute,
-      perDay: principal.limits.requestsPerDay,
-    })
-    reply.header('RateLimit-Limit', String(decision.limit))
-    reply.header('RateLimit-Remaining', String(decision.remaining))
-    reply.header('RateLimit-Reset', String(decision.resetSeconds))
-    if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds ?? 1)
     request.principal = principal
+    if (request.routeOptions.config.rateLimit !== 'deferred') await countRequest(app, request, reply)
   }
 }

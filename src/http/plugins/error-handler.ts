@@ -3,7 +3,15 @@ import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify'
 import fp from 'fastify-plugin'
-import { AppError, ERROR_REGISTRY, InvalidParameterError, InvalidRequestError, NotFoundError, RateLimitedError } from '../../errors.js'
+import {
+  AppError,
+  ERROR_REGISTRY,
+  type ErrorCode,
+  InvalidParameterError,
+  InvalidRequestError,
+  NotFoundError,
+  RateLimitedError,
+} from '../../errors.js'
 import { discardSmallBody, hasUnreadBody, lingerAfterAnswer } from '../refused-body.js'
 
 /**
@@ -38,7 +46,13 @@ function toAppError(error: FastifyError | Error): AppError {
  * client is still sending is read to its end first when small, else the connection lingers after
  * the answer (refused-body.ts), so that the client reads the answer instead of a reset.
  */
-export async function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyError | Error) {
+export async function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: FastifyError | Error,
+  /** Statuses a scope answers for some codes instead of the registry's (tus: file_too_large is 413). */
+  statusOverrides: Partial<Record<ErrorCode, number>> = {},
+) {
   const appError = toAppError(error)
   if (appError.status >= 500) {
     request.log.error({ err: error }, 'request failed')
@@ -54,7 +68,8 @@ export async function sendError(request: FastifyRequest, reply: FastifyReply, er
   }
   const fastifyStatus = (error as FastifyError).statusCode
   const status =
-    appError.code === 'invalid_request' && fastifyStatus && fastifyStatus !== 400 && fastifyStatus < 500 ? fastifyStatus : appError.status
+    statusOverrides[appError.code] ??
+    (appError.code === 'invalid_request' && fastifyStatus && fastifyStatus !== 400 && fastifyStatus < 500 ? fastifyStatus : appError.status)
   const message = appError.status >= 500 ? ERROR_REGISTRY[appError.code].message : appError.message
   return reply
     .code(status)

@@ -72,8 +72,8 @@ function completeDocument(document: OpenApi.Document): OpenApi.Document {
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     const operations: Record<string, Operation> = {}
     for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
-      // Fastify answers HEAD for every GET route; only the download's HEAD is part of the API.
-      if (method === 'head' && !path.startsWith('/download/')) continue
+      // Fastify answers HEAD for every GET route; only the download's and tus's HEAD are part of the API.
+      if (method === 'head' && !path.startsWith('/download/') && !path.startsWith('/api/v1/uploads/')) continue
       const named = name(operation) as Operation
       // @fastify/swagger suffixes the id of a HEAD route; ours has its own id already.
       if (method === 'head') named.operationId = named.operationId?.replace(/-head$/, '')

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { authenticate } from '../plugins/authenticate.js'
+import { tusResponseHeaders } from '../tus-headers.js'
 import { filesRoutes } from './files.js'
 import { statsRoutes } from './stats.js'
+import { uploadDiscoveryRoutes, uploadsRoutes } from './uploads.js'
 
 /** Everything under /api/v1. The OpenAPI document is public; every other route needs a key. */
 export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -23,5 +25,15 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
     api.addHook('onRequest', authenticate(api))
     await api.register(filesRoutes)
     await api.register(statsRoutes)
+  })
+
+  // Resumable uploads: tus and CORS headers go on before the key is checked, so that every refusal carries them.
+  await app.register(async (tus) => {
+    tus.addHook('onRequest', tusResponseHeaders)
+    await tus.register(uploadDiscoveryRoutes)
+    await tus.register(async (api) => {
+      api.addHook('onRequest', authenticate(api))
+      await api.register(uploadsRoutes, { countsRequests: true })
+    })
   })
 }

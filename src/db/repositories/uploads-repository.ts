@@ -1,0 +1,202 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database, FileRow, NewFileRow, NewUploadRow, UploadRow } from '../schema.js'
+import { insertFileIn } from './files-repository.js'
+
+/** Keys per query: far below SQLite's and PostgreSQL's limits on bound parameters. */
+const KEYS_PER_QUERY = 500
+
+/** What a commit moves forward: the durable offset and everything that must match it. */
+export interface UploadCommit {
+  upload_offset: number
+  store_state: string
+  hash_state: string
+  expires_at: number
+  /** Free requests earned by the bytes of this commit; the total stays at most `free_requests_cap`. */
+  free_requests_earned: number
+  free_requests_cap: number
+}
+
+/**
+ * Resumable uploads. Every write that changes what the upload holds is conditional on the lease
+ * token of the request doing it: a request whose lease was taken over can no longer commit.
+ */
+export class UploadsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(upload: NewUploadRow): Promise<UploadRow> {
+    return this.db.insertInto('uploads').values(upload).returningAll().executeTakeFirstOrThrow()
+  }
+
+  findById(id: string): Promise<UploadRow | undefined> {
+    return this.db.selectFrom('uploads').selectAll().where('id', '=', id).executeTakeFirst()
+  }
+
+  /** Takes the lease when no one holds it or its holder's lease ran out; false otherwise. */
+  async acquireLease(id: string, token: string, now: number, leaseMs: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('uploads')
+      .set({ lease_token: token, lease_expires_at: now + leaseMs, release_requested: 0 })
+      .where('id', '=', id)
+      .where('status', '=', 'open')
+      .where((eb) => eb.or([eb('lease_token', 'is', null), eb('lease_expires_at', '<', now)]))
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  /** Asks the lease holder to stop at its next heartbeat and hand the upload over. */
+  async requestRelease(id: string): Promise<void> {
+    await this.db.updateTable('uploads').set({ release_requested: 1 }).where('id', '=', id).where('lease_token', 'is not', null).execute()
+  }
+
+  /**
+   * Extends the holder's lease. Resolves `lost` when the lease is no longer the holder's, and
+   * `releaseRequested` when another request asked for the upload.
+   */
+  async renewLease(id: string, token: string, now: number, leaseMs: number): Promise<'held' | 'lost' | 'releaseRequested'> {
+    const row = await this.db
+      .updateTable('uploads')
+      .set({ lease_expires_at: now + leaseMs })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .returning('release_requested')
+      .executeTakeFirst()
+    if (!row) return 'lost'
+    return Number(row.release_requested) === 1 ? 'releaseRequested' : 'held'
+  }
+
+  async releaseLease(id: string, token: string): Promise<void> {
+    await this.db
+      .updateTable('uploads')
+      .set({ lease_token: null, lease_expires_at: null })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .execute()
+  }
+
+  /** Records a commit of the store; false (nothing written) when the lease or the offset moved meanwhile. */
+  async commit(id: string, token: string, expectedOffset: number, commit: UploadCommit): Promise<boolean> {
+    const { free_requests_earned, free_requests_cap, ...columns } = commit
+    const result = await this.db
+      .updateTable('uploads')
+      .set({
+        ...columns,
+        // LEAST on PostgreSQL is min() on SQLite: CASE reads the same on both.
+        free_requests: sql`case when free_requests + ${free_requests_earned} > ${free_requests_cap} then ${free_requests_cap} else free_requests + ${free_requests_earned} end`,
+      })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .where('upload_offset', '=', expectedOffset)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  /** Hands out the next part number of the upload's S3 multipart upload; undefined without the lease. */
+  async reservePartNumber(id: string, token: string): Promise<number | undefined> {
+    const row = await this.db
+      .updateTable('uploads')
+      .set({ next_part_number: sql`next_part_number + 1` })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .returning('next_part_number')
+      .executeTakeFirst()
+    return row ? Number(row.next_part_number) - 1 : undefined
+  }
+
+  /** Sets a deferred Upload-Length; false without the lease. */
+  async declareLength(id: string, token: string, length: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('uploads')
+      .set({ length, max_length: length })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .where('length', 'is', null)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  /**
+   * Completes the upload into its file in one transaction: the file row, the account's counters,
+   * and the upload's status. Undefined (nothing written) when the lease is no longer the caller's.
+   */
+  complete(id: string, token: string, file: NewFileRow): Promise<FileRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const claimed = await trx
+        .updateTable('uploads')
+        .set({ status: 'complete', lease_token: null, lease_expires_at: null })
+        .where('id', '=', id)
+        .where('lease_token', '=', token)
+        .where('status', '=', 'open')
+        .executeTakeFirst()
+      if (claimed.numUpdatedRows === 0n) return undefined
+      const row = await insertFileIn(trx, file)
+      await trx.updateTable('uploads').set({ file_id: row.id }).where('id', '=', id).execute()
+      return row
+    })
+  }
+
+  /** Ends an open upload the caller holds the lease of: terminated (the row goes) or expired (a tombstone stays). */
+  async close(id: string, token: string, status: 'terminated' | 'expired'): Promise<boolean> {
+    const query =
+      status === 'terminated'
+        ? this.db.deleteFrom('uploads').where('id', '=', id).where('lease_token', '=', token).where('status', '=', 'open')
+        : this.db
+            .updateTable('uploads')
+            .set({ status, lease_token: null, lease_expires_at: null })
+            .where('id', '=', id)
+            .where('lease_token', '=', token)
+            .where('status', '=', 'open')
+    const result = await query.executeTakeFirst()
+    const changed = 'numDeletedRows' in result ? result.numDeletedRows : result.numUpdatedRows
+    return changed > 0n
+  }
+
+  /** Forgets a completed upload (its file stays). */
+  async deleteCompleted(id: string): Promise<void> {
+    await this.db.deleteFrom('uploads').where('id', '=', id).where('status', '=', 'complete').execute()
+  }
+
+  /** Spends one of the upload's free requests; false when none is left. */
+  async spendFreeRequest(id: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('uploads')
+      .set({ free_requests: sql`free_requests - 1` })
+      .where('id', '=', id)
+      .where('free_requests', '>', 0)
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+
+  /** Ids of open uploads past their expiry, oldest first. */
+  async listExpired(now: number, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('uploads')
+      .select('id')
+      .where('status', '=', 'open')
+      .where('expires_at', '<', now)
+      .orderBy('expires_at')
+      .limit(limit)
+      .execute()
+    return rows.map((row) => row.id)
+  }
+
+  /** Removes the rows of ended uploads (completed, expired) whose expiry passed before `before`. */
+  async deleteEndedBefore(before: number): Promise<number> {
+    const result = await this.db.deleteFrom('uploads').where('status', '<>', 'open').where('expires_at', '<', before).executeTakeFirst()
+    return Number(result.numDeletedRows)
+  }
+
+  /** Which of `storageKeys` belong to open uploads (garbage collection must leave those alone). */
+  async openStorageKeys(storageKeys: readonly string[]): Promise<Set<string>> {
+    const open = new Set<string>()
+    for (let start = 0; start < storageKeys.length; start += KEYS_PER_QUERY) {
+      const rows = await this.db
+        .selectFrom('uploads')
+        .select('storage_key')
+        .where('status', '=', 'open')
+        .where('storage_key', 'in', storageKeys.slice(start, start + KEYS_PER_QUERY))
+        .execute()
+      for (const row of rows) open.add(row.storage_key)
+    }
+    return open
+  }
+}

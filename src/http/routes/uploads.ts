@@ -1,0 +1,250 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
+import { InvalidRequestError, UnsupportedMediaTypeError } from '../../errors.js'
+import type { ResumableUpload } from '../../services/resumable-uploads.js'
+import { sendError } from '../plugins/error-handler.js'
+import { countRequest, showLimits } from '../plugins/authenticate.js'
+import { formatUploadDate, presentFile } from '../present-file.js'
+import { continueIfExpected } from '../refused-body.js'
+import { authErrors, ErrorBody, NoContent, UploadIdParams, UploadStatusResponse } from '../schemas.js'
+import {
+  capabilityHeaders,
+  header,
+  checkTusVersion,
+  creationLength,
+  httpDate,
+  integerHeader,
+  OFFSET_OCTET_STREAM,
+  parseChecksum,
+  parseMetadata,
+} from '../tus-headers.js'
+
+export interface UploadsRoutesOptions {
+  /**
+   * true under /api/v1: creating an upload counts against the rate limits like any call, while HEAD,
+   * PATCH and DELETE on an upload the account owns spend the upload's free requests first. The
+   * dashboard's requests are not rate limited at all (false).
+   */
+  countsRequests: boolean
+}
+
+const security = [{ bearerAuth: [] }]
+const tusErrors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 412: ErrorBody, 413: ErrorBody, ...authErrors }
+
+function isOffsetStream(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === OFFSET_OCTET_STREAM
+}
+
+/** The tus state headers of an upload's answers. */
+function uploadHeaders(reply: FastifyReply, upload: ResumableUpload): void {
+  reply.header('Upload-Offset', String(upload.offset))
+  if (upload.length === null) reply.header('Upload-Defer-Length', '1')
+  else reply.header('Upload-Length', String(upload.length))
+  if (upload.file) reply.header('Fileshare-File-Id', String(upload.file.id))
+  else reply.header('Upload-Expires', httpDate(upload.expiresAt))
+  reply.header('Cache-Control', 'no-store')
+}
+
+/** OPTIONS: what this server speaks (tus discovery, and a browser's CORS preflight). No key needed. */
+export const uploadDiscoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const maxSize = Math.max(...Object.values(app.config.plans).map((plan) => plan.max_file_size))
+  const capabilities = capabilityHeaders(maxSize)
+  for (const url of ['/uploads', '/uploads/:upload_id']) {
+    app.options(
+      url,
+      {
+        schema: {
+          operationId: url === '/uploads' ? 'discoverUploads' : 'discoverUpload',
+          summary: 'tus capabilities (and CORS preflight); no key needed',
+          security: [],
+          response: { 204: NoContent },
+        },
+      },
+      async (_request, reply) => reply.code(204).headers(capabilities).send(),
+    )
+  }
+}
+
+/**
+ * Resumable uploads: the tus 1.0.0 protocol (core, creation, creation-with-upload,
+ * creation-defer-length, termination, expiration, checksum) and GET for our JSON view. Parses the
+ * protocol's headers, calls ResumableUploadService, and answers with the protocol's headers.
+ */
+export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = async (app, { countsRequests }) => {
+  const uploads = app.services.resumableUploads
+  // The bytes of POST and PATCH are streamed by the service, never parsed.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null))
+  // tus answers 413 for a file over the limit (the multipart upload answers 403).
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error as Error, { file_too_large: 413 }))
+
+  // Relative to the public URL's path, so that it still works behind a proxy that serves us under one.
+  const basePath = `${new URL(app.config.publicUrl).pathname.replace(/\/+$/, '')}${app.prefix}/uploads`
+  const owner = (principal: { account: { id: number }; limits: { maxFileSize: number; dailyUploads: number } }) => ({
+    accountId: principal.account.id,
+    limits: principal.limits,
+  })
+
+  /** HEAD, PATCH and DELETE on an owned upload spend one of its free requests; anything else counts. */
+  const deferredCount = async (request: Parameters<typeof countRequest>[1], reply: FastifyReply, id: string) => {
+    if (!countsRequests) return
+    if (await uploads.takeFreeRequest(request.principal.account.id, id)) await showLimits(app, request, reply)
+    else await countRequest(app, request, reply)
+  }
+  const deferred: { rateLimit?: 'deferred' } = countsRequests ? { rateLimit: 'deferred' } : {}
+
+  app.post(
+    '/uploads',
+    {
+      config: { continuesItself: true },
+      schema: {
+        operationId: 'createUpload',
+        summary: 'Create a resumable upload (tus creation, creation-with-upload, creation-defer-length)',
+        description:
+          'Headers: `Tus-Resumable: 1.0.0`, `Upload-Length` or `Upload-Defer-Length: 1`, optional `Upload-Metadata` (`filename`). ' +
+          'A body of type application/offset+octet-stream is the first chunk. Answers 201 with `Location`, `Upload-Offset` and `Upload-Expires`.',
+        security,
+        response: { 201: NoContent, ...tusErrors, 415: ErrorBody, 460: ErrorBody, 507: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      checkTusVersion(request, reply)
+      const length = creationLength(request)
+      const metadata = header(request, 'upload-metadata') ?? ''
+      const filename = parseMetadata(metadata).get('filename')
+      const contentLength = integerHeader(request, 'Content-Length')
+      const hasBody = (contentLength ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
+      if (hasBody && !isOffsetStream(header(request, 'content-type'))) throw new UnsupportedMediaTypeError()
+      const principal = owner(request.principal)
+      let upload = await uploads.create(principal, { length, metadata, filename })
+      if (hasBody) {
+        // creation-with-upload: the creation stands or falls with its first chunk, whose client
+        // would not know the upload's Location to resume it otherwise.
+        try {
+          upload = (
+            await uploads.append(principal, upload.id, {
+              offset: 0,
+              source: request.raw,
+              contentLength,
+              checksum: parseChecksum(header(request, 'upload-checksum')),
+              beforeRead: () => continueIfExpected(request.raw, reply.raw),
+            })
+          ).upload
+        } catch (error) {
+          await uploads.terminate(principal.accountId, upload.id).catch(() => {})
+          throw error
+        }
+      }
+      uploadHeaders(reply, upload)
+      return reply.code(201).header('Location', `${basePath}/${upload.id}`).send(undefined)
+    },
+  )
+
+  // Declared before the GET of the same URL: Fastify then leaves this HEAD alone.
+  app.head(
+    '/uploads/:upload_id',
+    {
+      config: deferred,
+      schema: {
+        operationId: 'getUploadOffset',
+        summary: 'The offset of a resumable upload (tus HEAD)',
+        params: UploadIdParams,
+        security,
+        response: { 200: NoContent, ...tusErrors },
+      },
+    },
+    async (request, reply) => {
+      await deferredCount(request, reply, request.params.upload_id)
+      checkTusVersion(request, reply)
+      const upload = await uploads.status(request.principal.account.id, request.params.upload_id)
+      uploadHeaders(reply, upload)
+      if (upload.metadata) reply.header('Upload-Metadata', upload.metadata)
+      return reply.code(200).send()
+    },
+  )
+
+  app.get(
+    '/uploads/:upload_id',
+    {
+      schema: {
+        operationId: 'getUpload',
+        summary: 'Where a resumable upload stands, and its file once complete',
+        params: UploadIdParams,
+        security,
+        response: { 200: UploadStatusResponse, 404: ErrorBody, 410: ErrorBody, ...authErrors },
+      },
+    },
+    async (request) => {
+      const upload = await uploads.status(request.principal.account.id, request.params.upload_id)
+      return {
+        success: true as const,
+        upload: {
+          offset: upload.offset,
+          length: upload.length,
+          expires_at: formatUploadDate(upload.expiresAt),
+          file: upload.file ? presentFile(upload.file, app.config.linkBaseUrl) : null,
+        },
+      }
+    },
+  )
+
+  app.patch(
+    '/uploads/:upload_id',
+    {
+      config: { ...deferred, continuesItself: true },
+      schema: {
+        operationId: 'appendToUpload',
+        summary: 'Append a chunk at Upload-Offset (tus PATCH)',
+        description:
+          'Headers: `Tus-Resumable: 1.0.0`, `Content-Type: application/offset+octet-stream`, `Upload-Offset`, optional ' +
+          '`Upload-Checksum` (sha1 or sha256) and, for a deferred length, `Upload-Length`. Answers 204 with the new `Upload-Offset`; ' +
+          'the chunk that completes the upload also gets `Fileshare-File-Id`.',
+        params: UploadIdParams,
+        security,
+        response: { 204: NoContent, ...tusErrors, 415: ErrorBody, 423: ErrorBody, 460: ErrorBody, 507: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.upload_id
+      await deferredCount(request, reply, id)
+      checkTusVersion(request, reply)
+      if (!isOffsetStream(header(request, 'content-type'))) throw new UnsupportedMediaTypeError()
+      const offset = integerHeader(request, 'Upload-Offset')
+      if (offset === undefined) throw new InvalidRequestError('A PATCH needs Upload-Offset.')
+      const length = integerHeader(request, 'Upload-Length')
+      const { upload, received } = await uploads.append(owner(request.principal), id, {
+        offset,
+        length,
+        source: request.raw,
+        contentLength: integerHeader(request, 'Content-Length'),
+        checksum: parseChecksum(header(request, 'upload-checksum')),
+        beforeRead: () => continueIfExpected(request.raw, reply.raw),
+      })
+      // A chunk that moved nothing, declared nothing and completed nothing is counted even with
+      // free requests left: empty PATCHes must not become a way around the limits.
+      if (countsRequests && received === 0 && length === undefined && !upload.file) await countRequest(app, request, reply)
+      uploadHeaders(reply, upload)
+      return reply.code(204).send()
+    },
+  )
+
+  app.delete(
+    '/uploads/:upload_id',
+    {
+      config: deferred,
+      schema: {
+        operationId: 'terminateUpload',
+        summary: 'Terminate an unfinished upload (tus termination): its bytes go, its daily upload slot comes back',
+        params: UploadIdParams,
+        security,
+        response: { 204: NoContent, ...tusErrors, 423: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      await deferredCount(request, reply, request.params.upload_id)
+      checkTusVersion(request, reply)
+      await uploads.terminate(request.principal.account.id, request.params.upload_id)
+      return reply.code(204).send()
+    },
+  )
+}

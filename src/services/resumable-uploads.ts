@@ -1,0 +1,492 @@
+import { createHash, type Hash } from 'node:crypto'
+import { Transform, finished, type Readable } from 'node:stream'
+import mime from 'mime-types'
+import {
+  ChecksumMismatchError,
+  DailyUploadLimitExceededError,
+  FileTooLargeError,
+  InvalidRequestError,
+  NotFoundError,
+  UploadExpiredError,
+  UploadLengthExceededError,
+  UploadLockedError,
+  UploadOffsetMismatchError,
+} from '../errors.js'
+import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
+import type { FilesRepository } from '../db/repositories/files-repository.js'
+import type { UploadsRepository } from '../db/repositories/uploads-repository.js'
+import type { FileRow, UploadRow } from '../db/schema.js'
+import { sanitizeFilename } from '../lib/filename.js'
+import { randomToken } from '../lib/random-token.js'
+import { ResumableSha256 } from '../lib/resumable-sha256.js'
+import { utcDay } from '../lib/utc-day.js'
+import type { ResumableBlobStore } from '../storage/resumable.js'
+import type { Owner } from './files.js'
+
+/** Checksum algorithms a chunk's Upload-Checksum may name (tus checksum extension). */
+export const CHECKSUM_ALGORITHMS = ['sha1', 'sha256'] as const
+export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number]
+
+/**
+ * The guard that keeps chunk requests from becoming a way around the rate limits: an upload starts
+ * with FREE_REQUESTS_AT_CREATION requests the limits do not count, and earns one more per
+ * BYTES_PER_FREE_REQUEST it stores, up to what its length needs plus the starting allowance.
+ */
+export const FREE_REQUESTS_AT_CREATION = 16
+export const BYTES_PER_FREE_REQUEST = 256 * 1024
+
+/** Rows of ended uploads (completed, expired) stay this long past their expiry: HEAD then still says what happened. */
+export const ENDED_UPLOAD_RETENTION_MS = 7 * 86_400_000
+
+export interface ResumableUploadTiming {
+  /** Unfinished uploads expire this long after their last accepted bytes. */
+  expiryMs: number
+  /** A writer's lease; a crashed writer's upload is free again after this. */
+  leaseMs: number
+  /** How often a writer renews its lease and looks for a request to hand over. */
+  heartbeatMs: number
+  /** How long a request waits for another writer to hand the upload over before 423. */
+  takeoverWaitMs: number
+}
+
+export const DEFAULT_TIMING: Omit<ResumableUploadTiming, 'expiryMs'> = { leaseMs: 15_000, heartbeatMs: 2_000, takeoverWaitMs: 10_000 }
+
+/** An upload as the service shows it. */
+export interface ResumableUpload {
+  id: string
+  length: number | null
+  offset: number
+  metadata: string
+  expiresAt: number
+  /** The file it became, once complete. */
+  file: FileRow | null
+}
+
+export interface NewUpload {
+  /** Upload-Length; undefined when deferred. */
+  length?: number
+  /** The raw Upload-Metadata header, echoed on HEAD. */
+  metadata: string
+  filename?: string
+}
+
+export interface Chunk {
+  /** The client's Upload-Offset. */
+  offset: number
+  source: Readable
+  /** Upload-Length sent with this chunk (a deferred length being declared). */
+  length?: number
+  /** The body's Content-Length when it has one: a chunk that would pass the length is refused before it is read. */
+  contentLength?: number
+  checksum?: { algorithm: ChecksumAlgorithm; digest: Buffer }
+  /** Called once every check passed, right before the bytes are read (HTTP sends 100 Continue there). */
+  beforeRead?: () => void
+}
+
+export interface ChunkResult {
+  upload: ResumableUpload
+  /** Bytes this chunk added. */
+  received: number
+}
+
+function present(row: UploadRow, file: FileRow | null = null): ResumableUpload {
+  return {
+    id: row.id,
+    length: row.length,
+    offset: row.upload_offset,
+    metadata: row.metadata,
+    expiresAt: row.expires_at,
+    file,
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Resumable uploads (tus): an upload is created, receives its bytes over any number of requests
+ * on any instance, and completes into a file exactly like a one-request upload (same row, same
+ * sha256 of the whole file, same durability). Knows no HTTP.
+ *
+ * One request writes to an upload at a time: it holds a lease in the upload's row, renewed while
+ * it streams, and every commit is conditional on it (fencing), so a writer that lost its lease
+ * can no longer change the upload. The SHA-256 of the whole file is saved with each commit and
+ * resumed by the next request, so completion never reads the file again.
+ */
+export class ResumableUploadService {
+  private readonly timing: ResumableUploadTiming
+
+  constructor(
+    private readonly uploads: UploadsRepository,
+    private readonly accounts: AccountsRepository,
+    private readonly files: FilesRepository,
+    private readonly store: ResumableBlobStore,
+    timing: Pick<ResumableUploadTiming, 'expiryMs'> & Partial<ResumableUploadTiming>,
+    private readonly onBackgroundError: (error: unknown) => void = () => {},
+    private readonly now: () => number = Date.now,
+  ) {
+    this.timing = { ...DEFAULT_TIMING, ...timing }
+  }
+
+  /** Creates an empty upload, taking one of the day's upload slots (given back if it never completes). */
+  async create(owner: Owner, input: NewUpload): Promise<ResumableUpload> {
+    const maxFileSize = owner.limits.maxFileSize
+    if (input.length !== undefined && input.length > maxFileSize) throw new FileTooLargeError(maxFileSize)
+    const now = this.now()
+    const day = utcDay(now)
+    if (!(await this.accounts.reserveUpload(owner.accountId, day, owner.limits.dailyUploads))) {
+      throw new DailyUploadLimitExceededError(owner.limits.dailyUploads)
+    }
+    let created: { key: string; state: string } | undefined
+    let row: UploadRow
+    try {
+      created = await this.store.createResumable()
+      const hash = await ResumableSha256.create()
+      row = await this.uploads.insert({
+        id: randomToken(16),
+        account_id: owner.accountId,
+        length: input.length ?? null,
+        max_length: input.length ?? maxFileSize,
+        metadata: input.metadata,
+        filename: sanitizeFilename(input.filename),
+        storage_key: created.key,
+        store_state: created.state,
+        hash_state: Buffer.from(hash.save()).toString('base64'),
+        slot_day: day,
+        status: 'open',
+        file_id: null,
+        free_requests: FREE_REQUESTS_AT_CREATION,
+        created_at: now,
+        expires_at: now + this.timing.expiryMs,
+        lease_token: null,
+        lease_expires_at: null,
+      })
+    } catch (error) {
+      await this.accounts.releaseUpload(owner.accountId, day)
+      if (created) await this.store.abortResumable(created.state).catch(this.onBackgroundError)
+      throw error
+    }
+    // Nothing to wait for: a zero-length upload is a file at once (or, should that fail, at its first HEAD).
+    return input.length === 0 ? this.status(owner.accountId, row.id) : present(row)
+  }
+
+  /**
+   * Where the upload stands. An upload that holds all its bytes but has no file yet (its completion
+   * failed half-way) is completed here: clients take a HEAD at the full length for success.
+   */
+  async status(accountId: number, id: string): Promise<ResumableUpload> {
+    const row = await this.findOwned(accountId, id)
+    if (row.status === 'complete') return present(row, await this.fileOf(row))
+    if (row.length !== null && row.upload_offset === row.length) {
+      return this.withLease(
+        row,
+        async (token, current) => {
+          const file = await this.complete(current, token, await this.loadHash(current))
+          return present({ ...current, status: 'complete' }, file)
+        },
+        async (completed) => present(completed, await this.fileOf(completed)),
+      )
+    }
+    return present(row)
+  }
+
+  /**
+   * Spends one of the upload's free requests when `id` is an upload the account owns; false when
+   * it is not (the request is then counted like any other).
+   */
+  async takeFreeRequest(accountId: number, id: string): Promise<boolean> {
+    const row = await this.uploads.findById(id)
+    if (!row || row.account_id !== accountId) return false
+    return this.uploads.spendFreeRequest(id)
+  }
+
+  /** Appends one chunk at the client's offset; completes the upload when it reaches its length. */
+  async append(owner: Owner, id: string, chunk: Chunk): Promise<ChunkResult> {
+    // A chunk for an upload that is already complete: the retry of a completing PATCH whose answer got lost.
+    const alreadyComplete = async (completed: UploadRow): Promise<ChunkResult> => {
+      this.checkOffset(completed, chunk.offset)
+      if ((chunk.contentLength ?? 0) > 0) throw new UploadLengthExceededError(completed.upload_offset)
+      return { upload: present(completed, await this.fileOf(completed)), received: 0 }
+    }
+    const first = await this.findOwned(owner.accountId, id)
+    if (first.status === 'complete') return alreadyComplete(first)
+    // Checked before waiting for the lease too: a client that is simply wrong hears so at once.
+    this.checkOffset(first, chunk.offset)
+    return this.withLease(
+      first,
+      async (token, row) => {
+        this.checkOffset(row, chunk.offset)
+        if (chunk.length !== undefined) row = await this.declareLength(row, token, chunk.length, owner.limits.maxFileSize)
+        const limit = row.max_length
+        if (chunk.contentLength !== undefined && row.upload_offset + chunk.contentLength > limit) throw await this.overLimit(row, token)
+        const hash = await this.loadHash(row)
+        let committed = row.upload_offset
+        // The store's state moves with each commit: completion must start from the last one.
+        let storeState = row.store_state
+        try {
+          committed = await this.stream(row, token, hash, chunk, (offset, state) => {
+            committed = offset
+            storeState = state
+          })
+        } catch (error) {
+          if (error instanceof FileTooLargeError) throw await this.overLimit(row, token)
+          throw error
+        }
+        const updated = { ...row, upload_offset: committed, store_state: storeState }
+        const received = committed - row.upload_offset
+        if (updated.length !== null && committed === updated.length) {
+          const file = await this.complete(updated, token, hash)
+          return { upload: present({ ...updated, status: 'complete' }, file), received }
+        }
+        return { upload: present({ ...updated, expires_at: received > 0 ? this.now() + this.timing.expiryMs : row.expires_at }), received }
+      },
+      alreadyComplete,
+    )
+  }
+
+  /** Terminates an unfinished upload: its bytes go and its daily slot comes back. A completed upload's file stays. */
+  async terminate(accountId: number, id: string): Promise<void> {
+    const row = await this.findOwned(accountId, id)
+    // The upload's row goes; its file is the account's like any other (DELETE /files/{id} removes it).
+    const forgetCompleted = async (completed: UploadRow) => void (await this.uploads.deleteCompleted(completed.id))
+    if (row.status === 'complete') return forgetCompleted(row)
+    await this.withLease(
+      row,
+      async (token, current) => {
+        await this.store.abortResumable(current.store_state)
+        if (await this.uploads.close(current.id, token, 'terminated')) {
+          await this.accounts.releaseUpload(current.account_id, current.slot_day)
+        }
+      },
+      forgetCompleted,
+    )
+  }
+
+  /**
+   * Ends the uploads whose expiry passed: their bytes go, their slot comes back (the same UTC day
+   * only), and a tombstone answers 410 for ENDED_UPLOAD_RETENTION_MS. Uploads being written to are
+   * left for the next sweep. Returns how many expired.
+   */
+  async expireDue(signal?: AbortSignal): Promise<number> {
+    let expired = 0
+    const now = this.now()
+    for (const id of await this.uploads.listExpired(now, 1000)) {
+      if (signal?.aborted) break
+      const token = randomToken(16)
+      if (!(await this.uploads.acquireLease(id, token, this.now(), this.timing.leaseMs))) continue
+      const row = await this.uploads.findById(id)
+      if (!row || row.lease_token !== token) continue
+      try {
+        await this.store.abortResumable(row.store_state)
+        if (await this.uploads.close(id, token, 'expired')) {
+          await this.accounts.releaseUpload(row.account_id, row.slot_day)
+          expired++
+        }
+      } catch (error) {
+        await this.uploads.releaseLease(id, token)
+        this.onBackgroundError(error)
+      }
+    }
+    await this.uploads.deleteEndedBefore(now - ENDED_UPLOAD_RETENTION_MS)
+    return expired
+  }
+
+  /** Which of `storageKeys` belong to open uploads: garbage collection leaves those alone. */
+  openStorageKeys(storageKeys: readonly string[]): Promise<Set<string>> {
+    return this.uploads.openStorageKeys(storageKeys)
+  }
+
+  private async findOwned(accountId: number, id: string): Promise<UploadRow> {
+    const row = await this.uploads.findById(id)
+    if (!row || row.account_id !== accountId) throw new NotFoundError(`No upload with id ${id}.`)
+    if (row.status === 'expired') throw new UploadExpiredError()
+    return row
+  }
+
+  private checkOffset(row: UploadRow, offset: number): void {
+    if (row.status === 'complete' && offset === row.upload_offset) return
+    if (offset !== row.upload_offset) throw new UploadOffsetMismatchError(row.upload_offset, offset)
+  }
+
+  private async fileOf(row: UploadRow): Promise<FileRow | null> {
+    return row.file_id === null ? null : ((await this.files.findOwned(row.account_id, row.file_id)) ?? null)
+  }
+
+  private async loadHash(row: UploadRow): Promise<ResumableSha256> {
+    return ResumableSha256.load(Buffer.from(row.hash_state, 'base64'))
+  }
+
+  /**
+   * Runs `work` holding the lease of an open upload, with the row as read under the lease. A
+   * writer still holding it is asked to hand over and waited for (takeoverWaitMs), then 423. An
+   * upload that another request completed meanwhile goes to `whenComplete`.
+   */
+  private async withLease<T>(
+    row: UploadRow,
+    work: (token: string, current: UploadRow) => Promise<T>,
+    whenComplete: (completed: UploadRow) => Promise<T>,
+  ): Promise<T> {
+    const token = randomToken(16)
+    const deadline = Date.now() + this.timing.takeoverWaitMs
+    let asked = false
+    while (!(await this.uploads.acquireLease(row.id, token, this.now(), this.timing.leaseMs))) {
+      const current = await this.uploads.findById(row.id)
+      if (!current) throw new NotFoundError(`No upload with id ${row.id}.`)
+      if (current.status === 'expired') throw new UploadExpiredError()
+      if (current.status === 'complete') return whenComplete(current)
+      if (Date.now() >= deadline) throw new UploadLockedError()
+      if (!asked) {
+        await this.uploads.requestRelease(row.id)
+        asked = true
+      }
+      await sleep(Math.min(100, this.timing.takeoverWaitMs))
+    }
+    try {
+      const current = await this.uploads.findById(row.id)
+      if (!current || current.lease_token !== token) throw new UploadLockedError()
+      return await work(token, current)
+    } finally {
+      await this.uploads.releaseLease(row.id, token).catch(this.onBackgroundError)
+    }
+  }
+
+  private async declareLength(row: UploadRow, token: string, length: number, maxFileSize: number): Promise<UploadRow> {
+    if (row.length !== null) {
+      if (row.length === length) return row
+      throw new InvalidRequestError(`Upload-Length is already ${row.length}; it cannot change.`)
+    }
+    if (length < row.upload_offset)
+      throw new InvalidRequestError(`Upload-Length ${length} is below the ${row.upload_offset} bytes received.`)
+    if (length > maxFileSize) throw await this.overLimit(row, token)
+    if (!(await this.uploads.declareLength(row.id, token, length))) throw new UploadLockedError()
+    return { ...row, length, max_length: length }
+  }
+
+  /**
+   * The error for bytes past the upload's limit. A declared length is the client's promise: 413
+   * upload_length_exceeded, and the upload stays as it was. A deferred length that would pass
+   * max_file_size ends the upload: what was received is deleted and the slot comes back.
+   */
+  private async overLimit(row: UploadRow, token: string): Promise<Error> {
+    if (row.length !== null) return new UploadLengthExceededError(row.length)
+    await this.store.abortResumable(row.store_state).catch(this.onBackgroundError)
+    if (await this.uploads.close(row.id, token, 'terminated')) await this.accounts.releaseUpload(row.account_id, row.slot_day)
+    return new FileTooLargeError(row.max_length)
+  }
+
+  /**
+   * Streams the chunk into the store under the lease, committing the offset, the store's state and
+   * the hash together at each durable point. Resolves with the last committed offset. A heartbeat
+   * renews the lease; when another request asks for the upload, the chunk is ended where it is (what
+   * arrived is committed) and UploadLockedError tells this request's client to ask again.
+   */
+  private async stream(
+    row: UploadRow,
+    token: string,
+    hash: ResumableSha256,
+    chunk: Chunk,
+    onCommitted: (offset: number, state: string) => void,
+  ): Promise<number> {
+    const { leaseMs, heartbeatMs } = this.timing
+    const checksum: Hash | undefined = chunk.checksum ? createHash(chunk.checksum.algorithm) : undefined
+    let offset = row.upload_offset
+    let handedOver = false
+    let leaseValidUntil = this.now() + leaseMs
+    // The request's bytes go through `feed`, which can be ended early (a hand-over) without
+    // failing the store's append, and which refuses bytes once the lease may have passed to
+    // another writer (a process stalled past its lease must not write into the new holder's bytes).
+    const feed = new Transform({
+      transform(data: Buffer, _encoding, callback) {
+        if (Date.now() > leaseValidUntil) callback(new UploadLockedError())
+        else callback(null, data)
+      },
+    })
+    const source = chunk.source
+    chunk.beforeRead?.()
+    source.pipe(feed)
+    finished(source, (error) => {
+      if (error && !handedOver) feed.destroy(error)
+    })
+    const handOver = () => {
+      if (handedOver) return
+      handedOver = true
+      source.unpipe(feed)
+      feed.end()
+    }
+    const heartbeat = setInterval(() => {
+      const renewedAt = Date.now()
+      this.uploads
+        .renewLease(row.id, token, this.now(), leaseMs)
+        .then((lease) => {
+          if (lease === 'held') leaseValidUntil = renewedAt + leaseMs
+          else handOver()
+        })
+        .catch(this.onBackgroundError)
+    }, heartbeatMs)
+    try {
+      await this.store.append(row.store_state, row.upload_offset, feed, {
+        maxBytes: row.max_length,
+        partialCommits: checksum === undefined,
+        onData: (data) => {
+          hash.update(data)
+          checksum?.update(data)
+        },
+        onCommit: async (commit) => {
+          // A chunk cut short by a hand-over cannot match its checksum: that is a 423, not a corrupt chunk.
+          if (checksum && !checksum.digest().equals(chunk.checksum!.digest)) {
+            throw handedOver ? new UploadLockedError() : new ChecksumMismatchError(chunk.checksum!.algorithm)
+          }
+          const earned = Math.floor(commit.offset / BYTES_PER_FREE_REQUEST) - Math.floor(offset / BYTES_PER_FREE_REQUEST)
+          const ok = await this.uploads.commit(row.id, token, offset, {
+            upload_offset: commit.offset,
+            store_state: commit.state,
+            hash_state: Buffer.from(hash.save()).toString('base64'),
+            expires_at: this.now() + this.timing.expiryMs,
+            free_requests_earned: Math.max(0, earned),
+            free_requests_cap: Math.ceil(row.max_length / BYTES_PER_FREE_REQUEST) + FREE_REQUESTS_AT_CREATION,
+          })
+          if (!ok) throw new UploadLockedError()
+          offset = commit.offset
+          row = { ...row, store_state: commit.state, upload_offset: commit.offset }
+          onCommitted(offset, commit.state)
+        },
+        reservePartNumber: async () => {
+          const number = await this.uploads.reservePartNumber(row.id, token)
+          if (number === undefined) throw new UploadLockedError()
+          return number
+        },
+      })
+    } finally {
+      clearInterval(heartbeat)
+      source.unpipe(feed)
+    }
+    if (handedOver && (row.length === null || offset < row.length)) throw new UploadLockedError()
+    return offset
+  }
+
+  /**
+   * Turns the upload's bytes into its file: the store completes the blob (idempotent), then one
+   * transaction writes the file row, the account's counters and the upload's status. A failure
+   * leaves the upload open at its full length; the next HEAD or PATCH completes it.
+   */
+  private async complete(row: UploadRow, token: string, hash: ResumableSha256): Promise<FileRow> {
+    const { key, size } = await this.store.completeResumable(row.store_state, {
+      reservePartNumber: async () => {
+        const number = await this.uploads.reservePartNumber(row.id, token)
+        if (number === undefined) throw new UploadLockedError()
+        return number
+      },
+    })
+    const file = await this.uploads.complete(row.id, token, {
+      account_id: row.account_id,
+      token: randomToken(24),
+      filename: row.filename,
+      size,
+      content_type: mime.lookup(row.filename) || 'application/octet-stream',
+      sha256: hash.digestHex(),
+      storage_key: key,
+      created_at: this.now(),
+    })
+    if (!file) throw new UploadLockedError()
+    return file
+  }
+}
