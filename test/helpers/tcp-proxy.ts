@@ -11,10 +11,13 @@ export interface TcpProxy {
   /** Listens again on the same port. */
   restore(): Promise<void>
   close(): Promise<void>
+  /** Bytes the clients have sent towards the backend so far, over every connection (to cut one midway). */
+  readonly bytesFromClients: number
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>()
+  let bytesFromClients = 0
   const track = (socket: net.Socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
@@ -26,6 +29,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     track(upstream)
     client.on('close', () => upstream.destroy())
     upstream.on('close', () => client.destroy())
+    client.on('data', (chunk: Buffer) => (bytesFromClients += chunk.length))
     client.pipe(upstream).pipe(client)
   })
   const listen = (port: number) =>
@@ -49,5 +53,8 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     cut,
     restore: () => listen(port),
     close: cut,
+    get bytesFromClients() {
+      return bytesFromClients
+    },
   }
 }

@@ -15,6 +15,12 @@ import {
 } from './common.js'
 
 const LIMIT = 20
+/** Files above this size go through tus (resumable, in chunks); smaller ones in one request. */
+const RESUMABLE_ABOVE = 8 * 1024 * 1024
+/** One PATCH each: well under the 100 MB body cap common in proxies, and little to send again after a cut. */
+const CHUNK_SIZE = 8 * 1024 * 1024
+/** Waits before each new attempt after a dropped connection (reset whenever bytes get through again). */
+const RETRY_DELAYS = [0, 1000, 2000, 5000, 10000, 20000, 30000, 60000]
 const status = document.getElementById('status')
 const body = document.getElementById('files-body')
 const empty = document.getElementById('empty')
@@ -129,6 +135,79 @@ function sendFile(file, progress) {
   })
 }
 
+/** The API's error from a tus request's answer, or a plain connection failure. */
+function tusError(error) {
+  const response = error.originalResponse
+  const status = response?.getStatus() ?? 0
+  if (status === 0) return new Error('The connection failed. Choose the same file again to continue where it stopped.')
+  if (status === 401) location.assign('sign-in')
+  let body
+  try {
+    body = JSON.parse(response.getBody())
+  } catch {
+    body = undefined
+  }
+  return new ApiError(status, body?.error?.code ?? 'error', body?.error?.message ?? `The server answered ${status}.`)
+}
+
+/**
+ * Sends one large file with tus-js-client (assets/vendor/tus.min.js) in CHUNK_SIZE pieces. A dropped
+ * connection is retried by itself (RETRY_DELAYS), from the offset the server confirms. The upload's
+ * URL is kept in localStorage under the file's fingerprint (name, type, size, last modified), so
+ * that after a reload, choosing the same file again continues where it stopped.
+ */
+function sendResumable(file, progress, state) {
+  return new Promise((resolve, reject) => {
+    const [csrfName, csrfValue] = csrfHeader()
+    let retrying = false
+    const upload = new window.tus.Upload(file, {
+      endpoint: new URL('api/uploads', location.href).href,
+      chunkSize: CHUNK_SIZE,
+      retryDelays: RETRY_DELAYS,
+      metadata: file.type ? { filename: file.name, filetype: file.type } : { filename: file.name },
+      headers: { [csrfName]: csrfValue, accept: 'application/json' },
+      storeFingerprintForResuming: true,
+      removeFingerprintOnSuccess: true,
+      // tus-js-client's own rule (a lost connection, a 5xx, 409 or 423, never another 4xx), said on the page.
+      onShouldRetry(error) {
+        const status = error.originalResponse?.getStatus() ?? 0
+        const retry = (status < 400 || status >= 500 || status === 409 || status === 423) && navigator.onLine !== false
+        if (retry) {
+          retrying = true
+          say(state, 'Connection lost; trying again…')
+        }
+        return retry
+      },
+      onProgress(sent, total) {
+        progress.max = total
+        progress.value = sent
+        if (retrying) {
+          retrying = false
+          say(state, `Uploading ${formatBytes(file.size)}…`)
+        }
+      },
+      onSuccess: resolve,
+      onError: (error) => reject(tusError(error)),
+    })
+    upload
+      .findPreviousUploads()
+      .then((previous) => {
+        // The newest upload of this file that this browser started and did not finish.
+        const [latest] = previous.sort((a, b) => Date.parse(b.creationTime) - Date.parse(a.creationTime))
+        if (latest) {
+          upload.resumeFromPreviousUpload(latest)
+          say(state, `Resuming the upload of ${formatBytes(file.size)}…`)
+        }
+        upload.start()
+      })
+      .catch(reject)
+  })
+}
+
+/** Files being sent from this page, so that choosing one again does not start a second, competing upload. */
+const sending = new Set()
+const fileKey = (file) => [file.name, file.type, file.size, file.lastModified].join('/')
+
 async function uploadAll(files) {
   for (const file of files) {
     const item = document.createElement('li')
@@ -150,9 +229,18 @@ async function uploadAll(files) {
       item.classList.add('failed')
       continue
     }
+    const key = fileKey(file)
+    if (sending.has(key)) {
+      progress.remove()
+      say(state, 'Already uploading from this page.')
+      item.classList.add('failed')
+      continue
+    }
+    sending.add(key)
     say(state, `Uploading ${formatBytes(file.size)}…`)
     try {
-      await sendFile(file, progress)
+      if (file.size > RESUMABLE_ABOVE && window.tus?.isSupported) await sendResumable(file, progress, state)
+      else await sendFile(file, progress)
       progress.value = progress.max
       say(state, 'Uploaded.')
       item.classList.add('done')
@@ -161,6 +249,8 @@ async function uploadAll(files) {
     } catch (error) {
       say(state, `Failed: ${error.message}`)
       item.classList.add('failed')
+    } finally {
+      sending.delete(key)
     }
   }
 }

@@ -7,7 +7,9 @@ import { integerParameters } from '../integer-parameters.js'
 import { presentDashboardKey, presentSession } from '../present-dashboard.js'
 import { presentStats } from '../present-stats.js'
 import { checkOrigin, clearSessionCookie, requireSession, SESSION_COOKIE, setSessionCookie } from '../plugins/dashboard-session.js'
+import { sameOriginTusHeaders } from '../tus-headers.js'
 import { filesRoutes } from './files.js'
+import { uploadsRoutes } from './uploads.js'
 
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH })
 const SignInBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 320 }), password: Password })
@@ -84,6 +86,13 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
     // The API's own file routes (list, details, upload, delete), with the session as the principal.
     await signedIn.register(filesRoutes)
+
+    // Resumable uploads (tus), as under /api/v1 but not rate limited; the page uses tus-js-client.
+    // Tus-Resumable goes on in onSend, so that a refused session or CSRF token carries it too.
+    await signedIn.register(async (tus) => {
+      tus.addHook('onSend', sameOriginTusHeaders)
+      await tus.register(uploadsRoutes, { countsRequests: false })
+    })
   }
   await app.register(signedInRoutes)
 }

@@ -14,6 +14,8 @@ import { NotFoundError } from '../../errors.js'
 const PUBLIC_DIR = fileURLToPath(new URL('../../../public/dashboard/', import.meta.url))
 /** Swagger UI's browser bundle, as @fastify/swagger-ui ships it (no CDN, no install script). */
 const SWAGGER_UI_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui')), 'static')
+/** tus-js-client's browser build (a UMD script that defines `window.tus`), as the installed package ships it. */
+const TUS_CLIENT_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('tus-js-client/package.json')), 'dist')
 
 /** Pages and the scripts of theirs that run in the browser. `public`: shown without a session. */
 const PAGES = {
@@ -47,6 +49,14 @@ const SECURITY_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 }
 
+/** What a page loads before its own script: browser builds of packages, served by us (no CDN). */
+const PAGE_HEADS: Partial<Record<PageName, string>> = {
+  // Resumable uploads of large files; `defer` still runs it before the page's module script.
+  files: '<script src="assets/vendor/tus.min.js" defer></script>',
+  reference:
+    '<link rel="stylesheet" href="assets/swagger-ui/swagger-ui.css">\n    <script src="assets/swagger-ui/swagger-ui-bundle.js"></script>',
+}
+
 /** Fills the layout with one page. Pages hold no user data: it arrives as JSON and goes in as text. */
 function renderPage(name: PageName, layout: string): string {
   const page = PAGES[name]
@@ -61,10 +71,7 @@ function renderPage(name: PageName, layout: string): string {
             '\n        ',
           ),
         )
-  const head =
-    name === 'reference'
-      ? '<link rel="stylesheet" href="assets/swagger-ui/swagger-ui.css">\n    <script src="assets/swagger-ui/swagger-ui-bundle.js"></script>'
-      : ''
+  const head = PAGE_HEADS[name] ?? ''
   return layout
     .replace('{{title}}', page.title)
     .replace('{{head}}', head)
@@ -109,6 +116,13 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     decorateReply: false,
     index: false,
     allowedPath: (pathName) => pathName === '/swagger-ui.css' || pathName === '/swagger-ui-bundle.js',
+  })
+  await app.register(fastifyStatic, {
+    root: TUS_CLIENT_DIR,
+    prefix: '/assets/vendor/',
+    decorateReply: false,
+    index: false,
+    allowedPath: (pathName) => pathName === '/tus.min.js' || pathName === '/tus.min.js.map',
   })
 
   const layout = fs.readFileSync(path.join(PUBLIC_DIR, 'pages', 'layout.html'), 'utf8')
