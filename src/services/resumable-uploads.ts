@@ -49,7 +49,7 @@ export interface ResumableUploadTiming {
   takeoverWaitMs: number
 }
 
-export const DEFAULT_TIMING: Omit<ResumableUploadTiming, 'expiryMs'> = { leaseMs: 15_000, heartbeatMs: 2_000, takeoverWaitMs: 10_000 }
+export const DEFAULT_TIMING: Omit<ResumableUploadTiming, 'expiryMs'> = { leaseMs: 8_000, heartbeatMs: 2_000, takeoverWaitMs: 8_000 }
 
 /** An upload as the service shows it. */
 export interface ResumableUpload {
@@ -390,7 +390,8 @@ export class ResumableUploadService {
     const checksum: Hash | undefined = chunk.checksum ? createHash(chunk.checksum.algorithm) : undefined
     let offset = row.upload_offset
     let handedOver = false
-    let leaseValidUntil = this.now() + leaseMs
+    // Real time, not the services' clock: this guards against a process that stalls.
+    let leaseValidUntil = Date.now() + leaseMs
     // The request's bytes go through `feed`, which can be ended early (a hand-over) without
     // failing the store's append, and which refuses bytes once the lease may have passed to
     // another writer (a process stalled past its lease must not write into the new holder's bytes).
