@@ -12,6 +12,9 @@ export interface BenchPlan {
   largeUploadBytes: number
   concurrentUploads: number
   concurrentUploadBytes: number
+  /** The resumable (tus) upload whose peak RSS is compared with the bare pipe's, and its PATCH size. */
+  resumableUploadBytes: number
+  resumableChunkBytes: number
   /** Files of the two accounts whose metadata calls are compared. */
   smallAccountFiles: number
   largeAccountFiles: number
@@ -39,6 +42,8 @@ export function benchPlan(): BenchPlan {
     largeUploadBytes: quick ? 256 * MiB : 5 * GiB,
     concurrentUploads: 16,
     concurrentUploadBytes: quick ? 16 * MiB : 256 * MiB,
+    resumableUploadBytes: quick ? 256 * MiB : 2 * GiB,
+    resumableChunkBytes: quick ? 16 * MiB : 64 * MiB,
     smallAccountFiles: 1_000,
     largeAccountFiles: integerFromEnv('BENCH_LARGE_ACCOUNT_FILES', quick ? 20_000 : 1_000_000),
     connections: 32,

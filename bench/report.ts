@@ -12,6 +12,9 @@ export interface UploadPeaks {
   concurrent: RssPeak & { ms: number }
 }
 
+/** One upload's memory peak, with the client's time and the receiving process's CPU time. */
+export type MeasuredUpload = RssPeak & { ms: number; cpuSeconds: number }
+
 /** A load run plus the server's CPU time per request during it. */
 export type MeasuredLoad = LoadResult & { cpuMicrosPerRequest: number }
 
@@ -36,6 +39,16 @@ export interface BenchResults {
     asStarted: UploadPeaks
     /** The same uploads on a server started with extra node flags (for comparison). */
     tuned?: UploadPeaks & { flags: string }
+  }
+  /** One resumable (tus) upload against the bare pipe and a multipart upload of the same size. */
+  resumable?: {
+    bytes: number
+    chunkBytes: number
+    patches: number
+    slowestPatchMs: number
+    resumable: MeasuredUpload
+    multipart: MeasuredUpload
+    bare: MeasuredUpload
   }
   load?: {
     bare: MeasuredLoad
@@ -154,6 +167,53 @@ function transferSection(results: BenchResults): string[] {
   return lines
 }
 
+export const RESUMABLE_HEADING = '### Resumable upload (tus): peak server memory'
+
+/**
+ * The resumable upload against the bare pipe. `standalone`: measured in a run of this section alone
+ * (BENCH_ONLY=resumable), so the section says which run it comes from.
+ */
+export function resumableSection(results: BenchResults, { standalone = false } = {}): string[] {
+  const { resumable: run } = results
+  if (!run) return []
+  const size = formatBytes(run.bytes)
+  const growth = (peak: RssPeak) => mib(peak.peakBytes - peak.startBytes)
+  const row = (label: string, peak: MeasuredUpload, target: string, result: string) =>
+    `| ${label} | ${mib(peak.peakBytes)} | ${mib(peak.startBytes)} | ${growth(peak)} | ${seconds(peak.ms)} | ${peak.cpuSeconds.toFixed(2)} s | ` +
+    `${ratio(peak.peakBytes / run.bare.peakBytes)} | ${target} | ${result} |`
+  const lines = [RESUMABLE_HEADING, '']
+  if (standalone) {
+    lines.push(
+      `Measured in a run of this section alone (\`BENCH_ONLY=resumable npm run bench\`), started ${results.startedAt.toISOString()}, ` +
+        `took ${Math.round((results.finishedAt.getTime() - results.startedAt.getTime()) / 1000)} s; load average at start ` +
+        `${results.loadAverageAtStart.map((value) => value.toFixed(2)).join(' ')}; same machine and server command as above.`,
+      '',
+    )
+  }
+  lines.push(
+    `One ${size} file sent as a tus client sends it: \`POST /api/v1/uploads\`, then ${run.patches} PATCHes of ${formatBytes(run.chunkBytes)} ` +
+      'in order, each body produced as it is sent (`bench/resumable-client.ts`). The same bytes go once to the bare pipe (the baseline, ' +
+      'in its own process) and once as a multipart upload to the same server. Peak RSS is the VmHWM of the receiving process, reset ' +
+      "before each case; the ratio is each peak over the bare pipe's peak.",
+    '',
+    '| Case | Peak RSS | RSS before | Growth | Time | CPU of the receiving process | Peak ÷ bare pipe peak | Target | Result |',
+    '|---|---|---|---|---|---|---|---|---|',
+    row(
+      `Resumable upload, ${size} in ${formatBytes(run.chunkBytes)} PATCHes`,
+      run.resumable,
+      '< 150 MiB',
+      atMost(run.resumable.peakBytes, TARGETS.peakRssBytes),
+    ),
+    row(`Multipart upload, ${size} (for comparison)`, run.multipart, '', ''),
+    row(`Bare pipe, ${size} (baseline)`, run.bare, '', ''),
+    '',
+    `Resumable peak ÷ multipart peak on the same server: ${ratio(run.resumable.peakBytes / run.multipart.peakBytes)}. ` +
+      `Slowest PATCH: ${seconds(run.slowestPatchMs)}.`,
+    '',
+  )
+  return lines
+}
+
 function loadSection(results: BenchResults): string[] {
   const { load, plan } = results
   if (!load) return []
@@ -221,7 +281,7 @@ export function machineLines(results: BenchResults): string[] {
 
 /** The tables of one run, in Markdown (printed to the terminal as well as written to the docs). */
 export function renderTables(results: BenchResults): string {
-  return [...transferSection(results), ...loadSection(results)].join('\n')
+  return [...transferSection(results), ...resumableSection(results), ...loadSection(results)].join('\n')
 }
 
 const NOTES_MARKER = '<!-- Everything below this line is written by hand; bench/run.ts keeps it. -->'
@@ -250,4 +310,28 @@ export function writeBenchmarksDoc(file: string, results: BenchResults): void {
     renderTables(results),
   ].join('\n')
   fs.writeFileSync(file, `${generated}\n${notes}`)
+}
+
+/**
+ * Puts one section (its first line is its `### ` heading) into the generated part of
+ * docs/benchmarks.md, in place of the section of the same heading, or else before the metadata
+ * section (or the notes): for a run of that section alone. Everything else stays as it was.
+ */
+export function writeBenchmarksSection(file: string, section: string[]): void {
+  const current = fs.readFileSync(file, 'utf8')
+  const heading = section[0]!
+  const notesAt = current.indexOf(NOTES_MARKER)
+  const generatedEnd = notesAt >= 0 ? notesAt : current.length
+  const text = `${section.join('\n').trimEnd()}\n\n`
+  let start = current.indexOf(`${heading}\n`)
+  let end: number
+  if (start >= 0 && start < generatedEnd) {
+    const next = current.indexOf('\n### ', start + heading.length)
+    end = next >= 0 && next < generatedEnd ? next + 1 : generatedEnd
+  } else {
+    const metadata = current.indexOf('\n### Metadata calls')
+    start = metadata >= 0 && metadata < generatedEnd ? metadata + 1 : generatedEnd
+    end = start
+  }
+  fs.writeFileSync(file, current.slice(0, start) + text + current.slice(end))
 }

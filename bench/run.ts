@@ -2,8 +2,9 @@
  * `npm run bench`: the real server next to a bare Node.js baseline, on the same machine, in the
  * same run. Prints the tables and writes them to docs/benchmarks.md (full-size runs only).
  *
- * Environment: BENCH_QUICK=1 shrinks every size for a quick check; BENCH_ONLY=transfer,rss,load
- * picks sections; BENCH_SECONDS, BENCH_REPEATS, BENCH_LARGE_ACCOUNT_FILES override figures;
+ * Environment: BENCH_QUICK=1 shrinks every size for a quick check; BENCH_ONLY=transfer,rss,load,resumable
+ * picks sections (BENCH_ONLY=resumable runs the resumable-upload scenario alone and updates only its
+ * part of docs/benchmarks.md); BENCH_SECONDS, BENCH_REPEATS, BENCH_LARGE_ACCOUNT_FILES override figures;
  * BENCH_SERVER_NODE_FLAGS adds node flags to the server (e.g. "--cpu-prof --cpu-prof-dir=DIR",
  * then bench/profile-summary.ts); BENCH_SERVER_JS runs another build's server.js; BENCH_LOG_LEVEL
  * sets the server's log level (default info); BENCH_KEEP_DATA=1 keeps the temp folder.
@@ -19,9 +20,19 @@ import type { DownloadResult } from './download-client.js'
 import type { LoadJob, LoadResult } from './load-client.js'
 import { CpuMeter } from './measure-cpu.js'
 import { RssSampler } from './measure-rss.js'
-import { METADATA_CALLS, renderTables, writeBenchmarksDoc, type BenchResults, type MeasuredLoad, type MetadataCall } from './report.js'
+import {
+  METADATA_CALLS,
+  renderTables,
+  resumableSection,
+  writeBenchmarksDoc,
+  writeBenchmarksSection,
+  type BenchResults,
+  type MeasuredLoad,
+  type MetadataCall,
+} from './report.js'
 import { fileIdRange, seedFiles } from './seed-files.js'
 import { fileshareEnv, serverNodeFlags, startBaseline, startFileshare, startScriptArgs, type RunningServer } from './spawn-server.js'
+import type { ResumableUploadJob, ResumableUploadResult } from './resumable-client.js'
 import type { UploadJob, UploadResult } from './upload-client.js'
 
 interface Account {
@@ -32,7 +43,11 @@ interface Account {
 const plan = benchPlan()
 /** Node flags of the extra peak-RSS run: a young generation of 2 x 2 MiB instead of up to 2 x 16 MiB. */
 const TUNED_NODE_FLAGS = ['--max-semi-space-size=2']
-const sections = new Set((process.env.BENCH_ONLY ?? 'transfer,rss,load').split(','))
+const SECTIONS = ['transfer', 'rss', 'load', 'resumable']
+const sections = new Set((process.env.BENCH_ONLY ?? SECTIONS.join(',')).split(',').map((name) => name.trim()))
+for (const name of sections) {
+  if (!SECTIONS.includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; the sections are ${SECTIONS.join(', ')}`)
+}
 const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
 
 /** Creates an account with the `fileshare` CLI, as an operator would. */
@@ -165,6 +180,57 @@ async function measurePeakRss(server: RunningServer, account: Account) {
   return { large: largePeak, concurrent: concurrentPeak }
 }
 
+/**
+ * Peak RSS of one resumable (tus) upload, PATCH after PATCH, next to the same bytes sent to the bare
+ * pipe (the baseline) and as one multipart upload to the same server, in the same run.
+ */
+async function measureResumable(server: RunningServer, bare: RunningServer, account: Account, bareDir: string) {
+  const bytes = plan.resumableUploadBytes
+  const chunkBytes = plan.resumableChunkBytes
+
+  log(`resumable: bare pipe, one ${formatBytes(bytes)} upload (baseline)`)
+  flushDisk()
+  let sampler = new RssSampler(bare.pid)
+  let cpu = new CpuMeter(bare.pid)
+  const plain = await uploads([`${bare.url}/upload/resumable-baseline`], bytes, false)
+  const bareRun = { ...sampler.stop(), cpuSeconds: cpu.stop(), ms: plain.results[0]!.ms }
+  checked(plain.results[0]!, 201)
+  await fs.rm(path.join(bareDir, 'resumable-baseline'))
+
+  log(`resumable: one ${formatBytes(bytes)} multipart upload (for comparison)`)
+  flushDisk()
+  sampler = new RssSampler(server.pid)
+  cpu = new CpuMeter(server.pid)
+  const multipart = await serviceUpload(server, account, bytes)
+  const multipartRun = { ...sampler.stop(), cpuSeconds: cpu.stop(), ms: multipart.results[0]!.ms }
+  await deleteFiles(
+    server,
+    account,
+    multipart.files.map((file) => file.file_id),
+  )
+
+  log(`resumable: one ${formatBytes(bytes)} tus upload in PATCHes of ${formatBytes(chunkBytes)}`)
+  flushDisk()
+  sampler = new RssSampler(server.pid)
+  cpu = new CpuMeter(server.pid)
+  const job: ResumableUploadJob = { url: server.url, key: account.key, bytes, chunkBytes }
+  const tus = await runClientScript<ResumableUploadResult>('resumable-client.ts', job)
+  const resumableRun = { ...sampler.stop(), cpuSeconds: cpu.stop(), ms: tus.ms }
+  const { file } = (await api(server, account, 'GET', `/files/${tus.fileId}`)) as { file: { size: number } }
+  if (file.size !== bytes) throw new Error(`the resumable upload stored ${file.size} bytes of ${bytes}`)
+  await deleteFiles(server, account, [tus.fileId])
+
+  return {
+    bytes,
+    chunkBytes,
+    patches: tus.patches,
+    slowestPatchMs: tus.slowestPatchMs,
+    resumable: resumableRun,
+    multipart: multipartRun,
+    bare: bareRun,
+  }
+}
+
 async function autocannon(url: string, seconds: number, account?: Account): Promise<LoadResult> {
   const job: LoadJob = {
     url,
@@ -262,6 +328,7 @@ async function main(): Promise<void> {
     const results: BenchResults = { plan, startedAt, finishedAt: startedAt, loadAverageAtStart, serverCommand, seedSeconds }
     if (sections.has('transfer')) results.transfer = await measureTransfers(server, bare, io, bareDir)
     if (sections.has('rss')) results.rss = { asStarted: await measurePeakRss(server, io) }
+    if (sections.has('resumable')) results.resumable = await measureResumable(server, bare, io, bareDir)
     if (sections.has('load')) {
       log('load: bare JSON route')
       const bareLoad = await load(bare, `${bare.url}/json`)
@@ -287,10 +354,14 @@ async function main(): Promise<void> {
     results.finishedAt = new Date()
 
     console.log(`\n${renderTables(results)}`)
-    const complete = ['transfer', 'rss', 'load'].every((section) => sections.has(section))
+    const complete = SECTIONS.every((section) => sections.has(section))
+    const benchmarksDoc = path.join(ROOT, 'docs', 'benchmarks.md')
     if (complete && !plan.quick) {
-      writeBenchmarksDoc(path.join(ROOT, 'docs', 'benchmarks.md'), results)
+      writeBenchmarksDoc(benchmarksDoc, results)
       log('wrote docs/benchmarks.md')
+    } else if (sections.size === 1 && results.resumable && !plan.quick) {
+      writeBenchmarksSection(benchmarksDoc, resumableSection(results, { standalone: true }))
+      log('wrote the resumable-upload section of docs/benchmarks.md')
     } else {
       log('a partial or quick run: docs/benchmarks.md left as it was')
     }
