@@ -298,7 +298,8 @@ export class ResumableUploadService {
   private async findOwned(accountId: number, id: string): Promise<UploadRow> {
     const row = await this.uploads.findById(id)
     if (!row || row.account_id !== accountId) throw new NotFoundError(`No upload with id ${id}.`)
-    if (row.status === 'expired') throw new UploadExpiredError()
+    // Upload-Expires is kept to the minute it names, whenever the garbage collector next removes the bytes.
+    if (row.status === 'expired' || (row.status === 'open' && row.expires_at <= this.now())) throw new UploadExpiredError()
     return row
   }
 
@@ -343,6 +344,7 @@ export class ResumableUploadService {
     try {
       const current = await this.uploads.findById(row.id)
       if (!current || current.lease_token !== token) throw new UploadLockedError()
+      if (current.expires_at <= this.now()) throw new UploadExpiredError()
       return await work(token, current)
     } finally {
       await this.uploads.releaseLease(row.id, token).catch(this.onBackgroundError)

@@ -72,9 +72,14 @@ export const uploadDiscoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
  */
 export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = async (app, { countsRequests }) => {
   const uploads = app.services.resumableUploads
-  // The bytes of POST and PATCH are streamed by the service, never parsed.
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', (_request, _payload, done) => done(null))
+  // The bytes of POST and PATCH are streamed by the service, never parsed; a body of another type
+  // there is refused by the route (415 unsupported_media_type). Other methods take bodies as every
+  // other endpoint does (JSON or text up to 1 MiB, read and ignored; any other type is a 415).
+  app.addContentTypeParser(OFFSET_OCTET_STREAM, (_request, _payload, done) => done(null))
+  app.addContentTypeParser('*', (request, _payload, done) => {
+    if (request.method === 'POST' || request.method === 'PATCH') return done(null)
+    done(Object.assign(new Error(`Unsupported Media Type: ${request.headers['content-type'] ?? ''}`), { statusCode: 415 }))
+  })
   // tus answers 413 for a file over the limit (the multipart upload answers 403).
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error as Error, { file_too_large: 413 }))
 
@@ -85,11 +90,18 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     limits: principal.limits,
   })
 
-  /** HEAD, PATCH and DELETE on an owned upload spend one of its free requests; anything else counts. */
-  const deferredCount = async (request: Parameters<typeof countRequest>[1], reply: FastifyReply, id: string) => {
-    if (!countsRequests) return
-    if (await uploads.takeFreeRequest(request.principal.account.id, id)) await showLimits(app, request, reply)
-    else await countRequest(app, request, reply)
+  /**
+   * HEAD, PATCH and DELETE on an owned upload spend one of its free requests; anything else counts.
+   * Resolves true when the request was free (not counted).
+   */
+  const deferredCount = async (request: Parameters<typeof countRequest>[1], reply: FastifyReply, id: string): Promise<boolean> => {
+    if (!countsRequests) return false
+    if (await uploads.takeFreeRequest(request.principal.account.id, id)) {
+      await showLimits(app, request, reply)
+      return true
+    }
+    await countRequest(app, request, reply)
+    return false
   }
   const deferred: { rateLimit?: 'deferred' } = countsRequests ? { rateLimit: 'deferred' } : {}
 
@@ -206,7 +218,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     },
     async (request, reply) => {
       const id = request.params.upload_id
-      await deferredCount(request, reply, id)
+      const free = await deferredCount(request, reply, id)
       checkTusVersion(request, reply)
       if (!isOffsetStream(header(request, 'content-type'))) throw new UnsupportedMediaTypeError()
       const offset = integerHeader(request, 'Upload-Offset')
@@ -222,7 +234,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
       })
       // A chunk that moved nothing, declared nothing and completed nothing is counted even with
       // free requests left: empty PATCHes must not become a way around the limits.
-      if (countsRequests && received === 0 && length === undefined && !upload.file) await countRequest(app, request, reply)
+      if (free && received === 0 && length === undefined && !upload.file) await countRequest(app, request, reply)
       uploadHeaders(reply, upload)
       return reply.code(204).send()
     },
