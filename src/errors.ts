@@ -19,7 +19,10 @@ export const ERROR_REGISTRY = {
     message: 'Upload-Offset does not match the bytes the upload holds; ask with HEAD and resume there.',
   },
   upload_length_exceeded: { status: 413, message: 'The bytes go past the Upload-Length of the upload.' },
-  unsupported_media_type: { status: 415, message: 'The bytes of a resumable upload must have Content-Type: application/offset+octet-stream.' },
+  unsupported_media_type: {
+    status: 415,
+    message: 'The bytes of a resumable upload must have Content-Type: application/offset+octet-stream.',
+  },
   upload_locked: { status: 423, message: 'Another request is writing to this upload; retry shortly.' },
   checksum_mismatch: { status: 460, message: 'The chunk does not match its Upload-Checksum; it was not kept.' },
   range_not_satisfiable: { status: 416, message: 'The requested range cannot be satisfied.' },
