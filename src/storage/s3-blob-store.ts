@@ -42,8 +42,8 @@ const TAIL_ID_PATTERN = /^([a-f0-9]{32})\/([0-9]+-[a-f0-9]{16})$/
 
 /**
  * Where a resumable write on S3 stands: the multipart upload on the blob's own key, its committed
- * parts (number, ETag, size; every one at least MIN_PART_SIZE), and the tail, the bytes after the
- * last part (fewer than MIN_PART_SIZE), kept as one small object until enough follow to make a part.
+ * parts (number, ETag, size; every one a full part buffer), and the tail, the bytes after the last
+ * part (fewer than a part buffer), kept as one object until enough follow to make a part.
  */
 interface S3ResumableState {
   v: 1
@@ -110,7 +110,7 @@ export interface S3BlobStoreOptions {
  *
  * Resumable writes are a multipart upload on the blob's final key (completion is S3 joining the
  * parts: no copy), fed through one part buffer per append (partSize, at least 5 MiB) and no local
- * disk. What an append leaves that is too small for a part becomes the tail object under
+ * disk. What an append leaves that does not fill a part becomes the tail object under
  * `<prefix>resumable/`; the next append reads it back first, and it is deleted only after the
  * commit that no longer needs it.
  */
@@ -318,9 +318,13 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
       pending = { ...pending, parts: [...pending.parts, part], tail: null, next: part[0] + 1 }
       filled = 0
     }
-    /** Puts what the buffer holds into a part, or into a new tail if too small for one, then commits. */
+    /**
+     * Puts what the buffer holds into a new tail, or into a part when the buffer is full, then
+     * commits. Only full parts, so that S3's 10,000 parts hold 10,000 x partSize whatever the
+     * clients' chunk size (5 MiB chunks made 5 MiB parts: 49 GiB at most).
+     */
     const flush = async () => {
-      if (filled >= MIN_PART_SIZE) await uploadBuffer()
+      if (filled === buffer.length) await uploadBuffer()
       else if (filled > 0) {
         const name = `${received}-${randomBytes(8).toString('hex')}`
         await this.client.send(
@@ -439,7 +443,7 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
       } else {
         const parts = [...upload.parts]
         if (upload.tail) {
-          // The last part may be of any size: the tail (under 5 MiB) becomes it.
+          // The last part may be of any size: the tail (under a part buffer) becomes it.
           const body = Buffer.allocUnsafe(upload.tail.size)
           await this.readTail(key, upload.tail, body)
           parts.push(await this.uploadPart(upload, body, options.reservePartNumber))
