@@ -379,7 +379,7 @@ describe.skipIf(!postgresReachable)('GarbageCollector on S3 (s3rver) and Postgre
         unfinishedWriteBytesRemoved: 500,
       })
       expect(await listKeys(store)).toEqual([kept.key])
-      expect(await setup.s3.multipartUploadsInProgress()).toEqual([])
+      expect(await s3.multipartUploadsInProgress()).toEqual([])
       expect((await readAll(await store.get(kept.key))).length).toBe(1000)
     } finally {
       client.destroy()
