@@ -1,0 +1,145 @@
+// new Fileshare(options): configuration, the resources, stats() and download().
+import { download, type DownloadDestination, type FileOrLink } from './download.js'
+import { ConfigurationError } from './errors.js'
+import { Http } from './http.js'
+import { toStats } from './records.js'
+import { Files } from './resources/files.js'
+import type { RetryPolicy } from './retry.js'
+import { env } from './runtime.js'
+import { detectTus, type TusCapabilities } from './tus.js'
+import type { DownloadOptions, DownloadResult, RequestOptions, StatsResult } from './types.js'
+
+export interface FileshareOptions {
+  /** Ends in `/api/v1`, e.g. `https://files.example.com/api/v1`. Default: `FILESHARE_BASE_URL`. */
+  baseUrl?: string | undefined
+  /** `fsk_…`. Default: `FILESHARE_API_KEY`. */
+  apiKey?: string | undefined
+  /** Retries of a failed call (429, 503, no connection). Default 2. */
+  maxRetries?: number | undefined
+  /** Idle timeout in ms for connecting and for each read or write; never a deadline for a whole transfer. Default 60000. */
+  timeoutMs?: number | undefined
+  /** Sources of at least this many bytes use resumable uploads when the server offers them. Default 64 MiB. */
+  resumableThreshold?: number | undefined
+  /** Chunk size of resumable uploads. Default 16 MiB. */
+  chunkSize?: number | undefined
+  /** A fetch implementation (tests, proxies). Default: the global `fetch`. */
+  fetch?: typeof globalThis.fetch | undefined
+  /** @internal For tests: replaces the waits between retries. */
+  sleep?: RetryPolicy['sleep'] | undefined
+  /** @internal For tests: replaces Math.random in the backoff. */
+  random?: (() => number) | undefined
+}
+
+export const DEFAULT_MAX_RETRIES = 2
+export const DEFAULT_TIMEOUT_MS = 60_000
+export const DEFAULT_RESUMABLE_THRESHOLD = 64 * 1024 * 1024
+export const DEFAULT_CHUNK_SIZE = 16 * 1024 * 1024
+
+const inspectSymbol = Symbol.for('nodejs.util.inspect.custom')
+
+function nonNegativeInteger(value: number | undefined, name: string, fallback: number, positive = false): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value < (positive ? 1 : 0)) {
+    throw new ConfigurationError(`${name} must be a ${positive ? 'positive' : 'non-negative'} integer`)
+  }
+  return value
+}
+
+/** The Fileshare API client. The API key never shows in messages, `toString`, `inspect` or JSON. */
+export class Fileshare {
+  /** Upload, list, iterate, get, delete. */
+  readonly files: Files
+  readonly baseUrl: string
+  readonly maxRetries: number
+  readonly timeoutMs: number
+  readonly resumableThreshold: number
+  readonly chunkSize: number
+  readonly #apiKey: string
+  readonly #http: Http
+  #tus: Promise<TusCapabilities> | undefined
+
+  constructor(options: FileshareOptions = {}) {
+    const baseUrl = options.baseUrl ?? env('FILESHARE_BASE_URL')
+    const apiKey = options.apiKey ?? env('FILESHARE_API_KEY')
+    if (!baseUrl) {
+      throw new ConfigurationError('no base URL: pass { baseUrl } (e.g. "https://files.example.com/api/v1") or set FILESHARE_BASE_URL')
+    }
+    if (!/^https?:\/\/[^/]+/.test(baseUrl)) throw new ConfigurationError('baseUrl must be an http(s) URL ending in /api/v1')
+    if (!apiKey) throw new ConfigurationError('no API key: pass { apiKey } or set FILESHARE_API_KEY')
+    const fetchImpl = options.fetch ?? globalThis.fetch
+    if (typeof fetchImpl !== 'function') throw new ConfigurationError('no fetch: pass { fetch } on platforms without a global fetch')
+    this.baseUrl = baseUrl.replace(/\/+$/, '')
+    this.maxRetries = nonNegativeInteger(options.maxRetries, 'maxRetries', DEFAULT_MAX_RETRIES)
+    this.timeoutMs = nonNegativeInteger(options.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS)
+    this.resumableThreshold = nonNegativeInteger(options.resumableThreshold, 'resumableThreshold', DEFAULT_RESUMABLE_THRESHOLD)
+    this.chunkSize = nonNegativeInteger(options.chunkSize, 'chunkSize', DEFAULT_CHUNK_SIZE, true)
+    this.#apiKey = apiKey
+    const retry: RetryPolicy = { maxRetries: this.maxRetries }
+    if (options.sleep) retry.sleep = options.sleep
+    if (options.random) retry.random = options.random
+    this.#http = new Http({
+      baseUrl: this.baseUrl,
+      apiKey: () => this.#apiKey,
+      timeoutMs: this.timeoutMs,
+      retry,
+      fetch: (input, init) => fetchImpl(input, init),
+      nativeFetch: options.fetch === undefined,
+    })
+    this.files = new Files(this.#http, {
+      resumableThreshold: this.resumableThreshold,
+      chunkSize: this.chunkSize,
+      tus: (signal) => this.resumableUploads(signal),
+    })
+  }
+
+  /** The account's statistics, limits and plan (fields this SDK does not know are kept). */
+  async stats(options: RequestOptions = {}): Promise<StatsResult> {
+    const { data } = await this.#http.request<Record<string, unknown>>({
+      method: 'GET',
+      url: this.#http.url('/stats'),
+      signal: options.signal,
+    })
+    return toStats(data)
+  }
+
+  /**
+   * Downloads a file (its record or its public link) to a path or a stream. With `resume`
+   * (default true) a partial destination file is continued with `Range` + `If-Range`; the
+   * finished bytes are checked against the `ETag` (the file's SHA-256).
+   */
+  download(fileOrLink: FileOrLink, destination: DownloadDestination, options: DownloadOptions = {}): Promise<DownloadResult> {
+    return download(this.#http, fileOrLink, destination, options)
+  }
+
+  /** What the server offers for resumable uploads (asked once with OPTIONS /uploads, then kept). */
+  resumableUploads(signal?: AbortSignal): Promise<TusCapabilities> {
+    if (!this.#tus) {
+      const asking = detectTus(this.#http, signal)
+      this.#tus = asking
+      // A failed or aborted question is asked again next time.
+      asking.catch(() => {
+        if (this.#tus === asking) this.#tus = undefined
+      })
+    }
+    return this.#tus
+  }
+
+  toString(): string {
+    return `Fileshare { baseUrl: ${JSON.stringify(this.baseUrl)}, apiKey: [redacted] }`
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      baseUrl: this.baseUrl,
+      apiKey: '[redacted]',
+      maxRetries: this.maxRetries,
+      timeoutMs: this.timeoutMs,
+      resumableThreshold: this.resumableThreshold,
+      chunkSize: this.chunkSize,
+    }
+  }
+
+  [inspectSymbol](): string {
+    return `Fileshare ${JSON.stringify(this.toJSON())}`
+  }
+}

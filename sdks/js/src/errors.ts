@@ -1,0 +1,137 @@
+/** `RateLimit-*` values of a response, where the server sent them. */
+export interface RateLimitInfo {
+  /** The limit of the window that binds first. */
+  readonly limit: number | undefined
+  /** Requests left in that window. */
+  readonly remaining: number | undefined
+  /** Seconds until that window frees a request. */
+  readonly reset: number | undefined
+}
+
+export interface FileshareErrorInit {
+  status?: number | undefined
+  code?: string | undefined
+  requestId?: string | undefined
+  retryAfter?: number | undefined
+  rateLimit?: RateLimitInfo | undefined
+  cause?: unknown
+}
+
+/** Base class of every error the SDK throws (except an `AbortError` from your own signal). */
+export class FileshareError extends Error {
+  /** HTTP status, when there was a response. */
+  readonly status: number | undefined
+  /** The body's `error.code` (snake_case), when there was one. */
+  readonly code: string | undefined
+  /** `X-Request-Id` of the response: quote it when reporting a problem. */
+  readonly requestId: string | undefined
+  /** Seconds the server asked to wait (`Retry-After`), when it did. */
+  readonly retryAfter: number | undefined
+
+  constructor(message: string, init: FileshareErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause })
+    this.name = new.target.name
+    this.status = init.status
+    this.code = init.code
+    this.requestId = init.requestId
+    this.retryAfter = init.retryAfter
+  }
+}
+
+/** 401: missing, malformed, unknown, revoked or expired API key. */
+export class AuthenticationError extends FileshareError {}
+
+/** 403 `plan_not_supported`: the account's plan has no API access. */
+export class PermissionDeniedError extends FileshareError {}
+
+/** 403 `file_too_large` / `daily_upload_limit_exceeded`, and 413 `file_too_large` of resumable uploads. */
+export class LimitExceededError extends FileshareError {}
+
+/** 404: no such file (or not this account's), no such upload, no file behind a link. */
+export class NotFoundError extends FileshareError {}
+
+/** Any other 4xx: the request was refused as it is; retrying it unchanged will not help. */
+export class BadRequestError extends FileshareError {}
+
+/** 429: a request rate limit. `retryAfter` says how long to wait; `rateLimit` holds `RateLimit-*`. */
+export class RateLimitError extends FileshareError {
+  readonly rateLimit: RateLimitInfo
+  constructor(message: string, init: FileshareErrorInit = {}) {
+    super(message, init)
+    this.rateLimit = init.rateLimit ?? { limit: undefined, remaining: undefined, reset: undefined }
+  }
+}
+
+/** 5xx. */
+export class ServerError extends FileshareError {}
+
+/** No response: the connection failed, dropped, or stayed idle past `timeoutMs`. */
+export class APIConnectionError extends FileshareError {}
+
+/** The bytes do not match their SHA-256 (an upload's `sha256`, a download's `ETag`). */
+export class IntegrityError extends FileshareError {
+  /** The SHA-256 the SDK expected (the server's or the link's). */
+  readonly expected: string | undefined
+  /** The SHA-256 of the bytes the SDK sent or received. */
+  readonly actual: string | undefined
+  constructor(message: string, init: FileshareErrorInit & { expected?: string; actual?: string } = {}) {
+    super(message, init)
+    this.expected = init.expected
+    this.actual = init.actual
+  }
+}
+
+/** The client is not set up right: no base URL, no key, a source this platform cannot read, ... */
+export class ConfigurationError extends FileshareError {}
+
+function headerNumber(headers: Headers, name: string): number | undefined {
+  const raw = headers.get(name)
+  if (raw === null || !/^\d+$/.test(raw.trim())) return undefined
+  return Number(raw.trim())
+}
+
+/** `Retry-After` in seconds (delta-seconds or an HTTP date), or undefined. */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null) return undefined
+  const trimmed = value.trim()
+  if (/^\d+$/.test(trimmed)) return Number(trimmed)
+  const date = Date.parse(trimmed)
+  if (Number.isNaN(date)) return undefined
+  return Math.max(0, Math.ceil((date - now) / 1000))
+}
+
+/** The error for a response that is not a success, from its status, body and headers. */
+export function errorFromResponse(status: number, headers: Headers, bodyText: string): FileshareError {
+  let code: string | undefined
+  let serverMessage: string | undefined
+  try {
+    const body = JSON.parse(bodyText) as { error?: { code?: unknown; message?: unknown } }
+    if (typeof body?.error?.code === 'string') code = body.error.code
+    if (typeof body?.error?.message === 'string') serverMessage = body.error.message
+  } catch {
+    // not JSON (a proxy's page, an empty body)
+  }
+  const requestId = headers.get('x-request-id') ?? undefined
+  const retryAfter = parseRetryAfter(headers.get('retry-after'))
+  const init: FileshareErrorInit = { status, code, requestId, retryAfter }
+  const message = `${status}${code ? ` ${code}` : ''}: ${serverMessage ?? (bodyText.trim().slice(0, 200) || 'no message')}`
+  if (status === 401) return new AuthenticationError(message, init)
+  if (status === 403) {
+    if (code === 'file_too_large' || code === 'daily_upload_limit_exceeded') return new LimitExceededError(message, init)
+    return new PermissionDeniedError(message, init)
+  }
+  if (status === 413 && (code === 'file_too_large' || code === undefined)) return new LimitExceededError(message, init)
+  if (status === 404) return new NotFoundError(message, init)
+  if (status === 429) {
+    return new RateLimitError(message, {
+      ...init,
+      rateLimit: {
+        limit: headerNumber(headers, 'ratelimit-limit'),
+        remaining: headerNumber(headers, 'ratelimit-remaining'),
+        reset: headerNumber(headers, 'ratelimit-reset'),
+      },
+    })
+  }
+  if (status >= 500) return new ServerError(message, init)
+  return new BadRequestError(message, init)
+}
