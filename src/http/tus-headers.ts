@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidRequestError, TusVersionNotSupportedError } from '../errors.js'
 import { parseInteger } from '../lib/integers.js'
+import { PREFLIGHT_HEADERS } from './cors.js'
 import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm } from '../services/resumable-uploads.js'
 
 /** The tus protocol as this server speaks it (https://tus.io/protocols/resumable-upload). */
@@ -12,47 +13,12 @@ export const OFFSET_OCTET_STREAM = 'application/offset+octet-stream'
 // Node has no reason phrase for tus's own status; without this its status line says "unknown".
 STATUS_CODES[460] ??= 'Checksum Mismatch'
 
-/** What a browser may send and read across origins (the API takes keys, never cookies: any origin may call it). */
-const CORS_ALLOWED_HEADERS = [
-  'Authorization',
-  'Content-Type',
-  'Upload-Offset',
-  'Upload-Length',
-  'Upload-Metadata',
-  'Upload-Defer-Length',
-  'Upload-Checksum',
-  'Tus-Resumable',
-  'X-HTTP-Method-Override',
-  'X-Requested-With',
-]
-const CORS_EXPOSED_HEADERS = [
-  'Location',
-  'Upload-Offset',
-  'Upload-Length',
-  'Upload-Metadata',
-  'Upload-Defer-Length',
-  'Upload-Expires',
-  'Tus-Resumable',
-  'Tus-Version',
-  'Tus-Extension',
-  'Tus-Max-Size',
-  'Tus-Checksum-Algorithm',
-  'Fileshare-File-Id',
-  'RateLimit-Limit',
-  'RateLimit-Remaining',
-  'RateLimit-Reset',
-  'Retry-After',
-  'X-Request-Id',
-]
-
 /**
  * Put on every answer of /api/v1/uploads before anything can refuse the request, so that a 401 or
- * a 429 carries them too: Tus-Resumable (except on OPTIONS) and the CORS headers.
+ * a 429 carries it too: Tus-Resumable, except on OPTIONS.
  */
 export async function tusResponseHeaders(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (request.method !== 'OPTIONS') reply.header('Tus-Resumable', TUS_VERSION)
-  reply.header('Access-Control-Allow-Origin', '*')
-  reply.header('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS.join(', '))
 }
 
 /**
@@ -72,9 +38,7 @@ export function capabilityHeaders(maxSize: number): Record<string, string> {
     'Tus-Extension': TUS_EXTENSIONS.join(','),
     'Tus-Max-Size': String(maxSize),
     'Tus-Checksum-Algorithm': CHECKSUM_ALGORITHMS.join(','),
-    'Access-Control-Allow-Methods': 'POST, GET, HEAD, PATCH, DELETE, OPTIONS',
-    'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS.join(', '),
-    'Access-Control-Max-Age': '86400',
+    ...PREFLIGHT_HEADERS,
   }
 }
 

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { NotFoundError } from '../../errors.js'
+import { corsHeaders, isPreflight, PREFLIGHT_HEADERS } from '../cors.js'
 import { authenticate } from '../plugins/authenticate.js'
 import { tusResponseHeaders } from '../tus-headers.js'
 import { filesRoutes } from './files.js'
@@ -8,6 +10,14 @@ import { uploadDiscoveryRoutes, uploadsRoutes } from './uploads.js'
 
 /** Everything under /api/v1. The OpenAPI document is public; every other route needs a key. */
 export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
+  // Browsers may call the API from any origin (cors.ts says why); the headers go on before any check.
+  app.addHook('onRequest', corsHeaders)
+  // A preflight needs no key. Any other OPTIONS is an unknown method, as elsewhere (tus has its own).
+  app.options('/*', { schema: { hide: true } }, async (request, reply) => {
+    if (!isPreflight(request)) throw new NotFoundError(`No route for OPTIONS ${request.url.split('?')[0]}.`)
+    return reply.code(204).headers(PREFLIGHT_HEADERS).send()
+  })
+
   app.get(
     '/openapi.json',
     {
@@ -27,7 +37,7 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
     await api.register(statsRoutes)
   })
 
-  // Resumable uploads: tus and CORS headers go on before the key is checked, so that every refusal carries them.
+  // Resumable uploads: Tus-Resumable goes on before the key is checked, so that every refusal carries it.
   await app.register(async (tus) => {
     tus.addHook('onRequest', tusResponseHeaders)
     await tus.register(uploadDiscoveryRoutes)
