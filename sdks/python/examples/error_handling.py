@@ -1,0 +1,41 @@
+"""Telling the SDK's errors apart.
+
+    FILESHARE_BASE_URL=... FILESHARE_API_KEY=... python3 examples/error_handling.py
+"""
+
+from __future__ import annotations
+
+import fileshare
+
+
+def main() -> None:
+    with fileshare.Client(max_retries=2) as client:
+        try:
+            client.files.get(987654321)
+        except fileshare.NotFoundError as error:
+            print(f"not found: {error.code} (request id {error.request_id})")
+        try:
+            client.files.upload(b"hello", filename="hello.txt")
+        except fileshare.LimitExceededError as error:
+            if error.code == "daily_upload_limit_exceeded":
+                print("no uploads left today; they come back at 00:00 UTC")
+            else:
+                print(f"too large for this plan: {error.message}")
+        except fileshare.RateLimitError as error:
+            print(f"slow down: retry in {error.retry_after} s ({error.rate_limit.remaining} left of {error.rate_limit.limit})")
+        except fileshare.AuthenticationError:
+            print("the key is wrong, revoked or expired")
+        except fileshare.PermissionDeniedError:
+            print("this plan has no API access")
+        except fileshare.APIConnectionError as error:
+            print(f"no answer from the server: {error}")
+        except fileshare.FileshareError as error:
+            print(f"{type(error).__name__}: {error.status} {error.code}: {error}")
+        else:
+            for file in client.files.iterate():
+                if file.filename == "hello.txt":
+                    client.files.delete(file.file_id)
+
+
+if __name__ == "__main__":
+    main()

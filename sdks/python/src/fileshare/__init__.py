@@ -1,0 +1,63 @@
+"""The official Python SDK for the Fileshare REST API.
+
+    import fileshare
+
+    with fileshare.Client(base_url="https://files.example.com/api/v1", api_key="fsk_...") as client:
+        file = client.files.upload("video.mp4")
+        print(file.public_link)
+
+``fileshare.AsyncClient`` offers the same calls as coroutines.
+"""
+
+from ._async._client import AsyncClient, AsyncFiles
+from ._common import ProgressCallback, TusCapabilities
+from ._errors import (
+    APIConnectionError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    FileshareError,
+    IntegrityError,
+    LimitExceededError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    RateLimitInfo,
+    ServerError,
+)
+from ._records import DownloadResult, FileList, FileRecord, Limits, Pagination, Stats, StatsResult
+from ._source import UploadInput
+from ._sync._client import Client, Destination, FileOrLink, Files
+from ._version import __version__
+
+__all__ = [
+    "Client",
+    "AsyncClient",
+    "Files",
+    "AsyncFiles",
+    "FileRecord",
+    "FileList",
+    "Pagination",
+    "Stats",
+    "Limits",
+    "StatsResult",
+    "DownloadResult",
+    "TusCapabilities",
+    "ProgressCallback",
+    "UploadInput",
+    "FileOrLink",
+    "Destination",
+    "FileshareError",
+    "AuthenticationError",
+    "PermissionDeniedError",
+    "LimitExceededError",
+    "NotFoundError",
+    "BadRequestError",
+    "RateLimitError",
+    "RateLimitInfo",
+    "ServerError",
+    "APIConnectionError",
+    "IntegrityError",
+    "ConfigurationError",
+    "__version__",
+]

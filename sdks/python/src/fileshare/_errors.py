@@ -1,0 +1,198 @@
+"""The exceptions of the SDK: one base class, one subclass per kind of failure."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+__all__ = [
+    "FileshareError",
+    "AuthenticationError",
+    "PermissionDeniedError",
+    "LimitExceededError",
+    "NotFoundError",
+    "BadRequestError",
+    "RateLimitError",
+    "RateLimitInfo",
+    "ServerError",
+    "APIConnectionError",
+    "IntegrityError",
+    "ConfigurationError",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimitInfo:
+    """The ``RateLimit-*`` headers of a response, where the server sent them."""
+
+    limit: int | None = None
+    """The limit of the window that binds first."""
+    remaining: int | None = None
+    """Requests left in that window."""
+    reset: int | None = None
+    """Seconds until that window frees a request."""
+
+
+class FileshareError(Exception):
+    """Base class of every error the SDK raises."""
+
+    status: int | None
+    """HTTP status, when there was a response."""
+    code: str | None
+    """The body's ``error.code`` (snake_case), when there was one."""
+    message: str
+    request_id: str | None
+    """``X-Request-Id`` of the response: quote it when reporting a problem."""
+    retry_after: int | None
+    """Seconds the server asked to wait (``Retry-After``), when it did."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        request_id: str | None = None,
+        retry_after: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.code = code
+        self.request_id = request_id
+        self.retry_after = retry_after
+
+    def __str__(self) -> str:
+        if self.request_id:
+            return f"{self.message} (request id {self.request_id})"
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r}, status={self.status!r}, code={self.code!r}, request_id={self.request_id!r})"
+
+
+class AuthenticationError(FileshareError):
+    """401: missing, malformed, unknown, revoked or expired API key."""
+
+
+class PermissionDeniedError(FileshareError):
+    """403 ``plan_not_supported``: the account's plan has no API access."""
+
+
+class LimitExceededError(FileshareError):
+    """403 ``file_too_large`` / ``daily_upload_limit_exceeded``; 413 ``file_too_large`` of resumable uploads."""
+
+
+class NotFoundError(FileshareError):
+    """404: no such file (or not this account's), no such upload, no file behind a link."""
+
+
+class BadRequestError(FileshareError):
+    """Any other 4xx: the request was refused as it is; sending it again unchanged will not help."""
+
+
+class RateLimitError(FileshareError):
+    """429: a request rate limit. ``retry_after`` says how long to wait; ``rate_limit`` holds ``RateLimit-*``."""
+
+    rate_limit: RateLimitInfo
+
+    def __init__(self, message: str, *, rate_limit: RateLimitInfo | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.rate_limit = rate_limit or RateLimitInfo()
+
+
+class ServerError(FileshareError):
+    """5xx."""
+
+
+class APIConnectionError(FileshareError):
+    """No response: the connection failed, dropped, or stayed idle past ``timeout``."""
+
+
+class IntegrityError(FileshareError):
+    """The bytes do not match their SHA-256 (an upload's ``sha256``, a download's ``ETag``)."""
+
+    expected: str | None
+    """The SHA-256 the SDK expected (the server's or the link's)."""
+    actual: str | None
+    """The SHA-256 of the bytes the SDK sent or received."""
+
+    def __init__(self, message: str, *, expected: str | None = None, actual: str | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.expected = expected
+        self.actual = actual
+
+
+class ConfigurationError(FileshareError):
+    """The client is not set up right: no base URL, no key, an unsupported source, ..."""
+
+
+def _header_int(headers: httpx.Headers, name: str) -> int | None:
+    raw = headers.get(name)
+    if raw is None or not raw.strip().isdigit():
+        return None
+    return int(raw.strip())
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> int | None:
+    """``Retry-After`` in seconds (delta-seconds or an HTTP date), or None."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return int(value)
+    try:
+        date = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if date is None:
+        return None
+    current = time.time() if now is None else now
+    return max(0, int(-(-(date.timestamp() - current) // 1)))
+
+
+def error_from_response(status: int, headers: httpx.Headers, body: bytes) -> FileshareError:
+    """The error for a response that is not a success, from its status, headers and body."""
+    code: str | None = None
+    server_message: str | None = None
+    text = body.decode("utf-8", "replace")
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
+        error = parsed["error"]
+        if isinstance(error.get("code"), str):
+            code = error["code"]
+        if isinstance(error.get("message"), str):
+            server_message = error["message"]
+    request_id = headers.get("x-request-id")
+    retry_after = parse_retry_after(headers.get("retry-after"))
+    detail = server_message or text.strip()[:200] or "no message"
+    message = f"{status}{' ' + code if code else ''}: {detail}"
+    kwargs: dict[str, Any] = {"status": status, "code": code, "request_id": request_id, "retry_after": retry_after}
+    if status == 401:
+        return AuthenticationError(message, **kwargs)
+    if status == 403:
+        if code in ("file_too_large", "daily_upload_limit_exceeded"):
+            return LimitExceededError(message, **kwargs)
+        return PermissionDeniedError(message, **kwargs)
+    if status == 413 and code in ("file_too_large", None):
+        return LimitExceededError(message, **kwargs)
+    if status == 404:
+        return NotFoundError(message, **kwargs)
+    if status == 429:
+        info = RateLimitInfo(
+            limit=_header_int(headers, "ratelimit-limit"),
+            remaining=_header_int(headers, "ratelimit-remaining"),
+            reset=_header_int(headers, "ratelimit-reset"),
+        )
+        return RateLimitError(message, rate_limit=info, **kwargs)
+    if status >= 500:
+        return ServerError(message, **kwargs)
+    return BadRequestError(message, **kwargs)

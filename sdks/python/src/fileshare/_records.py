@@ -1,0 +1,177 @@
+"""The SDK's records: dataclasses that mirror the API's JSON (snake_case, as the API spells it)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from ._errors import FileshareError
+
+__all__ = ["FileRecord", "Pagination", "FileList", "Stats", "Limits", "StatsResult", "DownloadResult"]
+
+
+
+def _empty() -> Mapping[str, Any]:
+    return MappingProxyType({})
+
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$")
+
+
+def parse_upload_date(value: str) -> datetime:
+    """``YYYY-MM-DD HH:MM:SS`` (UTC) as an aware datetime; also accepts ISO 8601 with an offset."""
+    match = _DATE.match(value)
+    if not match:
+        raise ValueError(f"not a date: {value!r}")
+    zone = match.group(8)
+    text = value.replace(" ", "T", 1)
+    if zone is None:
+        return datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
+
+
+def _split(cls: type[Any], raw: Mapping[str, Any], what: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    if not isinstance(raw, Mapping):
+        raise FileshareError(f"the answer holds no {what}")
+    names = [f.name for f in fields(cls) if f.name != "extra"]
+    missing = [n for n in names if n not in raw]
+    if missing:
+        raise FileshareError(f"the answer's {what} lacks {', '.join(missing)}")
+    known = {n: raw[n] for n in names}
+    extra = {k: v for k, v in raw.items() if k not in known and k != "success"}
+    return known, extra
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """A file, as ``GET /files/{file_id}`` describes it."""
+
+    file_id: int
+    """Unique across the service, never reused."""
+    filename: str
+    size: int
+    """Bytes."""
+    upload_date: str
+    """UTC, ``YYYY-MM-DD HH:MM:SS``; :attr:`uploaded_at` is the same as an aware datetime."""
+    download_count: int
+    public_link: str
+    """``<public URL>/download/<token>``; works without a key."""
+    content_type: str
+    sha256: str
+    """Lower-case hex SHA-256 of the content; also the download ``ETag``."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Fields the server sent that this SDK does not know yet."""
+
+    @property
+    def uploaded_at(self) -> datetime:
+        """``upload_date`` as an aware :class:`~datetime.datetime` in UTC."""
+        return parse_upload_date(self.upload_date)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> FileRecord:
+        known, extra = _split(cls, raw, "file object")
+        return cls(**known, extra=MappingProxyType(extra))
+
+    def to_json(self) -> dict[str, Any]:
+        """The API's object back (unknown fields included)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        data.update(self.extra)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Pagination:
+    page: int
+    limit: int
+    total: int
+    """Number of files the account has now."""
+    pages: int
+    """``ceil(total / limit)``; 0 when there are no files."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Pagination:
+        known, extra = _split(cls, raw, "pagination")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class FileList:
+    """One page of files (``files.list()``)."""
+
+    files: list[FileRecord]
+    pagination: Pagination
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> FileList:
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("files"), list) or "pagination" not in raw:
+            raise FileshareError("the answer holds no file list")
+        return cls([FileRecord.from_json(f) for f in raw["files"]], Pagination.from_json(raw["pagination"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    total_files: int
+    total_size: int
+    total_downloads: int
+    uploads_today: int
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Fields the server sent that this SDK does not know yet."""
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Stats:
+        known, extra = _split(cls, raw, "stats")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_file_size: int
+    daily_uploads: int
+    requests_per_minute: int
+    requests_per_day: int
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Fields the server sent that this SDK does not know yet."""
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Limits:
+        known, extra = _split(cls, raw, "limits")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class StatsResult:
+    """The answer of ``stats()``: statistics, limits and plan. Unknown fields are kept in ``extra``."""
+
+    stats: Stats
+    limits: Limits
+    plan: str
+    """Lower-case plan name: ``pro``, ``business`` or ``enterprise``."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Top-level fields the server sent that this SDK does not know yet."""
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> StatsResult:
+        if not isinstance(raw, Mapping) or "stats" not in raw or "limits" not in raw:
+            raise FileshareError("the answer holds no statistics")
+        extra = {k: v for k, v in raw.items() if k not in ("success", "stats", "limits", "plan")}
+        return cls(
+            Stats.from_json(raw["stats"]),
+            Limits.from_json(raw["limits"]),
+            str(raw.get("plan", "")),
+            MappingProxyType(extra),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DownloadResult:
+    """What ``download()`` did."""
+
+    size: int
+    """Bytes in the finished file."""
+    sha256: str
+    """Hex SHA-256 of the finished file, equal to the link's ``ETag``."""
+    resumed_from: int
+    """Bytes that were already there and were kept (0 when the download started at the beginning)."""

@@ -1,0 +1,213 @@
+"""Test helpers: the shared launcher, a connection-cutting proxy, a blocking face for AsyncClient."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import fileshare
+
+REPO = Path(__file__).resolve().parents[3]
+LAUNCHER = REPO / "sdks" / "launcher" / "launch-server.mjs"
+
+
+class Launcher:
+    """``node sdks/launcher/launch-server.mjs``: one JSON line on stdout; closing stdin stops it."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            ["node", str(LAUNCHER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO
+        )
+        assert self.process.stdout is not None
+        self._stderr: list[bytes] = []
+        threading.Thread(target=self._drain, daemon=True).start()
+        line = self.process.stdout.readline()
+        if not line:
+            self.process.wait(timeout=10)
+            raise RuntimeError(f"the launcher exited ({self.process.returncode}) before it was ready:\n" + self.stderr())
+        self.info: dict[str, Any] = json.loads(line)
+
+    def _drain(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self._stderr.append(line)
+
+    def stderr(self) -> str:
+        return b"".join(self._stderr).decode("utf-8", "replace")
+
+    def stop(self) -> int:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        return self.process.wait(timeout=30)
+
+
+class CuttingProxy:
+    """A TCP proxy in front of the server that can cut the next connection after N bytes."""
+
+    def __init__(self, target_host: str, target_port: int) -> None:
+        self.target = (target_host, target_port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.upstream_bytes = 0
+        self.downstream_bytes = 0
+        self.cuts = 0
+        self._cut_up: int | None = None
+        self._cut_down: int | None = None
+        self._lock = threading.Lock()
+        self._sockets: set[socket.socket] = set()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def cut_upstream_after(self, count: int) -> None:
+        self._cut_up = count
+
+    def cut_downstream_after(self, count: int) -> None:
+        self._cut_down = count
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            self._sockets.update((client, upstream))
+            state = {"up": 0, "down": 0, "cut": False}
+            threading.Thread(target=self._pipe, args=(client, upstream, True, state), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, False, state), daemon=True).start()
+
+    def _cut(self, a: socket.socket, b: socket.socket, state: dict[str, Any]) -> None:
+        with self._lock:
+            if not state["cut"]:
+                state["cut"] = True
+                self.cuts += 1
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def _pipe(self, src: socket.socket, dst: socket.socket, up: bool, state: dict[str, Any]) -> None:
+        key = "up" if up else "down"
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                with self._lock:
+                    state[key] += len(data)
+                    if up:
+                        self.upstream_bytes += len(data)
+                    else:
+                        self.downstream_bytes += len(data)
+                    limit = self._cut_up if up else self._cut_down
+                    over = limit is not None and state[key] >= limit
+                    if over:
+                        if up:
+                            self._cut_up = None
+                        else:
+                            self._cut_down = None
+                if over:
+                    assert limit is not None
+                    keep = len(data) - (state[key] - limit)
+                    if not up and keep > 0:
+                        dst.sendall(data[:keep])
+                    self._cut(src, dst, state)
+                    return
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.listener.close()
+        for s in list(self._sockets):
+            try:
+                s.close()
+            except OSError:
+                pass
+
+
+class BlockingAsync:
+    """Drives a fileshare.AsyncClient from blocking tests: every call runs on one event loop, so
+    the same test body exercises both clients."""
+
+    def __init__(self, client: fileshare.AsyncClient) -> None:
+        self.client = client
+        self.loop = asyncio.new_event_loop()
+        self.files = _BlockingFiles(self)
+
+    def run(self, awaitable: Any) -> Any:
+        return self.loop.run_until_complete(awaitable)
+
+    def stats(self) -> fileshare.StatsResult:
+        return self.run(self.client.stats())  # type: ignore[no-any-return]
+
+    def download(self, *args: Any, **kwargs: Any) -> fileshare.DownloadResult:
+        return self.run(self.client.download(*args, **kwargs))  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self.run(self.client.close())
+        self.loop.close()
+
+    def __enter__(self) -> BlockingAsync:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _BlockingFiles:
+    def __init__(self, owner: BlockingAsync) -> None:
+        self.owner = owner
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method = getattr(self.owner.client.files, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return self.owner.run(method(*args, **kwargs))
+
+        return call
+
+    def iterate(self, **kwargs: Any) -> Iterator[fileshare.FileRecord]:
+        iterator = self.owner.client.files.iterate(**kwargs)
+
+        async def step() -> fileshare.FileRecord | None:
+            try:
+                return await iterator.__anext__()
+            except StopAsyncIteration:
+                return None
+
+        while (item := self.owner.run(step())) is not None:
+            yield item
+
+
+def sparse_file(path: Path, size: int) -> Path:
+    with open(path, "wb") as file:
+        file.truncate(size)
+    return path
+
+
+def random_bytes(size: int, seed: int) -> bytes:
+    import random
+
+    return random.Random(seed).randbytes(size)
+
+
+def without_env(monkeypatch: Any) -> None:
+    for name in ("FILESHARE_BASE_URL", "FILESHARE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+__all__ = ["Launcher", "CuttingProxy", "BlockingAsync", "sparse_file", "random_bytes", "without_env", "REPO", "os"]
