@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { Type, type Static } from 'typebox'
-import { Value } from 'typebox/value'
+import { Ajv, type ValidateFunction } from 'ajv'
 
 /** The request and account limits of one plan. `free` carries limits too but has no API access. */
 const PlanLimitsSchema = Type.Object(
@@ -98,9 +98,9 @@ function parsePlans(raw: string): Record<PlanName, PlanLimits> {
   } catch {
     throw new ConfigError('FILESHARE_PLANS', 'is not valid JSON')
   }
-  const error = Value.Errors(PlanOverridesSchema, overrides)[0]
+  const error = firstError(validators().plans, overrides)
   if (error) {
-    const problem = error.keyword === 'boolean' ? 'is not a known plan or figure' : error.message
+    const problem = error.keyword === 'additionalProperties' ? 'is not a known plan or figure' : error.message
     throw new ConfigError('FILESHARE_PLANS', `${error.instancePath || '(root)'} ${problem}`)
   }
   const valid = overrides as Partial<Record<PlanName, Partial<PlanLimits>>>
@@ -140,6 +140,53 @@ function deepFreeze<T>(value: T): T {
   return value
 }
 
+/**
+ * The schemas are compiled once, with Ajv (Fastify's own validator), on first use. TypeBox's
+ * `typebox/value` would do too, but loading its few hundred modules cost every server and CLI
+ * process start a tenth of a second or more.
+ */
+let compiled: { env: ValidateFunction; plans: ValidateFunction } | undefined
+function validators() {
+  if (!compiled) {
+    // strictNumbers: Infinity is no integer (to TypeBox neither). These schemas are fixed, and
+    // tested: checking them against the JSON Schema meta-schema at each start would only cost time.
+    const ajv = new Ajv({ strict: false, strictNumbers: true, meta: false, validateSchema: false })
+    compiled = { env: ajv.compile(EnvSchema), plans: ajv.compile(PlanOverridesSchema) }
+  }
+  return compiled
+}
+
+/** The first error, where and in TypeBox's words: "must not have fewer than 3 characters". */
+function firstError(validate: ValidateFunction, value: unknown) {
+  if (validate(value)) return undefined
+  const error = validate.errors![0]!
+  // Ajv reports an unknown property on its object; name the property itself (escaped as in a JSON pointer).
+  const instancePath =
+    error.keyword === 'additionalProperties'
+      ? `${error.instancePath}/${String(error.params.additionalProperty).replace(/~/g, '~0').replace(/\//g, '~1')}`
+      : error.instancePath
+  return { instancePath, keyword: error.keyword, message: (error.message ?? '').replace('must NOT', 'must not') }
+}
+
+/** The environment's strings with the defaults filled in, integers and booleans converted (as `Value.Convert` did). */
+function converted(picked: Record<string, string>): Record<string, unknown> {
+  const env: Record<string, unknown> = {}
+  for (const [name, schema] of Object.entries(EnvSchema.properties as Record<string, { type?: unknown; default?: unknown }>)) {
+    const raw = picked[name]
+    if (raw === undefined) {
+      if (schema.default !== undefined) env[name] = schema.default
+    } else if (schema.type === 'integer') {
+      env[name] = Number(raw)
+    } else if (schema.type === 'boolean') {
+      const word = raw.toLowerCase()
+      env[name] = word === 'true' || raw === '1' ? true : word === 'false' || raw === '0' ? false : raw
+    } else {
+      env[name] = raw
+    }
+  }
+  return env
+}
+
 /** A rule in words where the validator's own message would not help ("must be equal to constant"). */
 function describeRule(variable: string): string | undefined {
   const property = (EnvSchema.properties as Record<string, { anyOf?: Array<{ const?: unknown }> }>)[variable]
@@ -162,12 +209,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       throw new ConfigError(name, `must be an integer (got ${JSON.stringify(raw)})`)
     }
   }
-  const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, picked))
-  const error = Value.Errors(EnvSchema, env)[0]
+  const env = converted(picked)
+  const error = firstError(validators().env, env)
   if (error) {
     const variable = error.instancePath.replace(/^\//, '') || 'environment'
     // Connection URLs may carry a password: never print them back.
-    const got = SECRET_VARIABLES.has(variable) ? 'value not shown: it may hold a password' : `got ${JSON.stringify(picked[variable] ?? '')}`
+    const got = SECRET_VARIABLES.has(variable) ? 'value not shown: it may hold a password' : `got ${JSON.stringify(env[variable] ?? '')}`
     throw new ConfigError(variable, `${describeRule(variable) ?? error.message} (${got})`)
   }
   const valid = env as Env
