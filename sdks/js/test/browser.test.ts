@@ -1,10 +1,10 @@
-// The built ESM in Chromium (playwright-core, /usr/bin/chromium): a File uploaded with progress.
-// The page is served beside a proxy to the launcher's server, so the API is same-origin (the API
-// under /api/v1/files has no CORS headers); a second upload goes cross-origin to /api/v1/uploads,
-// which allows any origin.
+// The built ESM in Chromium (playwright-core, /usr/bin/chromium), on a page of another origin than
+// the server: the API sends CORS headers on all of /api/v1 (any origin, preflights without a key),
+// so the SDK calls the launcher's server cross-origin directly. A File is uploaded with progress
+// (multipart, then resumably), then listed, read, counted in stats and deleted.
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { createServer, request, type Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser } from 'playwright-core'
@@ -32,25 +32,17 @@ function serveFile(res: import('node:http').ServerResponse, file: string) {
 }
 
 beforeAll(async () => {
-  const target = new URL(server().server_url)
+  // The page and the SDK come from this server; the API is the launcher's, on another origin.
   site = createServer((req, res) => {
     const url = req.url ?? '/'
     if (url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE)
     if (url.startsWith('/sdk/')) return serveFile(res, path.join(root, 'dist', path.normalize(url.slice(5))))
     if (url.startsWith('/noble/')) return serveFile(res, path.join(root, 'node_modules/@noble/hashes', path.normalize(url.slice(7))))
-    // Everything else goes to the Fileshare server (same origin for the page).
-    const upstream = request(
-      { host: target.hostname, port: target.port, method: req.method, path: url, headers: { ...req.headers, host: target.host } },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers)
-        answer.pipe(res)
-      },
-    )
-    upstream.on('error', () => res.destroy())
-    req.pipe(upstream)
+    res.writeHead(404).end()
   })
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
   origin = `http://127.0.0.1:${(site.address() as { port: number }).port}`
+  expect(new URL(server().base_url).origin).not.toBe(origin)
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] })
 }, 60_000)
 
@@ -65,7 +57,7 @@ interface PageResult {
 }
 
 describe.skipIf(!existsSync(CHROMIUM))('in Chromium', () => {
-  it('uploads a File with progress (multipart, same origin) and resumably (cross-origin)', async () => {
+  it('uploads a File with progress (multipart and resumably), lists, reads, counts and deletes it, all cross-origin', async () => {
     const page = await browser.newPage()
     const errors: string[] = []
     page.on('pageerror', (error) => errors.push(error.message))
@@ -87,15 +79,35 @@ describe.skipIf(!existsSync(CHROMIUM))('in Chromium', () => {
     for (let i = 0; i < size; i++) expected[i] = (i * 31 + 7) & 0xff
     const sha = createHash('sha256').update(expected).digest('hex')
 
-    const same = await run({ baseUrl: `${origin}/api/v1`, apiKey: server().keys.pro, resumable: false, size })
-    expect(same.file).toMatchObject({ filename: 'from-browser.bin', size, sha256: sha })
-    expect(same.progress.at(-1)).toEqual([size, size])
-    expect(same.progress.length).toBeGreaterThan(1)
+    const multipart = await run({ baseUrl: server().base_url, apiKey: server().keys.pro, resumable: false, size })
+    expect(multipart.file).toMatchObject({ filename: 'from-browser.bin', size, sha256: sha })
+    expect(multipart.progress.at(-1)).toEqual([size, size])
+    expect(multipart.progress.length).toBeGreaterThan(1)
 
-    const cross = await run({ baseUrl: server().base_url, apiKey: server().keys.pro, resumable: true, size })
-    expect(cross.file).toMatchObject({ size, sha256: sha })
-    expect(cross.progress.at(-1)).toEqual([size, size])
-    expect(new Set(cross.progress.map(([sent]) => sent)).size).toBeGreaterThan(3)
+    const resumable = await run({ baseUrl: server().base_url, apiKey: server().keys.pro, resumable: true, size })
+    expect(resumable.file).toMatchObject({ size, sha256: sha })
+    expect(resumable.progress.at(-1)).toEqual([size, size])
+    expect(new Set(resumable.progress.map(([sent]) => sent)).size).toBeGreaterThan(3)
+
+    // The other endpoints, cross-origin too (GET with a key, DELETE: preflighted requests).
+    const others = (await page.evaluate(`(async ({ baseUrl, apiKey, id }) => {
+      const { Fileshare, NotFoundError } = await import('/sdk/index.js')
+      const client = new Fileshare({ baseUrl, apiKey })
+      const listed = await client.files.list({ limit: 100 })
+      const one = await client.files.get(id)
+      const stats = await client.stats()
+      await client.files.delete(id)
+      const gone = await client.files.get(id).then(() => 'still there', (e) => e instanceof NotFoundError ? e.requestId : String(e))
+      return { listed: listed.files.some((f) => f.file_id === id), one: one.file_id, plan: stats.plan, gone }
+    })(${JSON.stringify({ baseUrl: server().base_url, apiKey: server().keys.pro, id: multipart.file.file_id })})`)) as {
+      listed: boolean
+      one: number
+      plan: string
+      gone: string
+    }
+    expect(others).toMatchObject({ listed: true, one: multipart.file.file_id, plan: 'pro' })
+    // A NotFoundError whose request id could be read: the exposed headers work as well.
+    expect(others.gone).toMatch(/^[0-9a-f-]{36}$/)
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)

@@ -1,17 +1,19 @@
-// `npm pack` holds the build, the types, README.md, LICENSE and package.json: nothing else.
+// `npm pack` holds the build, the types, the `fshare` bin, README.md, LICENSE and package.json: nothing else.
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { expect, it } from 'vitest'
 
-it('packs dist (JS + .d.ts), README.md, LICENSE and package.json only', async () => {
+it('packs dist (JS + .d.ts), bin/fshare.js, README.md, LICENSE and package.json only', async () => {
   const cwd = fileURLToPath(new URL('..', import.meta.url))
   // --ignore-scripts: the suite built dist already (pretest); prepack would build it again.
   const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd })
-  const [pack] = JSON.parse(stdout) as [{ name: string; version: string; files: { path: string }[] }]
+  const [pack] = JSON.parse(stdout) as [{ name: string; version: string; files: { path: string; mode: number }[] }]
   expect(pack.name).toBe('@fileshare/sdk')
   const paths = pack.files.map((f) => f.path).sort()
-  const outside = paths.filter((p) => !p.startsWith('dist/') && !['README.md', 'LICENSE', 'package.json'].includes(p))
+  const outside = paths.filter((p) => !p.startsWith('dist/') && !['README.md', 'LICENSE', 'package.json', 'bin/fshare.js'].includes(p))
   expect(outside).toEqual([])
   for (const required of [
     'README.md',
@@ -21,8 +23,16 @@ it('packs dist (JS + .d.ts), README.md, LICENSE and package.json only', async ()
     'dist/index.d.ts',
     'dist/client.d.ts',
     'dist/node/node-io.browser.js',
+    'dist/cli/main.js',
+    'bin/fshare.js',
   ]) {
     expect(paths).toContain(required)
   }
   expect(paths.filter((p) => p.endsWith('.map') || p.includes('test'))).toEqual([])
+  // The bin: a shebang, executable, named in package.json.
+  const bin = readFileSync(path.join(cwd, 'bin/fshare.js'), 'utf8')
+  expect(bin.startsWith('#!/usr/bin/env node\n')).toBe(true)
+  expect(pack.files.find((f) => f.path === 'bin/fshare.js')!.mode & 0o111).not.toBe(0)
+  const manifest = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as { bin: Record<string, string> }
+  expect(manifest.bin).toEqual({ fshare: 'bin/fshare.js' })
 }, 60_000)

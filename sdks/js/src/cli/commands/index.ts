@@ -1,0 +1,10 @@
+// Every command of `fshare`, in the order of the help.
+import type { Command } from '../command.js'
+import { get } from './get.js'
+import { info } from './info.js'
+import { ls } from './ls.js'
+import { rm } from './rm.js'
+import { stats } from './stats.js'
+import { upload } from './upload.js'
+
+export const COMMANDS: ReadonlyMap<string, Command> = new Map([upload, ls, info, get, rm, stats].map((command) => [command.name, command]))

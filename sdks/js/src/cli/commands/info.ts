@@ -1,0 +1,34 @@
+// fshare info ID
+import { fileIdArgument } from '../args.js'
+import type { Command } from '../command.js'
+import { EXIT_OK, UsageError } from '../exit-codes.js'
+import { formatBytes, keyValues, printable } from '../output.js'
+
+export const info: Command = {
+  name: 'info',
+  summary: "show a file's record",
+  usage: 'info ID',
+  description: ["Shows one file's record.", '--json: the file record, one object.'].join('\n'),
+  options: {},
+  examples: ['fshare info 12', 'fshare info 12 --json | jq -r .public_link'],
+  async run(context) {
+    const [raw, ...rest] = context.args.positionals
+    if (raw === undefined || rest.length > 0) throw new UsageError('info needs exactly one ID')
+    const id = fileIdArgument(raw)
+    const file = await context.client().files.get(id, { signal: context.signal })
+    context.out.jsonLine(file)
+    context.out.result(
+      keyValues([
+        ['id', String(file.file_id)],
+        ['name', printable(file.filename)],
+        ['size', `${formatBytes(file.size)} (${file.size} bytes)`],
+        ['type', printable(file.content_type)],
+        ['uploaded', `${file.upload_date} UTC`],
+        ['downloads', String(file.download_count)],
+        ['sha256', file.sha256],
+        ['link', file.public_link],
+      ]),
+    )
+    return EXIT_OK
+  },
+}

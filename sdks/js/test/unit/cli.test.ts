@@ -1,0 +1,83 @@
+// The CLI's pure parts: argument scanning, formatting, file names, the exit-code table.
+import { describe, expect, it } from 'vitest'
+import { findCommand, parseCommandLine } from '../../src/cli/args.js'
+import { dispositionFileName, safeFileName } from '../../src/cli/commands/get.js'
+import { EXIT_CODES, exitCodeFor, UsageError } from '../../src/cli/exit-codes.js'
+import { formatBytes, formatDuration, printable, scrub } from '../../src/cli/output.js'
+import { SpeedMeter } from '../../src/cli/progress.js'
+import * as sdk from '../../src/index.js'
+
+describe('fshare internals', () => {
+  it('finds the command after global options and their values', () => {
+    expect(findCommand(['--api-key', 'ls', 'upload', 'a'])).toBe('upload')
+    expect(findCommand(['--json', '--base-url', 'http://x/api/v1', 'ls'])).toBe('ls')
+    expect(findCommand(['--', 'get', '-o'])).toBe('get')
+    expect(findCommand(['--json'])).toBeUndefined()
+    expect(parseCommandLine(['--json', 'rm', '1', '2'], 'rm', {}).positionals).toEqual(['1', '2'])
+    expect(() => parseCommandLine(['ls', '--nope'], 'ls', {})).toThrow(UsageError)
+  })
+
+  it('formats sizes and durations', () => {
+    expect([0, 512, 1024, 1536, 2097155, 5 * 1024 ** 3].map(formatBytes)).toEqual([
+      '0 B',
+      '512 B',
+      '1.0 KiB',
+      '1.5 KiB',
+      '2.0 MiB',
+      '5.0 GiB',
+    ])
+    expect(formatBytes(300 * 1024)).toBe('300 KiB')
+    expect([undefined, Infinity, 3.2, 59, 65, 3725].map((s) => formatDuration(s))).toEqual(['--', '--', '4s', '59s', '1m05s', '1h02m'])
+    expect(formatDuration(3.24, true)).toBe('3.2s')
+  })
+
+  it('keeps server-chosen names harmless', () => {
+    expect(printable('a\u001b[31mb\n')).toBe('a\\x1b[31mb\\x0a')
+    expect(safeFileName('../../etc/passwd', 'x')).toBe('passwd')
+    expect(safeFileName('C:\\dir\\evil.txt', 'x')).toBe('evil.txt')
+    expect(safeFileName('..', 'fallback')).toBe('fallback')
+    expect(safeFileName('a\u0007b', 'x')).toBe('a_b')
+    expect(dispositionFileName(`attachment; filename="r_sum_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf`)).toBe('résumé.pdf')
+    expect(dispositionFileName('attachment; filename="a \\"b\\".txt"')).toBe('a "b".txt')
+    expect(dispositionFileName(null)).toBeUndefined()
+  })
+
+  it('redacts secrets', () => {
+    expect(scrub('key fsk_abcdefgh and fsk_abcdefgh', ['fsk_abcdefgh'])).toBe('key [redacted] and [redacted]')
+    expect(scrub('short', ['ab'])).toBe('short')
+  })
+
+  it('gives every SDK error class its own exit code, as the table says', () => {
+    const classes = [
+      'AuthenticationError',
+      'PermissionDeniedError',
+      'LimitExceededError',
+      'NotFoundError',
+      'BadRequestError',
+      'RateLimitError',
+      'ServerError',
+      'APIConnectionError',
+      'IntegrityError',
+      'ConfigurationError',
+    ] as const
+    const codes = classes.map((name) => exitCodeFor(new sdk[name]('x')))
+    expect(new Set(codes).size).toBe(classes.length)
+    for (const [i, name] of classes.entries()) expect(EXIT_CODES.find((e) => e.name === name)?.code).toBe(codes[i])
+    expect(exitCodeFor(new sdk.FileshareError('x'))).toBe(1)
+    expect(exitCodeFor(new Error('x'))).toBe(1)
+    expect(exitCodeFor(new UsageError('x'))).toBe(2)
+  })
+
+  it('measures speed over a sliding window', () => {
+    let now = 0
+    const meter = new SpeedMeter(() => now)
+    expect(meter.speed()).toBeUndefined()
+    meter.add(1_000_000) // a resumed download starts at 1 MB: not speed
+    now = 1000
+    meter.add(3_000_000)
+    expect(meter.speed()).toBe(2_000_000)
+    now = 20_000
+    meter.add(3_100_000)
+    expect(meter.speed()).toBeCloseTo(100_000 / 19, 0)
+  })
+})
