@@ -1,0 +1,86 @@
+package dev.fileshare;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.fileshare.FileshareException.ErrorDetails;
+import java.net.http.HttpHeaders;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+
+/** Maps a response that is not a success to the exception to throw. */
+final class Errors {
+    private Errors() {}
+
+    static Long headerNumber(HttpHeaders headers, String name) {
+        String raw = headers.firstValue(name).orElse(null);
+        if (raw == null || !raw.trim().matches("\\d{1,18}")) return null;
+        return Long.parseLong(raw.trim());
+    }
+
+    /** {@code Retry-After} in seconds (delta-seconds or an HTTP date), or null. */
+    static Long parseRetryAfter(String value, long nowMillis) {
+        if (value == null) return null;
+        String trimmed = value.trim();
+        if (trimmed.matches("\\d{1,18}")) return Long.parseLong(trimmed);
+        try {
+            ZonedDateTime date = ZonedDateTime.parse(trimmed, DateTimeFormatter.RFC_1123_DATE_TIME);
+            long millis = date.toInstant().toEpochMilli() - nowMillis;
+            return Math.max(0, (millis + 999) / 1000);
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    static FileshareException fromResponse(int status, HttpHeaders headers, String bodyText) {
+        String code = null;
+        String serverMessage = null;
+        try {
+            JsonNode body = Json.MAPPER.readTree(bodyText == null ? "" : bodyText);
+            JsonNode error = body == null ? null : body.get("error");
+            if (error != null && error.isObject()) {
+                if (error.path("code").isTextual()) code = error.get("code").asText();
+                if (error.path("message").isTextual()) serverMessage = error.get("message").asText();
+            }
+        } catch (Exception notJson) {
+            // a proxy's page, an empty body
+        }
+        String requestId = headers.firstValue("x-request-id").orElse(null);
+        Long retryAfter = parseRetryAfter(headers.firstValue("retry-after").orElse(null), System.currentTimeMillis());
+        String text = serverMessage;
+        if (text == null) {
+            String trimmed = bodyText == null ? "" : bodyText.trim();
+            text = trimmed.isEmpty() ? "no message" : trimmed.substring(0, Math.min(200, trimmed.length()));
+        }
+        String message = status + (code != null ? " " + code : "") + ": " + text;
+        if (status == 429) {
+            RateLimitInfo info = new RateLimitInfo(
+                    headerNumber(headers, "ratelimit-limit"),
+                    headerNumber(headers, "ratelimit-remaining"),
+                    headerNumber(headers, "ratelimit-reset"));
+            return new RateLimitException(message, new ErrorDetails(status, code, requestId, retryAfter, info), null);
+        }
+        ErrorDetails details = new ErrorDetails(status, code, requestId, retryAfter, null);
+        if (status == 401) return new AuthenticationException(message, details, null);
+        if (status == 403) {
+            if ("file_too_large".equals(code) || "daily_upload_limit_exceeded".equals(code)) {
+                return new LimitExceededException(message, details, null);
+            }
+            return new PermissionDeniedException(message, details, null);
+        }
+        if (status == 413 && (code == null || "file_too_large".equals(code))) {
+            return new LimitExceededException(message, details, null);
+        }
+        if (status == 404) return new NotFoundException(message, details, null);
+        if (status >= 500) return new ServerException(message, details, null);
+        return new BadRequestException(message, details, null);
+    }
+
+    static APIConnectionException connection(String message, Throwable cause) {
+        return new APIConnectionException(message, ErrorDetails.NONE, cause);
+    }
+
+    static APIConnectionException idle(Duration timeout) {
+        return connection("no data moved for " + timeout.toMillis() + " ms (timeout)", null);
+    }
+}

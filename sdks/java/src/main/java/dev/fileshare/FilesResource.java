@@ -1,0 +1,309 @@
+package dev.fileshare;
+
+import java.io.InputStream;
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
+
+/**
+ * The account's files: {@link #upload upload}, {@link #list list}, {@link #iterate iterate},
+ * {@link #get get}, {@link #delete delete}. Obtain it with {@link FileshareClient#files()}.
+ * Thread-safe.
+ */
+public final class FilesResource {
+    private final FileshareClient client;
+    private final Transport transport;
+
+    FilesResource(FileshareClient client, Transport transport) {
+        this.client = client;
+        this.transport = transport;
+    }
+
+    /**
+     * Uploads a file from disk, streaming it (memory stays flat whatever the size).
+     *
+     * @param path the file to upload; its name is the stored name unless {@code filename} is set
+     * @return the stored file's record
+     * @throws IntegrityException if the server's SHA-256 differs from the bytes sent
+     * @throws LimitExceededException if the file is too large or the daily uploads are spent
+     * @see #upload(Path, UploadOptions)
+     */
+    public FileInfo upload(Path path) {
+        return upload(path, UploadOptions.defaults());
+    }
+
+    /**
+     * Uploads a file from disk with options. Files of at least the client's
+     * {@code resumableThreshold} (64 MiB) go through resumable uploads when the server offers them.
+     * A failed attempt is retried (429, 503, no connection) since a path can be read again.
+     *
+     * @param path the file to upload
+     * @param options filename, content type, progress listener, resumable
+     * @return the stored file's record
+     */
+    public FileInfo upload(Path path, UploadOptions options) {
+        return upload(UploadSource.of(path), options);
+    }
+
+    /**
+     * Uploads bytes held in memory, stored as {@code file}.
+     *
+     * @param bytes the content
+     * @return the stored file's record
+     */
+    public FileInfo upload(byte[] bytes) {
+        return upload(bytes, UploadOptions.defaults());
+    }
+
+    /**
+     * Uploads bytes held in memory.
+     *
+     * @param bytes the content
+     * @param options filename (default {@code file}), content type, progress listener, resumable
+     * @return the stored file's record
+     */
+    public FileInfo upload(byte[] bytes, UploadOptions options) {
+        return upload(UploadSource.of(bytes), options);
+    }
+
+    /**
+     * Uploads what a stream holds, read as it is sent (the stream is not closed). Its length is
+     * {@link UploadOptions.Builder#size(long) size} when given; otherwise the body is sent chunked
+     * (or, resumable, with a deferred length). A one-shot stream is never sent twice: a multipart
+     * upload of a stream is not retried, while resumable uploads resume from the buffered chunk.
+     *
+     * @param stream the content
+     * @return the stored file's record
+     */
+    public FileInfo upload(InputStream stream) {
+        return upload(stream, UploadOptions.defaults());
+    }
+
+    /**
+     * Uploads what a stream holds, with options; see {@link #upload(InputStream)}.
+     *
+     * @param stream the content
+     * @param options filename (default {@code file}), size, content type, progress listener, resumable
+     * @return the stored file's record
+     */
+    public FileInfo upload(InputStream stream, UploadOptions options) {
+        UploadOptions o = options == null ? UploadOptions.defaults() : options;
+        return upload(UploadSource.of(stream, o.size()), o);
+    }
+
+    /**
+     * {@link #upload(Path, UploadOptions)} on the client's executor.
+     *
+     * @param path the file to upload
+     * @param options the options (may be null)
+     * @return the stored file's record, or a failed future with the {@link FileshareException}
+     */
+    public CompletableFuture<FileInfo> uploadAsync(Path path, UploadOptions options) {
+        return client.async(() -> upload(path, options));
+    }
+
+    /**
+     * {@link #upload(InputStream, UploadOptions)} on the client's executor.
+     *
+     * @param stream the content
+     * @param options the options (may be null)
+     * @return the stored file's record, or a failed future with the {@link FileshareException}
+     */
+    public CompletableFuture<FileInfo> uploadAsync(InputStream stream, UploadOptions options) {
+        return client.async(() -> upload(stream, options));
+    }
+
+    private FileInfo upload(UploadSource source, UploadOptions options) {
+        UploadOptions o = options == null ? UploadOptions.defaults() : options;
+        String filename = o.filename() != null ? o.filename() : source.name != null ? source.name : "file";
+        boolean useTus = Boolean.TRUE.equals(o.resumable());
+        if (o.resumable() == null && source.size >= client.resumableThreshold()) {
+            useTus = client.resumableUploads().available();
+        }
+        if (useTus) {
+            TusUploader.Capabilities capabilities = client.resumableUploads();
+            if (!capabilities.available()) {
+                throw new ConfigurationException("the server does not offer resumable uploads (OPTIONS /uploads)");
+            }
+            int chunkSize = o.chunkSize() > 0 ? o.chunkSize() : client.chunkSize();
+            return TusUploader.upload(transport, source, filename, o.contentType(), chunkSize,
+                    capabilities.checksumSha256(), o.onProgress());
+        }
+        return uploadMultipart(source, filename, o);
+    }
+
+    private FileInfo uploadMultipart(UploadSource source, String filename, UploadOptions options) {
+        ProgressListener progress = options.onProgress();
+        long total = source.size;
+        MultipartBodyPublisher[] used = new MultipartBodyPublisher[1];
+        Transport.Result result = transport.retry.run(attempt -> {
+            Transport.Activity activity = new Transport.Activity();
+            LongConsumer onBytes = sent -> {
+                activity.touch();
+                if (progress != null) progress.onProgress(sent, total);
+            };
+            MultipartBodyPublisher body = new MultipartBodyPublisher(filename, options.contentType(), source, onBytes);
+            used[0] = body;
+            HttpRequest.Builder request = transport.request(transport.url("/files/upload"), true)
+                    .header("Content-Type", body.contentType())
+                    .POST(body);
+            // No Expect: 100-continue: JDK 17's client stalls reading the body of a final answer that
+            // comes instead of 100. A refusal still reaches us: the server reads and discards up to
+            // 64 MiB of a refused body, and larger files go through resumable uploads, refused at creation.
+            if (progress != null) progress.onProgress(0, total);
+            return transport.exchangeJson(request.build(), activity);
+        }, error -> source.replayable);
+        FileInfo file = Json.fileInfo(result.body());
+        String actual = used[0].sha256();
+        if (actual == null || !actual.equalsIgnoreCase(file.sha256())) {
+            throw new IntegrityException("the server stored file " + file.fileId() + " with SHA-256 " + file.sha256()
+                    + ", but the bytes sent hash to " + actual, file.sha256(), actual);
+        }
+        if (progress != null) progress.onProgress(file.size(), total < 0 ? file.size() : total);
+        return file;
+    }
+
+    /**
+     * One page of the account's files, newest first.
+     *
+     * @param page the page, from 1
+     * @param limit files per page, 1 to 100
+     * @return the files and the pagination
+     * @throws BadRequestException for a page or limit out of range
+     */
+    public FileList list(int page, int limit) {
+        Map<String, Object> query = new LinkedHashMap<>();
+        query.put("page", page);
+        query.put("limit", limit);
+        return Json.fileList(transport.requestJson(() -> transport.request(transport.url("/files", query), true).GET().build()).body());
+    }
+
+    /**
+     * The first page of 20 files.
+     *
+     * @return the files and the pagination
+     */
+    public FileList list() {
+        return list(1, 20);
+    }
+
+    /**
+     * {@link #list(int, int)} on the client's executor.
+     *
+     * @param page the page, from 1
+     * @param limit files per page, 1 to 100
+     * @return the page, or a failed future with the {@link FileshareException}
+     */
+    public CompletableFuture<FileList> listAsync(int page, int limit) {
+        return client.async(() -> list(page, limit));
+    }
+
+    /**
+     * Every file of the account, page after page ({@code limit} per request), fetched lazily as the
+     * iteration goes. A file is never yielded twice, even when uploads during the iteration shift
+     * the pages. Each call of {@link Iterable#iterator()} starts again from page 1.
+     *
+     * <pre>{@code for (FileInfo f : client.files().iterate(100)) System.out.println(f.filename());}</pre>
+     *
+     * @param limit files per request, 1 to 100
+     * @return the files, newest first
+     */
+    public Iterable<FileInfo> iterate(int limit) {
+        return () -> new Iterator<>() {
+            private final Set<Long> seen = new HashSet<>();
+            private List<FileInfo> current = List.of();
+            private int index;
+            private int page;
+            private boolean last;
+            private FileInfo next;
+
+            @Override
+            public boolean hasNext() {
+                while (next == null) {
+                    if (index < current.size()) {
+                        FileInfo candidate = current.get(index++);
+                        if (seen.add(candidate.fileId())) next = candidate;
+                        continue;
+                    }
+                    if (last) return false;
+                    page++;
+                    FileList list = list(page, limit);
+                    current = list.files();
+                    index = 0;
+                    last = current.size() < limit || page >= list.pagination().pages();
+                }
+                return true;
+            }
+
+            @Override
+            public FileInfo next() {
+                if (!hasNext()) throw new NoSuchElementException();
+                FileInfo result = next;
+                next = null;
+                return result;
+            }
+        };
+    }
+
+    /**
+     * {@link #iterate(int)} with 100 files per request.
+     *
+     * @return the files, newest first
+     */
+    public Iterable<FileInfo> iterate() {
+        return iterate(100);
+    }
+
+    /**
+     * One file's record.
+     *
+     * @param fileId the file's id
+     * @return its record
+     * @throws NotFoundException if the account has no such file
+     */
+    public FileInfo get(long fileId) {
+        var body = transport.requestJson(() -> transport.request(transport.url("/files/" + fileId), true).GET().build()).body();
+        return Json.fileInfo(body == null ? null : body.get("file"));
+    }
+
+    /**
+     * {@link #get(long)} on the client's executor.
+     *
+     * @param fileId the file's id
+     * @return its record, or a failed future with the {@link FileshareException}
+     */
+    public CompletableFuture<FileInfo> getAsync(long fileId) {
+        return client.async(() -> get(fileId));
+    }
+
+    /**
+     * Deletes a file; its public link stops working at once.
+     *
+     * @param fileId the file's id
+     * @throws NotFoundException if the account has no such file (also when deleted already)
+     */
+    public void delete(long fileId) {
+        transport.requestJson(() -> transport.request(transport.url("/files/" + fileId), true).DELETE().build());
+    }
+
+    /**
+     * {@link #delete(long)} on the client's executor.
+     *
+     * @param fileId the file's id
+     * @return a future that completes when the file is gone
+     */
+    public CompletableFuture<Void> deleteAsync(long fileId) {
+        return client.async(() -> {
+            delete(fileId);
+            return null;
+        });
+    }
+}

@@ -1,0 +1,383 @@
+package dev.fileshare;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The Fileshare API client. Build one with {@link #builder()}, share it between threads, and
+ * {@link #close()} it when done (it owns the thread pool of the {@code *Async} calls).
+ *
+ * <pre>{@code
+ * try (FileshareClient client = FileshareClient.builder()
+ *         .baseUrl("https://files.example.com/api/v1")
+ *         .apiKey(System.getenv("FILESHARE_API_KEY"))
+ *         .build()) {
+ *     FileInfo file = client.files().upload(Path.of("video.mp4"));
+ *     client.download(file, Path.of("copy.mp4"));
+ * }
+ * }</pre>
+ *
+ * <p>The API key never appears in a message, in {@link #toString()} or in a log line.
+ */
+public final class FileshareClient implements AutoCloseable {
+    /** Default number of retries of a failed call (429, 503, no connection). */
+    public static final int DEFAULT_MAX_RETRIES = 2;
+    /** Default idle timeout. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+    /** Sources of at least this many bytes use resumable uploads by default (64 MiB). */
+    public static final long DEFAULT_RESUMABLE_THRESHOLD = 64L * 1024 * 1024;
+    /** Default chunk size of resumable uploads (16 MiB). */
+    public static final int DEFAULT_CHUNK_SIZE = 16 * 1024 * 1024;
+
+    private final String baseUrl;
+    private final int maxRetries;
+    private final Duration timeout;
+    private final long resumableThreshold;
+    private final int chunkSize;
+    private final Transport transport;
+    private final FilesResource files;
+    private final ExecutorService ownExecutor;
+    private final java.util.concurrent.Executor executor;
+    private volatile TusUploader.Capabilities tus;
+
+    private FileshareClient(Builder b) {
+        Function<String, String> env = b.env == null ? System::getenv : b.env;
+        String url = b.baseUrl != null ? b.baseUrl : env.apply("FILESHARE_BASE_URL");
+        String key = b.apiKey != null ? b.apiKey : env.apply("FILESHARE_API_KEY");
+        if (url == null || url.isBlank()) {
+            throw new ConfigurationException("no base URL: call baseUrl(\"https://files.example.com/api/v1\") or set FILESHARE_BASE_URL");
+        }
+        if (!url.matches("(?i)^https?://[^/\\s]+.*") || url.contains(" ")) {
+            throw new ConfigurationException("baseUrl must be an http(s) URL ending in /api/v1");
+        }
+        try {
+            URI.create(url);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException("baseUrl is not a valid URL");
+        }
+        if (key == null || key.isBlank()) throw new ConfigurationException("no API key: call apiKey(...) or set FILESHARE_API_KEY");
+        if (key.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+            throw new ConfigurationException("the API key holds characters an HTTP header cannot carry");
+        }
+        this.baseUrl = url.replaceAll("/+$", "");
+        this.maxRetries = b.maxRetries;
+        this.timeout = b.timeout;
+        this.resumableThreshold = b.resumableThreshold;
+        this.chunkSize = b.chunkSize;
+        HttpClient http = b.httpClient;
+        if (http == null) {
+            HttpClient.Builder hb = HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .followRedirects(HttpClient.Redirect.NEVER);
+            if (!timeout.isZero()) hb.connectTimeout(timeout);
+            http = hb.build();
+        }
+        Retry.Sleeper sleeper = b.sleeper != null ? b.sleeper : Thread::sleep;
+        DoubleSupplier random = b.random != null ? b.random : () -> ThreadLocalRandom.current().nextDouble();
+        this.transport = new Transport(baseUrl, key, timeout, new Retry(maxRetries, sleeper, random), http);
+        this.files = new FilesResource(this, transport);
+        if (b.executor != null) {
+            this.ownExecutor = null;
+            this.executor = b.executor;
+        } else {
+            AtomicInteger count = new AtomicInteger();
+            this.ownExecutor = Executors.newCachedThreadPool(r -> {
+                Thread t = new Thread(r, "fileshare-sdk-" + count.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+            this.executor = ownExecutor;
+        }
+    }
+
+    /** @return a builder; unset values come from {@code FILESHARE_BASE_URL} and {@code FILESHARE_API_KEY} */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return upload, list, iterate, get, delete */
+    public FilesResource files() {
+        return files;
+    }
+
+    /**
+     * The account's statistics, limits and plan; fields this SDK does not know are kept in the
+     * records' {@code extra} maps.
+     *
+     * @return {@code stats()}, {@code limits()}, {@code plan()}
+     */
+    public AccountStats stats() {
+        return Json.accountStats(transport.requestJson(() -> transport.request(transport.url("/stats"), true).GET().build()).body());
+    }
+
+    /**
+     * {@link #stats()} on the client's executor.
+     *
+     * @return the statistics, or a failed future with the {@link FileshareException}
+     */
+    public CompletableFuture<AccountStats> statsAsync() {
+        return async(this::stats);
+    }
+
+    /**
+     * Downloads a file to a path. With a partial destination file, continues it with
+     * {@code Range} + {@code If-Range}; checks the finished file against the file's SHA-256.
+     *
+     * @param file the file's record (its {@code publicLink}, {@code sha256} and {@code size} are used)
+     * @param destination the file to write (created, or continued)
+     * @return the size, SHA-256 and resumed part of the finished file
+     * @throws IntegrityException if the bytes do not match the SHA-256
+     */
+    public DownloadResult download(FileInfo file, Path destination) {
+        return download(file, destination, DownloadOptions.defaults());
+    }
+
+    /**
+     * Downloads a file to a path, with options.
+     *
+     * @param file the file's record
+     * @param destination the file to write
+     * @param options progress listener, resume (default true)
+     * @return the size, SHA-256 and resumed part of the finished file
+     */
+    public DownloadResult download(FileInfo file, Path destination, DownloadOptions options) {
+        Objects.requireNonNull(file, "file");
+        DownloadOptions o = options == null ? DownloadOptions.defaults() : options;
+        return new Downloader(transport, file.publicLink(), file.sha256(), file.size(), destination, o).run();
+    }
+
+    /**
+     * Downloads a public link (no key is sent to it) to a path.
+     *
+     * @param publicLink a file's {@code public_link}
+     * @param destination the file to write (created, or continued)
+     * @return the size, SHA-256 and resumed part of the finished file
+     */
+    public DownloadResult download(String publicLink, Path destination) {
+        return download(publicLink, destination, DownloadOptions.defaults());
+    }
+
+    /**
+     * Downloads a public link to a path, with options. A partial destination is continued after a
+     * {@code HEAD} tells the link's ETag and length.
+     *
+     * @param publicLink a file's {@code public_link}
+     * @param destination the file to write
+     * @param options progress listener, resume (default true)
+     * @return the size, SHA-256 and resumed part of the finished file
+     */
+    public DownloadResult download(String publicLink, Path destination, DownloadOptions options) {
+        DownloadOptions o = options == null ? DownloadOptions.defaults() : options;
+        return new Downloader(transport, publicLink, null, -1, destination, o).run();
+    }
+
+    /**
+     * {@link #download(FileInfo, Path, DownloadOptions)} on the client's executor.
+     *
+     * @param file the file's record
+     * @param destination the file to write
+     * @param options the options (may be null)
+     * @return the result, or a failed future with the {@link FileshareException}
+     */
+    public CompletableFuture<DownloadResult> downloadAsync(FileInfo file, Path destination, DownloadOptions options) {
+        return async(() -> download(file, destination, options));
+    }
+
+    /**
+     * {@link #download(String, Path, DownloadOptions)} on the client's executor.
+     *
+     * @param publicLink a file's {@code public_link}
+     * @param destination the file to write
+     * @param options the options (may be null)
+     * @return the result, or a failed future with the {@link FileshareException}
+     */
+    public CompletableFuture<DownloadResult> downloadAsync(String publicLink, Path destination, DownloadOptions options) {
+        return async(() -> download(publicLink, destination, options));
+    }
+
+    /**
+     * Whether the server offers resumable uploads (asked once with {@code OPTIONS /uploads}, then kept).
+     *
+     * @return true when it speaks tus 1.0.0 with the creation extension
+     */
+    public boolean supportsResumableUploads() {
+        return resumableUploads().available();
+    }
+
+    TusUploader.Capabilities resumableUploads() {
+        TusUploader.Capabilities known = tus;
+        if (known == null) {
+            known = TusUploader.detect(transport);
+            if (known.available()) tus = known; // a failed question is asked again next time
+        }
+        return known;
+    }
+
+    <T> CompletableFuture<T> async(Supplier<T> call) {
+        try {
+            return CompletableFuture.supplyAsync(call, executor);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new ConfigurationException("the client is closed"));
+        }
+    }
+
+    /** @return the base URL, without a trailing slash */
+    public String baseUrl() {
+        return baseUrl;
+    }
+
+    /** @return retries of a failed call */
+    public int maxRetries() {
+        return maxRetries;
+    }
+
+    /** @return the idle timeout */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /** @return the size from which uploads are resumable */
+    public long resumableThreshold() {
+        return resumableThreshold;
+    }
+
+    /** @return the chunk size of resumable uploads */
+    public int chunkSize() {
+        return chunkSize;
+    }
+
+    /** Stops the thread pool of the {@code *Async} calls (calls in flight finish). */
+    @Override
+    public void close() {
+        if (ownExecutor != null) ownExecutor.shutdown();
+    }
+
+    /** @return the settings, with the key redacted */
+    @Override
+    public String toString() {
+        return "FileshareClient{baseUrl=" + baseUrl + ", apiKey=[redacted], maxRetries=" + maxRetries + ", timeout=" + timeout + "}";
+    }
+
+    /** Unwraps the {@link FileshareException} of a failed {@code *Async} call's {@link CompletionException}. */
+    static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    /** Builds a {@link FileshareClient}. */
+    public static final class Builder {
+        private String baseUrl;
+        private String apiKey;
+        private int maxRetries = DEFAULT_MAX_RETRIES;
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private long resumableThreshold = DEFAULT_RESUMABLE_THRESHOLD;
+        private int chunkSize = DEFAULT_CHUNK_SIZE;
+        private HttpClient httpClient;
+        private java.util.concurrent.Executor executor;
+        Function<String, String> env;
+        Retry.Sleeper sleeper;
+        DoubleSupplier random;
+
+        private Builder() {}
+
+        /**
+         * @param baseUrl ends in {@code /api/v1}, e.g. {@code https://files.example.com/api/v1}
+         *     (default: {@code FILESHARE_BASE_URL})
+         * @return this builder
+         */
+        public Builder baseUrl(String baseUrl) {
+            this.baseUrl = baseUrl;
+            return this;
+        }
+
+        /**
+         * @param apiKey {@code fsk_…} (default: {@code FILESHARE_API_KEY})
+         * @return this builder
+         */
+        public Builder apiKey(String apiKey) {
+            this.apiKey = apiKey;
+            return this;
+        }
+
+        /**
+         * @param maxRetries retries of a call that failed with 429, 503 or no connection (default 2)
+         * @return this builder
+         */
+        public Builder maxRetries(int maxRetries) {
+            if (maxRetries < 0) throw new ConfigurationException("maxRetries must not be negative");
+            this.maxRetries = maxRetries;
+            return this;
+        }
+
+        /**
+         * @param timeout idle timeout for connecting and for each stretch without a byte sent or
+         *     received (default 60 s); never a deadline for a whole transfer. {@link Duration#ZERO}: none
+         * @return this builder
+         */
+        public Builder timeout(Duration timeout) {
+            if (timeout == null || timeout.isNegative()) throw new ConfigurationException("timeout must not be negative");
+            this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * @param bytes sources of at least this size use resumable uploads when the server offers them (default 64 MiB)
+         * @return this builder
+         */
+        public Builder resumableThreshold(long bytes) {
+            if (bytes < 0) throw new ConfigurationException("resumableThreshold must not be negative");
+            this.resumableThreshold = bytes;
+            return this;
+        }
+
+        /**
+         * @param bytes chunk size of resumable uploads (default 16 MiB); keep it below the body
+         *     limits of proxies on the way
+         * @return this builder
+         */
+        public Builder chunkSize(int bytes) {
+            if (bytes <= 0) throw new ConfigurationException("chunkSize must be positive");
+            this.chunkSize = bytes;
+            return this;
+        }
+
+        /**
+         * @param httpClient a {@link HttpClient} of your own (proxy, TLS settings); it should use
+         *     HTTP/1.1 for plain-http servers. Default: one the client builds
+         * @return this builder
+         */
+        public Builder httpClient(HttpClient httpClient) {
+            this.httpClient = httpClient;
+            return this;
+        }
+
+        /**
+         * @param executor runs the {@code *Async} calls (default: a pool the client owns and
+         *     {@link FileshareClient#close() closes})
+         * @return this builder
+         */
+        public Builder executor(java.util.concurrent.Executor executor) {
+            this.executor = executor;
+            return this;
+        }
+
+        /**
+         * @return the client
+         * @throws ConfigurationException without a base URL or key, or with an invalid one
+         */
+        public FileshareClient build() {
+            return new FileshareClient(this);
+        }
+    }
+}

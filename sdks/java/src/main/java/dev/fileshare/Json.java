@@ -1,0 +1,81 @@
+package dev.fileshare;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The API's JSON to the SDK's records (every unknown field kept in {@code extra}). */
+final class Json {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private static final Set<String> FILE_FIELDS = Set.of(
+            "file_id", "filename", "size", "upload_date", "download_count", "public_link", "content_type", "sha256", "success");
+    private static final Set<String> STATS_FIELDS = Set.of("total_files", "total_size", "total_downloads", "uploads_today");
+    private static final Set<String> LIMITS_FIELDS = Set.of("max_file_size", "daily_uploads", "requests_per_minute", "requests_per_day");
+    private static final Set<String> ACCOUNT_FIELDS = Set.of("stats", "limits", "plan", "success");
+
+    private Json() {}
+
+    private static Map<String, Object> extra(JsonNode node, Set<String> known) {
+        Map<String, Object> extra = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> field = it.next();
+            if (known.contains(field.getKey())) continue;
+            Object value = MAPPER.convertValue(field.getValue(), Object.class);
+            if (value != null) extra.put(field.getKey(), value);
+        }
+        return extra;
+    }
+
+    private static String text(JsonNode node, String name) {
+        JsonNode value = node.get(name);
+        return value == null || value.isNull() ? null : value.asText();
+    }
+
+    static FileInfo fileInfo(JsonNode node) {
+        if (node == null || !node.isObject() || !node.path("file_id").canConvertToLong()) {
+            throw new FileshareException("the answer holds no file object");
+        }
+        return new FileInfo(
+                node.get("file_id").asLong(),
+                text(node, "filename"),
+                node.path("size").asLong(),
+                text(node, "upload_date"),
+                node.path("download_count").asLong(),
+                text(node, "public_link"),
+                text(node, "content_type"),
+                text(node, "sha256"),
+                extra(node, FILE_FIELDS));
+    }
+
+    static FileList fileList(JsonNode node) {
+        if (node == null || !node.path("files").isArray() || !node.path("pagination").isObject()) {
+            throw new FileshareException("the answer holds no file list");
+        }
+        List<FileInfo> files = new ArrayList<>();
+        for (JsonNode file : node.get("files")) files.add(fileInfo(file));
+        JsonNode p = node.get("pagination");
+        return new FileList(files, new Pagination(
+                p.path("page").asLong(), p.path("limit").asLong(), p.path("total").asLong(), p.path("pages").asLong()));
+    }
+
+    static AccountStats accountStats(JsonNode node) {
+        if (node == null || !node.path("stats").isObject() || !node.path("limits").isObject()) {
+            throw new FileshareException("the answer holds no statistics");
+        }
+        JsonNode s = node.get("stats");
+        JsonNode l = node.get("limits");
+        return new AccountStats(
+                new Stats(s.path("total_files").asLong(), s.path("total_size").asLong(), s.path("total_downloads").asLong(),
+                        s.path("uploads_today").asLong(), extra(s, STATS_FIELDS)),
+                new Limits(l.path("max_file_size").asLong(), l.path("daily_uploads").asLong(),
+                        l.path("requests_per_minute").asLong(), l.path("requests_per_day").asLong(), extra(l, LIMITS_FIELDS)),
+                text(node, "plan"),
+                extra(node, ACCOUNT_FIELDS));
+    }
+}

@@ -1,0 +1,189 @@
+package dev.fileshare;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * One HTTP exchange at a time: headers, the idle timeout (connect, bytes sent, bytes received;
+ * never a deadline for a whole transfer), error mapping, and JSON calls with retries.
+ */
+final class Transport {
+    /** The last moment bytes moved, for the idle timeout. */
+    static final class Activity {
+        private volatile long last = System.nanoTime();
+
+        void touch() {
+            last = System.nanoTime();
+        }
+
+        long idleNanos() {
+            return System.nanoTime() - last;
+        }
+    }
+
+    /** A JSON answer. */
+    record Result(int status, HttpHeaders headers, JsonNode body) {
+        String header(String name) {
+            return headers.firstValue(name).orElse(null);
+        }
+    }
+
+    final String baseUrl;
+    final Duration timeout;
+    final Retry retry;
+    final HttpClient http;
+    private final String apiKey;
+
+    Transport(String baseUrl, String apiKey, Duration timeout, Retry retry, HttpClient http) {
+        this.baseUrl = baseUrl;
+        this.apiKey = apiKey;
+        this.timeout = timeout;
+        this.retry = retry;
+        this.http = http;
+    }
+
+    URI url(String path) {
+        return URI.create(baseUrl + path);
+    }
+
+    URI url(String path, Map<String, ?> query) {
+        StringBuilder sb = new StringBuilder(baseUrl).append(path);
+        char sep = '?';
+        for (Map.Entry<String, ?> e : query.entrySet()) {
+            if (e.getValue() == null) continue;
+            sb.append(sep).append(URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8)).append('=')
+                    .append(URLEncoder.encode(String.valueOf(e.getValue()), StandardCharsets.UTF_8));
+            sep = '&';
+        }
+        return URI.create(sb.toString());
+    }
+
+    /** A request with the SDK's headers; {@code auth} adds the key (never for public links). */
+    HttpRequest.Builder request(URI uri, boolean auth) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri)
+                .header("User-Agent", Version.USER_AGENT)
+                .header("Accept", "application/json");
+        if (auth) builder.header("Authorization", "Bearer " + apiKey);
+        return builder;
+    }
+
+    /**
+     * One attempt. Returns any response (errors too) with its body still to read. Gives up when
+     * nothing moved (no byte of the request body taken, no answer) for the timeout.
+     */
+    HttpResponse<InputStream> send(HttpRequest request, Activity activity) {
+        Activity clock = activity == null ? new Activity() : activity;
+        CompletableFuture<HttpResponse<InputStream>> future =
+                http.sendAsync(request, IdleTimeoutBody.handler(timeout, clock::touch));
+        long limit = timeout.toNanos();
+        try {
+            while (true) {
+                try {
+                    HttpResponse<InputStream> response = limit <= 0 ? future.get() : future.get(Math.max(1, limit - clock.idleNanos()), TimeUnit.NANOSECONDS);
+                    clock.touch();
+                    return response;
+                } catch (TimeoutException e) {
+                    if (clock.idleNanos() >= limit) {
+                        future.cancel(true);
+                        throw Errors.idle(timeout);
+                    }
+                }
+            }
+        } catch (ExecutionException | CompletionException | CancellationException e) {
+            throw translate(e.getCause() == null ? e : e.getCause());
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new FileshareException("interrupted", e);
+        }
+    }
+
+    /** A failure of the HTTP client (or of reading a body) as the exception to throw. */
+    FileshareException translate(Throwable error) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) e = e.getCause();
+        if (e instanceof FileshareException f) return f;
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof PullPublisher.SourceException source) {
+                return new FileshareException(source.getMessage(), source.getCause() == null ? source : source.getCause());
+            }
+            if (c == c.getCause()) break;
+        }
+        if (e instanceof IdleTimeoutBody.IdleTimeoutException) return Errors.idle(timeout);
+        if (e instanceof HttpConnectTimeoutException) return Errors.connection("could not connect within " + timeout.toMillis() + " ms (timeout)", e);
+        if (e instanceof java.io.InterruptedIOException && Thread.currentThread().isInterrupted()) {
+            return new FileshareException("interrupted", e);
+        }
+        if (e instanceof IOException || e instanceof CancellationException) {
+            String detail = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+            if (e.getCause() != null && e.getCause().getMessage() != null && !detail.contains(e.getCause().getMessage())) {
+                detail += " (" + e.getCause().getMessage() + ")";
+            }
+            return Errors.connection("connection failed: " + detail, e);
+        }
+        return new FileshareException("request failed: " + e, e);
+    }
+
+    /** Reads a whole (small) body as text under the idle timeout. */
+    String readText(HttpResponse<InputStream> response) {
+        try (InputStream in = response.body()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw translate(e);
+        }
+    }
+
+    /** Discards a body, closing the stream (the connection is not reused if bytes are left). */
+    static void discard(HttpResponse<InputStream> response) {
+        try {
+            response.body().close();
+        } catch (IOException ignored) {
+            // nothing to do
+        }
+    }
+
+    /** One attempt that throws the mapped error for a non-2xx answer. */
+    Result exchangeJson(HttpRequest request, Activity activity) {
+        HttpResponse<InputStream> response = send(request, activity);
+        String text = readText(response);
+        int status = response.statusCode();
+        if (status < 200 || status > 299) throw Errors.fromResponse(status, response.headers(), text);
+        JsonNode body = null;
+        if (!text.isBlank()) {
+            try {
+                body = Json.MAPPER.readTree(text);
+            } catch (IOException e) {
+                throw new FileshareException(status + ": the answer is not JSON", e);
+            }
+        }
+        return new Result(status, response.headers(), body);
+    }
+
+    /** A call whose request can be sent again (GET, DELETE, ...), with retries. */
+    Result requestJson(Supplier<HttpRequest> request) {
+        return retry.run(attempt -> exchangeJson(request.get(), null));
+    }
+
+    @Override
+    public String toString() {
+        return "Transport[" + baseUrl + "]";
+    }
+}

@@ -1,0 +1,281 @@
+package dev.fileshare;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PushbackInputStream;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.function.LongConsumer;
+
+/** Resumable uploads through {@code /uploads}: tus 1.0.0 with the creation and checksum extensions. */
+final class TusUploader {
+    static final String TUS_VERSION = "1.0.0";
+    private static final int SLICE = 256 * 1024;
+
+    /** What {@code OPTIONS /uploads} said. */
+    record Capabilities(boolean available, boolean checksumSha256, Long maxSize) {
+        static final Capabilities NONE = new Capabilities(false, false, null);
+    }
+
+    private TusUploader() {}
+
+    private static List<String> list(String header) {
+        List<String> values = new ArrayList<>();
+        if (header == null) return values;
+        for (String v : header.split(",")) values.add(v.trim());
+        return values;
+    }
+
+    /** Asks the server once; any failure means no resumable uploads. */
+    static Capabilities detect(Transport transport) {
+        try {
+            HttpRequest request = transport.request(transport.url("/uploads"), false)
+                    .method("OPTIONS", HttpRequest.BodyPublishers.noBody())
+                    .build();
+            HttpResponse<InputStream> response = transport.send(request, null);
+            transport.readText(response);
+            var headers = response.headers();
+            List<String> versions = list(headers.firstValue("tus-version").orElse(null));
+            List<String> extensions = list(headers.firstValue("tus-extension").orElse(null));
+            List<String> algorithms = list(headers.firstValue("tus-checksum-algorithm").orElse(null));
+            Long maxSize = Errors.headerNumber(headers, "tus-max-size");
+            boolean available = response.statusCode() < 300 && versions.contains(TUS_VERSION) && extensions.contains("creation");
+            return new Capabilities(available, extensions.contains("checksum") && algorithms.contains("sha256"), maxSize);
+        } catch (FileshareException e) {
+            if (Thread.currentThread().isInterrupted()) throw e;
+            return Capabilities.NONE;
+        }
+    }
+
+    private static String metadataValue(String value) {
+        return Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Reads a source in order into the chunk buffer; peeks so that a full chunk knows whether it is the last. */
+    private static final class ChunkReader implements AutoCloseable {
+        private final PushbackInputStream in;
+        boolean ended;
+
+        ChunkReader(InputStream in) {
+            this.in = new PushbackInputStream(in, 1);
+        }
+
+        int fill(byte[] buffer, int from) throws IOException {
+            int end = from;
+            while (end < buffer.length) {
+                int n = in.read(buffer, end, buffer.length - end);
+                if (n < 0) {
+                    ended = true;
+                    break;
+                }
+                end += n;
+            }
+            if (end == buffer.length && !ended) {
+                int next = in.read();
+                if (next < 0) ended = true;
+                else in.unread(next);
+            }
+            return end;
+        }
+
+        @Override
+        public void close() {
+            try {
+                in.close();
+            } catch (IOException ignored) {
+                // nothing to do
+            }
+        }
+    }
+
+    /** A chunk of the buffer as a request body, handed out in 256 KiB slices. */
+    static final class ChunkPublisher extends PullPublisher {
+        private final byte[] data;
+        private final int length;
+        private final LongConsumer onBytes;
+
+        ChunkPublisher(byte[] data, int length, LongConsumer onBytes) {
+            this.data = data;
+            this.length = length;
+            this.onBytes = onBytes;
+        }
+
+        @Override
+        public long contentLength() {
+            return length;
+        }
+
+        @Override
+        protected Producer start() {
+            return new Producer() {
+                int at;
+
+                @Override
+                public ByteBuffer next() {
+                    if (at >= length) return null;
+                    int n = Math.min(SLICE, length - at);
+                    ByteBuffer slice = ByteBuffer.wrap(data, at, n).slice().asReadOnlyBuffer();
+                    at += n;
+                    if (onBytes != null) onBytes.accept(at);
+                    return slice;
+                }
+
+                @Override
+                public void close() {}
+            };
+        }
+    }
+
+    /**
+     * Uploads through tus: create, then PATCH chunk after chunk with {@code Upload-Checksum}. A
+     * chunk that fails with a retryable error, 409, 423 or 460 is resumed where the server stands
+     * (HEAD), up to {@code maxRetries} times in a row; each chunk that gets through resets the count.
+     */
+    static FileInfo upload(Transport transport, UploadSource source, String filename, String contentType,
+                           int chunkSize, boolean checksum, ProgressListener progress) {
+        Retry retry = transport.retry;
+        long size = source.size;
+        StringBuilder metadata = new StringBuilder("filename ").append(metadataValue(filename));
+        if (contentType != null) metadata.append(",filetype ").append(metadataValue(contentType));
+        URI createUrl = transport.url("/uploads");
+
+        Transport.Result created = transport.requestJson(() -> {
+            HttpRequest.Builder b = transport.request(createUrl, true)
+                    .header("Tus-Resumable", TUS_VERSION)
+                    .header("Upload-Metadata", metadata.toString());
+            if (size < 0) b.header("Upload-Defer-Length", "1");
+            else b.header("Upload-Length", Long.toString(size));
+            return b.POST(HttpRequest.BodyPublishers.noBody()).build();
+        });
+        String location = created.header("location");
+        if (location == null) throw new FileshareException("the server created an upload without a Location");
+        URI uploadUrl = createUrl.resolve(location);
+        MessageDigest hasher = Sha256.newDigest();
+        String fileId = created.header("fileshare-file-id");
+        long offset = 0;
+        boolean finished = false;
+        if (progress != null) progress.onProgress(0, size);
+
+        try (ChunkReader reader = new ChunkReader(source.open())) {
+            if (fileId == null) {
+                byte[] buffer = new byte[(int) Math.max(1, size < 0 ? chunkSize : Math.min(chunkSize, size))];
+                int filled = 0;
+                int failures = 0;
+                boolean needsFill = true;
+                while (true) {
+                    if (needsFill) filled = reader.fill(buffer, filled);
+                    needsFill = false;
+                    boolean last = reader.ended;
+                    final long chunkStart = offset;
+                    final int chunkLength = filled;
+                    HttpRequest.Builder b = transport.request(uploadUrl, true)
+                            .header("Tus-Resumable", TUS_VERSION)
+                            .header("Upload-Offset", Long.toString(chunkStart))
+                            .header("Content-Type", "application/offset+octet-stream");
+                    if (checksum) b.header("Upload-Checksum", "sha256 " + Sha256.base64(buffer, 0, chunkLength));
+                    if (size < 0 && last) b.header("Upload-Length", Long.toString(chunkStart + chunkLength));
+                    Transport.Activity activity = new Transport.Activity();
+                    LongConsumer onBytes = sent -> {
+                        activity.touch();
+                        if (progress != null) progress.onProgress(chunkStart + Math.min(sent, chunkLength), size);
+                    };
+                    HttpRequest patch = b.method("PATCH", new ChunkPublisher(buffer, chunkLength, onBytes)).build();
+                    long newOffset;
+                    try {
+                        Transport.Result answer = transport.exchangeJson(patch, activity);
+                        newOffset = offsetOf(answer);
+                        fileId = answer.header("fileshare-file-id");
+                        failures = 0;
+                    } catch (FileshareException error) {
+                        Integer status = error.status();
+                        boolean conflict = error instanceof BadRequestException && status != null
+                                && (status == 409 || status == 423 || status == 460);
+                        if (!(Retry.isRetryable(error) || conflict) || failures >= retry.maxRetries
+                                || Thread.currentThread().isInterrupted()) {
+                            throw error;
+                        }
+                        failures++;
+                        if (status == null || status != 409) retry.pause(failures - 1, error);
+                        // Where does the upload stand? (HEAD is retried on its own.)
+                        Transport.Result head = transport.requestJson(() -> transport.request(uploadUrl, true)
+                                .header("Tus-Resumable", TUS_VERSION)
+                                .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                                .build());
+                        newOffset = offsetOf(head);
+                        fileId = head.header("fileshare-file-id");
+                    }
+                    if (newOffset < chunkStart || newOffset > chunkStart + chunkLength) {
+                        throw new FileshareException("the upload stands at offset " + newOffset + ", outside the chunk sent ("
+                                + chunkStart + "-" + (chunkStart + chunkLength) + "); start a new upload");
+                    }
+                    // The bytes the server confirmed go into the whole-file SHA-256; the rest is sent again.
+                    int kept = (int) (newOffset - chunkStart);
+                    hasher.update(buffer, 0, kept);
+                    if (kept > 0 && kept < filled) System.arraycopy(buffer, kept, buffer, 0, filled - kept);
+                    filled -= kept;
+                    offset = newOffset;
+                    if (progress != null) progress.onProgress(offset, size);
+                    if (fileId != null) break;
+                    if (filled == 0 && last) {
+                        if (size >= 0 && offset == size) break; // complete, though the answer named no file
+                        throw new FileshareException("the source ended at " + offset + " bytes, short of its declared "
+                                + (size < 0 ? "?" : Long.toString(size)) + " bytes");
+                    }
+                    needsFill = kept > 0;
+                }
+            }
+            finished = true;
+        } catch (IOException e) {
+            throw new FileshareException("could not read the upload source: " + e.getMessage(), e);
+        } finally {
+            if (!finished) abandon(transport, uploadUrl);
+        }
+
+        // The file the upload became, and its checksum.
+        Transport.Result status = transport.requestJson(() -> transport.request(uploadUrl, true).GET().build());
+        JsonNode raw = status.body() == null ? null : status.body().path("upload").get("file");
+        if (raw == null || raw.isNull()) throw new FileshareException("the upload completed but the server names no file");
+        FileInfo file = Json.fileInfo(raw);
+        String actual = Sha256.hex(hasher.digest());
+        if (!actual.equalsIgnoreCase(file.sha256())) {
+            throw new IntegrityException("the server stored file " + file.fileId() + " with SHA-256 " + file.sha256()
+                    + ", but the bytes sent hash to " + actual, file.sha256(), actual);
+        }
+        return file;
+    }
+
+    private static long offsetOf(Transport.Result result) {
+        String raw = result.header("upload-offset");
+        try {
+            return Long.parseLong(raw == null ? "" : raw.trim());
+        } catch (NumberFormatException e) {
+            throw new FileshareException("the server answered without a valid Upload-Offset (" + raw + ")");
+        }
+    }
+
+    /** Gives the daily upload slot back; best effort (the server also expires unfinished uploads). */
+    private static void abandon(Transport transport, URI uploadUrl) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            HttpRequest request = transport.request(uploadUrl, true)
+                    .header("Tus-Resumable", TUS_VERSION)
+                    .timeout(Duration.ofSeconds(5))
+                    .DELETE()
+                    .build();
+            transport.readText(transport.send(request, null));
+        } catch (RuntimeException ignored) {
+            // best effort
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package dev.fileshare;
+
+/**
+ * Options of {@link FilesResource#upload(java.nio.file.Path, UploadOptions)}; build with {@link #builder()}.
+ */
+public final class UploadOptions {
+    private static final UploadOptions DEFAULTS = builder().build();
+
+    private final String filename;
+    private final String contentType;
+    private final ProgressListener onProgress;
+    private final Boolean resumable;
+    private final long size;
+    private final int chunkSize;
+
+    private UploadOptions(Builder b) {
+        this.filename = b.filename;
+        this.contentType = b.contentType;
+        this.onProgress = b.onProgress;
+        this.resumable = b.resumable;
+        this.size = b.size;
+        this.chunkSize = b.chunkSize;
+    }
+
+    /** @return a new builder (every option unset) */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the options with nothing set */
+    public static UploadOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** @return the file name to store, or null (the path's name, else {@code file}) */
+    public String filename() {
+        return filename;
+    }
+
+    /** @return the content type sent along, or null */
+    public String contentType() {
+        return contentType;
+    }
+
+    /** @return the progress listener, or null */
+    public ProgressListener onProgress() {
+        return onProgress;
+    }
+
+    /** @return true: always resumable; false: never; null: decided by size */
+    public Boolean resumable() {
+        return resumable;
+    }
+
+    /** @return the declared size of a stream source, or -1 */
+    public long size() {
+        return size;
+    }
+
+    /** @return the chunk size of resumable uploads, or 0 for the client's */
+    public int chunkSize() {
+        return chunkSize;
+    }
+
+    /** Builds {@link UploadOptions}. */
+    public static final class Builder {
+        private String filename;
+        private String contentType;
+        private ProgressListener onProgress;
+        private Boolean resumable;
+        private long size = -1;
+        private int chunkSize;
+
+        private Builder() {}
+
+        /**
+         * @param filename the name to store (default: the path's file name, else {@code file})
+         * @return this builder
+         */
+        public Builder filename(String filename) {
+            this.filename = filename;
+            return this;
+        }
+
+        /**
+         * @param contentType sent as the part's type and the tus {@code filetype}; the server derives
+         *     the stored {@code content_type} from the file name
+         * @return this builder
+         */
+        public Builder contentType(String contentType) {
+            this.contentType = contentType;
+            return this;
+        }
+
+        /**
+         * @param onProgress called as bytes go out: {@code (bytesSent, totalBytes)}
+         * @return this builder
+         */
+        public Builder onProgress(ProgressListener onProgress) {
+            this.onProgress = onProgress;
+            return this;
+        }
+
+        /**
+         * @param resumable {@code true}: always use resumable uploads (tus), throwing
+         *     {@link ConfigurationException} if the server has none; {@code false}: always the
+         *     one-request multipart upload; unset: resumable when the server offers it and the
+         *     source has at least the client's {@code resumableThreshold} bytes
+         * @return this builder
+         */
+        public Builder resumable(boolean resumable) {
+            this.resumable = resumable;
+            return this;
+        }
+
+        /**
+         * @param size the length of an {@link java.io.InputStream} source, when known (paths know theirs)
+         * @return this builder
+         */
+        public Builder size(long size) {
+            if (size < 0) throw new ConfigurationException("size must not be negative");
+            this.size = size;
+            return this;
+        }
+
+        /**
+         * @param chunkSize chunk size of resumable uploads (default: the client's, 16 MiB)
+         * @return this builder
+         */
+        public Builder chunkSize(int chunkSize) {
+            if (chunkSize <= 0) throw new ConfigurationException("chunkSize must be positive");
+            this.chunkSize = chunkSize;
+            return this;
+        }
+
+        /** @return the options */
+        public UploadOptions build() {
+            return new UploadOptions(this);
+        }
+    }
+}

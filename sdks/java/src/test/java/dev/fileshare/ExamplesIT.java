@@ -1,0 +1,46 @@
+package dev.fileshare;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The examples run as users run them: {@code java -cp <sdk and jackson> examples/X.java}, configured by the environment. */
+class ExamplesIT {
+    /** The SDK's classes and Jackson (run-tests.sh passes them; else build/classes and Debian's jars). */
+    static String sdkClasspath() {
+        String cp = System.getProperty("fileshare.sdkClasspath");
+        if (cp != null) return cp;
+        return String.join(File.pathSeparator, "build/classes", "/usr/share/java/jackson-databind.jar",
+                "/usr/share/java/jackson-core.jar", "/usr/share/java/jackson-annotations.jar");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"QuickStart", "ResumableUpload", "ErrorHandling", "AsyncCalls"})
+    void runs(String example) throws Exception {
+        TestServer server = TestServer.get();
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(javaBin, "-Xshare:auto", "-cp", sdkClasspath(),
+                "examples/" + example + ".java").redirectErrorStream(true);
+        pb.environment().put("FILESHARE_BASE_URL", server.baseUrl);
+        pb.environment().put("FILESHARE_API_KEY", server.key("pro"));
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), output);
+        assertFalse(output.contains(server.key("pro")), "the key never shows");
+        List<String> expected = switch (example) {
+            case "QuickStart" -> List.of("uploaded quickstart-", "downloaded ", "plan pro", "deleted file");
+            case "ResumableUpload" -> List.of("server offers resumable uploads: true", "stored 3145728 bytes");
+            case "ErrorHandling" -> List.of("not found: status 404, code not_found");
+            default -> List.of("uploaded note-0.txt", "files now: ");
+        };
+        for (String line : expected) assertTrue(output.contains(line), example + " printed:\n" + output);
+        assertTrue(new File("examples/" + example + ".java").isFile());
+    }
+}

@@ -1,0 +1,246 @@
+package dev.fileshare;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The client against a local fake server: retries, errors, integrity, timeouts, headers. */
+class FakeServerTest {
+    private static final String STATS = "{\"success\":true,\"stats\":{\"total_files\":1,\"total_size\":2,\"total_downloads\":3,"
+            + "\"uploads_today\":4,\"future_stat\":5},\"limits\":{\"max_file_size\":10,\"daily_uploads\":11,"
+            + "\"requests_per_minute\":12,\"requests_per_day\":13},\"plan\":\"pro\",\"quota\":{\"bytes\":7}}";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void retries503And429ThenSucceeds() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            if (n == 1) FakeServer.json(ex, 503, FakeServer.error("service_unavailable", "down"));
+            else if (n == 2) FakeServer.json(ex, 429, FakeServer.error("rate_limited", "slow"), "Retry-After", "3");
+            else FakeServer.json(ex, 200, STATS);
+        }); FileshareClient client = fake.client().build()) {
+            AccountStats stats = client.stats();
+            assertEquals(3, fake.requests.size());
+            assertEquals(List.of(250L, 3000L), fake.sleeps); // jitter 0.5 x 500 ms, then Retry-After
+            assertEquals(1, stats.stats().totalFiles());
+            assertEquals(13, stats.limits().requestsPerDay());
+            assertEquals("pro", stats.plan());
+            assertEquals(5, stats.stats().extra().get("future_stat"));
+            assertEquals(java.util.Map.of("bytes", 7), stats.extra().get("quota"));
+            FakeServer.Seen seen = fake.requests.get(0);
+            assertEquals("GET", seen.method());
+            assertEquals("/api/v1/stats", seen.path());
+            assertEquals("Bearer " + TestKeys.FAKE_KEY, seen.header("Authorization"));
+            assertEquals("fileshare-sdk-java/" + Version.VERSION, seen.header("User-Agent"));
+        }
+    }
+
+    @Test
+    void givesUpAfterMaxRetries() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> FakeServer.json(ex, 429, FakeServer.error("rate_limited", "slow"),
+                "Retry-After", "120", "RateLimit-Limit", "10", "RateLimit-Remaining", "0", "RateLimit-Reset", "120",
+                "X-Request-Id", "abc"));
+             FileshareClient client = fake.client().maxRetries(3).build()) {
+            RateLimitException e = assertThrows(RateLimitException.class, client::stats);
+            assertEquals(4, fake.requests.size());
+            assertEquals(List.of(60_000L, 60_000L, 60_000L), fake.sleeps); // Retry-After capped at 60 s
+            assertEquals(429, e.status());
+            assertEquals("rate_limited", e.code());
+            assertEquals(120L, e.retryAfter());
+            assertEquals(10L, e.rateLimit().limit());
+            assertEquals("abc", e.requestId());
+        }
+    }
+
+    @Test
+    void otherErrorsAreNotRetried() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            if (ex.getRequestURI().getPath().endsWith("/files/7")) FakeServer.json(ex, 404, FakeServer.error("not_found", "No file with id 7."));
+            else if (ex.getRequestURI().getPath().endsWith("/files")) FakeServer.json(ex, 400, FakeServer.error("invalid_parameter", "limit"));
+            else if (ex.getRequestURI().getPath().endsWith("/files/8")) FakeServer.json(ex, 500, FakeServer.error("internal_error", "oops"));
+            else FakeServer.json(ex, 401, FakeServer.error("unauthorized", "bad key"));
+        }); FileshareClient client = fake.client().build()) {
+            assertThrows(NotFoundException.class, () -> client.files().get(7));
+            assertThrows(BadRequestException.class, () -> client.files().list(1, 500));
+            ServerException s = assertThrows(ServerException.class, () -> client.files().get(8));
+            assertEquals(500, s.status());
+            AuthenticationException a = assertThrows(AuthenticationException.class, client::stats);
+            assertFalse(a.getMessage().contains(TestKeys.FAKE_KEY));
+            assertEquals(4, fake.requests.size());
+            assertTrue(fake.sleeps.isEmpty());
+            assertEquals("/api/v1/files?page=1&limit=500", fake.requests.get(1).path());
+        }
+    }
+
+    @Test
+    void connectionFailuresAreRetriedThenAPIConnectionException() throws Exception {
+        AtomicInteger accepted = new AtomicInteger();
+        try (ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread t = new Thread(() -> {
+                while (true) {
+                    try (Socket s = socket.accept()) {
+                        accepted.incrementAndGet();
+                        s.getInputStream().read(new byte[4096]); // read the request, then hang up without an answer
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            FileshareClient.Builder b = FileshareClient.builder().baseUrl("http://127.0.0.1:" + socket.getLocalPort() + "/api/v1")
+                    .apiKey(TestKeys.FAKE_KEY).maxRetries(2);
+            List<Long> sleeps = new ArrayList<>();
+            b.sleeper = sleeps::add;
+            b.random = () -> 1.0;
+            try (FileshareClient client = b.build()) {
+                APIConnectionException e = assertThrows(APIConnectionException.class, client::stats);
+                assertNull(e.status());
+                // 3 attempts; the JDK's client itself sends an idempotent GET again once on a closed connection.
+                assertTrue(accepted.get() >= 3, "attempts: " + accepted.get());
+                assertEquals(List.of(500L, 1000L), sleeps);
+            }
+        }
+        // Nothing listens: refused.
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        try (FileshareClient client = FileshareClient.builder().baseUrl("http://127.0.0.1:" + port + "/api/v1")
+                .apiKey(TestKeys.FAKE_KEY).maxRetries(0).build()) {
+            assertThrows(APIConnectionException.class, client::stats);
+        }
+    }
+
+    @Test
+    void idleTimeoutIsAConnectionError() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            try {
+                Thread.sleep(3000);
+            } catch (InterruptedException ignored) {
+                // stop
+            }
+            FakeServer.json(ex, 200, STATS);
+        }); FileshareClient client = fake.client().maxRetries(0).timeout(Duration.ofMillis(300)).build()) {
+            long start = System.nanoTime();
+            APIConnectionException e = assertThrows(APIConnectionException.class, client::stats);
+            assertTrue(e.getMessage().contains("300 ms"), e.getMessage());
+            assertTrue(System.nanoTime() - start < 2_000_000_000L, "gave up within the idle timeout");
+        }
+    }
+
+    @Test
+    void idleTimeoutWhileReadingABody() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            ex.getResponseHeaders().set("ETag", "\"" + "0".repeat(64) + "\"");
+            ex.sendResponseHeaders(200, 100);
+            OutputStream out = ex.getResponseBody();
+            out.write(new byte[10]);
+            out.flush();
+            try {
+                Thread.sleep(3000);
+            } catch (InterruptedException ignored) {
+                // stop
+            }
+        }); FileshareClient client = fake.client().maxRetries(0).timeout(Duration.ofMillis(300)).build()) {
+            long start = System.nanoTime();
+            assertThrows(APIConnectionException.class, () -> client.download(fake.origin() + "/download/x", dir.resolve("x")));
+            assertTrue(System.nanoTime() - start < 2_500_000_000L);
+        }
+    }
+
+    @Test
+    void uploadComparesTheSha256AndStreamsAreNotRetried() throws Exception {
+        byte[] content = "hello world".getBytes(StandardCharsets.UTF_8);
+        String real = Sha256.hex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
+        AtomicInteger mode = new AtomicInteger();
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            switch (mode.get()) {
+                case 0 -> FakeServer.json(ex, 201, "{\"success\":true," + FakeServer.file(5, "f".repeat(64), 11, "http://x/download/t").substring(1));
+                case 1 -> FakeServer.json(ex, 503, FakeServer.error("service_unavailable", "down"));
+                default -> FakeServer.json(ex, n % 2 == 1 ? 503 : 201, n % 2 == 1 ? FakeServer.error("service_unavailable", "down")
+                        : "{\"success\":true," + FakeServer.file(6, real, 11, "http://x/download/t").substring(1));
+            }
+        }); FileshareClient client = fake.client().build()) {
+            IntegrityException e = assertThrows(IntegrityException.class, () -> client.files().upload(content, null));
+            assertEquals("f".repeat(64), e.expected());
+            assertEquals(real, e.actual());
+            String body = new String(fake.requests.get(0).body(), StandardCharsets.UTF_8);
+            assertTrue(body.contains("name=\"file\"; filename=\"file\""), body);
+            assertTrue(fake.requests.get(0).header("Content-Type").startsWith("multipart/form-data; boundary=----fileshare-sdk-java-"));
+
+            // A one-shot stream is sent once: no retry.
+            mode.set(1);
+            fake.requests.clear();
+            assertThrows(ServerException.class, () -> client.files().upload(new ByteArrayInputStream(content)));
+            assertEquals(1, fake.requests.size());
+
+            // A path can be read again: retried, and the hash of the attempt that got through is checked.
+            mode.set(2);
+            fake.requests.clear();
+            Path path = dir.resolve("hello.txt");
+            Files.write(path, content);
+            List<long[]> progress = new ArrayList<>();
+            FileInfo file = client.files().upload(path, UploadOptions.builder()
+                    .onProgress((sent, total) -> progress.add(new long[] {sent, total})).build());
+            assertEquals(6, file.fileId());
+            assertEquals(2, fake.requests.size());
+            assertTrue(new String(fake.requests.get(1).body(), StandardCharsets.UTF_8).contains("filename=\"hello.txt\""));
+            assertArrayEquals(new long[] {11, 11}, progress.get(progress.size() - 1));
+        }
+    }
+
+    @Test
+    void iterateNeverYieldsAFileTwiceWhenPagesShift() throws Exception {
+        // Page 1 holds 3, 2; then a new upload shifts the pages: page 2 holds 2, 1.
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            String q = ex.getRequestURI().getQuery();
+            String files = q.contains("page=1") ? FakeServer.file(3, "a", 1, "l") + "," + FakeServer.file(2, "a", 1, "l")
+                    : q.contains("page=2") ? FakeServer.file(2, "a", 1, "l") + "," + FakeServer.file(1, "a", 1, "l")
+                    : FakeServer.file(0, "a", 1, "l");
+            FakeServer.json(ex, 200, "{\"success\":true,\"files\":[" + files + "],\"pagination\":{\"page\":1,\"limit\":2,\"total\":5,\"pages\":3}}");
+        }); FileshareClient client = fake.client().build()) {
+            List<Long> ids = new ArrayList<>();
+            for (FileInfo f : client.files().iterate(2)) ids.add(f.fileId());
+            assertEquals(List.of(3L, 2L, 1L, 0L), ids);
+            assertEquals(3, fake.requests.size());
+        }
+    }
+
+    @Test
+    void asyncCallsFailWithTheSameExceptions() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> FakeServer.json(ex, 404, FakeServer.error("not_found", "no")));
+             FileshareClient client = fake.client().build()) {
+            CompletionException e = assertThrows(CompletionException.class, () -> client.files().getAsync(9).join());
+            assertInstanceOf(NotFoundException.class, e.getCause());
+            assertInstanceOf(NotFoundException.class, FileshareClient.unwrap(e));
+        }
+    }
+
+    @Test
+    void resumableForcedOnAServerWithoutTusIsAConfigurationError() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> FakeServer.json(ex, 404, FakeServer.error("not_found", "No route")));
+             FileshareClient client = fake.client().build()) {
+            assertFalse(client.supportsResumableUploads());
+            assertThrows(ConfigurationException.class,
+                    () -> client.files().upload(new byte[10], UploadOptions.builder().resumable(true).build()));
+            assertNull(fake.requests.get(0).header("Authorization"), "OPTIONS is sent without the key");
+        }
+    }
+}

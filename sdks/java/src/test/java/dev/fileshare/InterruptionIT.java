@@ -1,0 +1,90 @@
+package dev.fileshare;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Connections dropped on purpose (a proxy in front of the real server): uploads and downloads resume. */
+class InterruptionIT {
+    static TestServer server;
+    static CuttingProxy proxy;
+    static FileshareClient client;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = TestServer.get();
+        proxy = new CuttingProxy(server.serverUrl);
+        client = FileshareClient.builder().baseUrl(proxy.origin() + "/api/v1").apiKey(server.key("pro")).maxRetries(4).build();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        client.close();
+        proxy.close();
+    }
+
+    @Test
+    void aResumableUploadCutMidChunkResumesWhereTheServerStands() throws Exception {
+        byte[] content = ProAccountIT.random(900_000, 11);
+        Path path = dir.resolve("cut.bin");
+        Files.write(path, content);
+        int before = proxy.cuts.get();
+        proxy.cutOnce("PATCH ", CuttingProxy.Direction.REQUEST, 100_000); // 100 KB into the first chunk
+        FileInfo file = client.files().upload(path, UploadOptions.builder().resumable(true).chunkSize(400_000).build());
+        assertEquals(before + 1, proxy.cuts.get(), "the connection was cut");
+        assertEquals(ProAccountIT.sha(content), file.sha256());
+        assertEquals(900_000, file.size());
+        client.files().delete(file.fileId());
+    }
+
+    @Test
+    void theLostAnswerOfTheLastChunkIsFoundWithHead() throws Exception {
+        byte[] content = ProAccountIT.random(300_000, 12);
+        int before = proxy.cuts.get();
+        proxy.cutOnce("PATCH ", CuttingProxy.Direction.RESPONSE, 0); // the chunk arrives, its answer does not
+        FileInfo file = client.files().upload(content, UploadOptions.builder().resumable(true).filename("lost.bin").build());
+        assertEquals(before + 1, proxy.cuts.get());
+        assertEquals(ProAccountIT.sha(content), file.sha256());
+        assertEquals("lost.bin", file.filename());
+        client.files().delete(file.fileId());
+    }
+
+    @Test
+    void aMultipartUploadFromAPathIsSentAgainAfterACut() throws Exception {
+        byte[] content = ProAccountIT.random(500_000, 13);
+        Path path = dir.resolve("again.bin");
+        Files.write(path, content);
+        int before = proxy.cuts.get();
+        proxy.cutOnce("POST /api/v1/files/upload", CuttingProxy.Direction.REQUEST, 200_000);
+        FileInfo file = client.files().upload(path, UploadOptions.builder().resumable(false).build());
+        assertEquals(before + 1, proxy.cuts.get());
+        assertEquals(ProAccountIT.sha(content), file.sha256());
+        client.files().delete(file.fileId());
+    }
+
+    @Test
+    void aDownloadCutMidWayContinuesWithARange() throws Exception {
+        byte[] content = ProAccountIT.random(2_000_000, 14);
+        FileInfo file = client.files().upload(content, UploadOptions.builder().filename("dl.bin").build());
+        String viaProxy = file.publicLink().replace(server.serverUrl, proxy.origin());
+        int before = proxy.cuts.get();
+        proxy.cutOnce("GET /download/", CuttingProxy.Direction.RESPONSE, 700_000);
+        Path dest = dir.resolve("dl.bin");
+        DownloadResult result = client.download(viaProxy, dest);
+        assertEquals(before + 1, proxy.cuts.get());
+        assertEquals(2_000_000, result.size());
+        assertEquals(file.sha256(), result.sha256());
+        assertArrayEquals(content, Files.readAllBytes(dest));
+        // The continuation was a range from past byte 0: still one download.
+        assertEquals(1, client.files().get(file.fileId()).downloadCount());
+        client.files().delete(file.fileId());
+    }
+}

@@ -1,0 +1,93 @@
+package dev.fileshare;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real server for the integration tests, started once per JVM through the shared launcher
+ * ({@code node sdks/launcher/launch-server.mjs}); stopped by closing the launcher's stdin when the
+ * JVM exits.
+ */
+final class TestServer {
+    final String baseUrl;
+    final String serverUrl;
+    final JsonNode info;
+    private final Process process;
+
+    private static TestServer instance;
+
+    private TestServer(Process process, JsonNode info) {
+        this.process = process;
+        this.info = info;
+        this.baseUrl = info.get("base_url").asText();
+        this.serverUrl = info.get("server_url").asText();
+    }
+
+    static Path repoRoot() {
+        Path dir = Path.of("").toAbsolutePath();
+        for (Path p = dir; p != null; p = p.getParent()) {
+            if (Files.isRegularFile(p.resolve("sdks/launcher/launch-server.mjs"))) return p;
+        }
+        throw new IllegalStateException("cannot find sdks/launcher/launch-server.mjs above " + dir);
+    }
+
+    static synchronized TestServer get() {
+        if (instance != null) return instance;
+        Path root = repoRoot();
+        if (!Files.isRegularFile(root.resolve("dist/server.js"))) {
+            throw new IllegalStateException("dist/server.js is missing: run `npm run build` at the repository root");
+        }
+        try {
+            ProcessBuilder pb = new ProcessBuilder("node", root.resolve("sdks/launcher/launch-server.mjs").toString())
+                    .directory(root.toFile())
+                    .redirectError(logFile());
+            Process process = pb.start();
+            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            String line = out.readLine();
+            if (line == null) {
+                process.waitFor(10, TimeUnit.SECONDS);
+                throw new IllegalStateException("the launcher printed nothing (exit " + (process.isAlive() ? "?" : process.exitValue())
+                        + "); see " + logFile().file());
+            }
+            JsonNode info = Json.MAPPER.readTree(line);
+            instance = new TestServer(process, info);
+            Runtime.getRuntime().addShutdownHook(new Thread(instance::stop, "stop-launcher"));
+            return instance;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start the launcher: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static ProcessBuilder.Redirect logFile() {
+        String path = System.getProperty("fileshare.launcherLog");
+        if (path == null) return ProcessBuilder.Redirect.INHERIT;
+        return ProcessBuilder.Redirect.appendTo(new File(path));
+    }
+
+    String key(String account) {
+        return info.get("keys").get(account).asText();
+    }
+
+    FileshareClient.Builder client(String account) {
+        return FileshareClient.builder().baseUrl(baseUrl).apiKey(key(account));
+    }
+
+    private void stop() {
+        try {
+            process.getOutputStream().close(); // the launcher stops the server and removes its data
+            if (!process.waitFor(20, TimeUnit.SECONDS)) process.destroy();
+        } catch (IOException | InterruptedException e) {
+            process.destroy();
+        }
+    }
+}
