@@ -211,6 +211,9 @@ export async function download(
           total = Number(range[3])
         }
         onProgress?.(offset, total)
+        // A failure to write the destination (no such folder, disk full) is the caller's, not the
+        // connection's: it is thrown as it is and never retried.
+        let writeFailure: { error: unknown } | undefined
         try {
           if (response.body) {
             const reader = response.body.getReader()
@@ -219,12 +222,19 @@ export async function download(
               if (done) break
               watchdog.touch()
               hasher.update(value)
-              await sink.write(value)
+              await sink.write(value).catch((error: unknown) => {
+                writeFailure = { error }
+                throw error
+              })
               offset += value.byteLength
               onProgress?.(offset, total)
             }
           }
         } catch (error) {
+          if (writeFailure) {
+            await response.body?.cancel().catch(() => {})
+            throw writeFailure.error
+          }
           throw watchdog.translate(error)
         } finally {
           watchdog.stop()

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Fileshare, IntegrityError, type FileRecord } from '../../src/index.js'
+import { APIConnectionError, Fileshare, IntegrityError, type FileRecord } from '../../src/index.js'
 import { client, randomBytes, server, tempDir } from '../helpers/env.js'
 import { startCuttingProxy, type CuttingProxy } from '../helpers/proxy.js'
 
@@ -45,6 +45,12 @@ describe('download resume', () => {
     const fresh = await fs.download(file, tmp.file('fresh.bin'), { resume: false })
     expect(fresh.resumedFrom).toBe(0)
     expect(sha256(readFileSync(tmp.file('fresh.bin')))).toBe(sha256(data))
+  })
+
+  it('a destination that cannot be written fails with its own error at once, not as a lost connection', async () => {
+    const error = await fs.download(file, tmp.file('no-such-folder/file.bin')).catch((e: unknown) => e)
+    expect(error).not.toBeInstanceOf(APIConnectionError)
+    expect(error).toMatchObject({ code: 'ENOENT' })
   })
 
   it('IntegrityError when the partial file holds other bytes than the file', async () => {
