@@ -1,0 +1,224 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Fileshare;
+
+use Fileshare\Exception\ConfigurationException;
+use Fileshare\Internal\ApiKey;
+use Fileshare\Internal\Downloader;
+use Fileshare\Internal\GuzzleTransport;
+use Fileshare\Internal\Http;
+use Fileshare\Internal\Psr18Transport;
+use Fileshare\Internal\Tus;
+use Fileshare\Model\DownloadResult;
+use Fileshare\Model\FileRecord;
+use Fileshare\Model\Stats;
+use GuzzleHttp\ClientInterface as GuzzleClientInterface;
+use GuzzleHttp\Psr7\HttpFactory;
+use Psr\Http\Client\ClientInterface;
+use Psr\Http\Message\RequestFactoryInterface;
+use Psr\Http\Message\StreamFactoryInterface;
+use Psr\Http\Message\StreamInterface;
+
+/**
+ * The Fileshare API client.
+ *
+ * ```php
+ * $client = new Fileshare\Client(['base_url' => 'https://files.example.com/api/v1', 'api_key' => 'fsk_…']);
+ * $file = $client->files->upload('video.mp4');
+ * ```
+ *
+ * The API key never appears in messages, var_dump/print_r/var_export, json_encode or traces.
+ */
+final class Client
+{
+    public const VERSION = '0.1.0';
+    public const USER_AGENT = 'fileshare-sdk-php/' . self::VERSION;
+    public const DEFAULT_MAX_RETRIES = 2;
+    public const DEFAULT_TIMEOUT = 60.0;
+    public const DEFAULT_RESUMABLE_THRESHOLD = 64 * 1024 * 1024;
+    public const DEFAULT_CHUNK_SIZE = 16 * 1024 * 1024;
+
+    private const OPTIONS = ['base_url', 'api_key', 'max_retries', 'timeout', 'http_client', 'request_factory', 'stream_factory',
+        'resumable_threshold', 'chunk_size', 'sleep', 'random'];
+
+    /** Upload, list, iterate, get, delete. */
+    public readonly Files $files;
+    public readonly string $baseUrl;
+    public readonly int $maxRetries;
+    /** Seconds: connect and idle timeout (never a deadline for a whole transfer). */
+    public readonly float $timeout;
+    public readonly int $resumableThreshold;
+    public readonly int $chunkSize;
+
+    private readonly Http $http;
+    /** @var array{available: bool, checksum: bool, max_size: ?int}|null */
+    private ?array $tus = null;
+
+    /**
+     * @param array{base_url?: string, api_key?: string, max_retries?: int, timeout?: float|int, http_client?: ClientInterface,
+     *     request_factory?: RequestFactoryInterface, stream_factory?: StreamFactoryInterface, resumable_threshold?: int,
+     *     chunk_size?: int, sleep?: callable(float): void, random?: callable(): float} $options
+     *
+     * Options: `base_url` (ends in /api/v1; default FILESHARE_BASE_URL), `api_key` (default
+     * FILESHARE_API_KEY), `max_retries` (2), `timeout` (60 s, connect and idle), `http_client` (a
+     * Guzzle client or any PSR-18 client; default a new Guzzle client), `request_factory` and
+     * `stream_factory` (PSR-17; default Guzzle's), `resumable_threshold` (64 MiB), `chunk_size`
+     * (16 MiB). `sleep` and `random` replace the waits between retries (tests).
+     */
+    public function __construct(#[\SensitiveParameter] array $options = [])
+    {
+        $unknown = array_diff(array_keys($options), self::OPTIONS);
+        if ($unknown !== []) {
+            throw new ConfigurationException('unknown option(s): ' . implode(', ', $unknown));
+        }
+        $baseUrl = $options['base_url'] ?? self::env('FILESHARE_BASE_URL');
+        $apiKey = $options['api_key'] ?? self::env('FILESHARE_API_KEY');
+        if ($baseUrl === null || $baseUrl === '') {
+            throw new ConfigurationException("no base URL: pass ['base_url' => 'https://files.example.com/api/v1'] or set FILESHARE_BASE_URL");
+        }
+        if (!\is_string($baseUrl) || preg_match('#^https?://[^/]+#i', $baseUrl) !== 1) {
+            throw new ConfigurationException('base_url must be an http(s) URL ending in /api/v1');
+        }
+        if (!\is_string($apiKey) || $apiKey === '') {
+            throw new ConfigurationException("no API key: pass ['api_key' => 'fsk_…'] or set FILESHARE_API_KEY");
+        }
+        $this->baseUrl = rtrim($baseUrl, '/');
+        $this->maxRetries = self::integer($options, 'max_retries', self::DEFAULT_MAX_RETRIES, 0);
+        $this->resumableThreshold = self::integer($options, 'resumable_threshold', self::DEFAULT_RESUMABLE_THRESHOLD, 0);
+        $this->chunkSize = self::integer($options, 'chunk_size', self::DEFAULT_CHUNK_SIZE, 1);
+        $timeout = $options['timeout'] ?? self::DEFAULT_TIMEOUT;
+        if ((!\is_int($timeout) && !\is_float($timeout)) || $timeout < 0) {
+            throw new ConfigurationException('timeout must be a non-negative number of seconds (0: none)');
+        }
+        $this->timeout = (float) $timeout;
+
+        $httpClient = $options['http_client'] ?? null;
+        if ($httpClient === null) {
+            $transport = new GuzzleTransport(new \GuzzleHttp\Client(), $this->timeout);
+        } elseif ($httpClient instanceof GuzzleClientInterface) {
+            $transport = new GuzzleTransport($httpClient, $this->timeout);
+        } elseif ($httpClient instanceof ClientInterface) {
+            $transport = new Psr18Transport($httpClient);
+        } else {
+            throw new ConfigurationException('http_client must be a Guzzle client or a PSR-18 client (Psr\Http\Client\ClientInterface)');
+        }
+        $factory = null;
+        $requests = $options['request_factory'] ?? ($factory ??= new HttpFactory());
+        $streams = $options['stream_factory'] ?? ($factory ??= new HttpFactory());
+        if (!$requests instanceof RequestFactoryInterface || !$streams instanceof StreamFactoryInterface) {
+            throw new ConfigurationException('request_factory and stream_factory must be PSR-17 factories');
+        }
+        $sleep = $options['sleep'] ?? static function (float $seconds): void {
+            if ($seconds > 0) {
+                usleep((int) round($seconds * 1_000_000));
+            }
+        };
+        $random = $options['random'] ?? static fn (): float => mt_rand() / (mt_getrandmax() + 1);
+        if (!\is_callable($sleep) || !\is_callable($random)) {
+            throw new ConfigurationException('sleep and random must be callable');
+        }
+
+        $this->http = new Http(
+            $this->baseUrl,
+            new ApiKey($apiKey),
+            $this->maxRetries,
+            $transport,
+            $requests,
+            $streams,
+            \Closure::fromCallable($sleep),
+            \Closure::fromCallable($random),
+        );
+        $this->files = new Files($this->http, $this->resumableThreshold, $this->chunkSize, fn (): array => $this->resumableUploads());
+    }
+
+    /** The account's statistics, limits and plan (fields this SDK does not know are kept in `extra`). */
+    public function stats(): Stats
+    {
+        [, $data] = $this->http->call('GET', $this->http->url('/stats'));
+
+        return Stats::fromArray($data);
+    }
+
+    /**
+     * Downloads a file (its record or its public link; no key is sent to the link) to a path, a
+     * writable stream resource or a PSR-7 stream. With `resume` (default true) a partial
+     * destination file is continued with `Range` + `If-Range`; the finished bytes are checked
+     * against the `ETag` (the file's SHA-256).
+     *
+     * @param FileRecord|string                            $fileOrLink
+     * @param string|\SplFileInfo|resource|StreamInterface $destination
+     * @param array{on_progress?: callable(int, ?int): void, resume?: bool} $options
+     */
+    public function download(FileRecord|string $fileOrLink, mixed $destination, array $options = []): DownloadResult
+    {
+        $unknown = array_diff(array_keys($options), ['on_progress', 'resume']);
+        if ($unknown !== []) {
+            throw new ConfigurationException('unknown download option(s): ' . implode(', ', $unknown));
+        }
+        $onProgress = $options['on_progress'] ?? null;
+        if ($onProgress !== null && !\is_callable($onProgress)) {
+            throw new ConfigurationException('on_progress must be callable');
+        }
+
+        return Downloader::download($this->http, $fileOrLink, $destination, $onProgress, (bool) ($options['resume'] ?? true));
+    }
+
+    /**
+     * What the server offers for resumable uploads (asked once with OPTIONS /uploads, then kept).
+     *
+     * @return array{available: bool, checksum: bool, max_size: ?int}
+     */
+    public function resumableUploads(): array
+    {
+        if ($this->tus === null) {
+            $answer = Tus::detect($this->http);
+            if ($answer === null) {
+                return ['available' => false, 'checksum' => false, 'max_size' => null]; // no answer: asked again next time
+            }
+            $this->tus = $answer;
+        }
+
+        return $this->tus;
+    }
+
+    /** @return array<string, mixed> */
+    public function __debugInfo(): array
+    {
+        return [
+            'baseUrl' => $this->baseUrl,
+            'apiKey' => '[redacted]',
+            'maxRetries' => $this->maxRetries,
+            'timeout' => $this->timeout,
+            'resumableThreshold' => $this->resumableThreshold,
+            'chunkSize' => $this->chunkSize,
+        ];
+    }
+
+    public function __toString(): string
+    {
+        return sprintf('Fileshare\Client { baseUrl: %s, apiKey: [redacted] }', json_encode($this->baseUrl, \JSON_UNESCAPED_SLASHES));
+    }
+
+    private static function env(string $name): ?string
+    {
+        $value = getenv($name);
+        if ($value === false || $value === '') {
+            $value = $_ENV[$name] ?? $_SERVER[$name] ?? null;
+        }
+
+        return \is_string($value) && $value !== '' ? $value : null;
+    }
+
+    /** @param array<string, mixed> $options */
+    private static function integer(array $options, string $name, int $default, int $min): int
+    {
+        $value = $options[$name] ?? $default;
+        if (!\is_int($value) || $value < $min) {
+            throw new ConfigurationException("$name must be an integer of at least $min");
+        }
+
+        return $value;
+    }
+}

@@ -1,0 +1,92 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Fileshare\Internal;
+
+use Fileshare\Exception\AuthenticationException;
+use Fileshare\Exception\BadRequestException;
+use Fileshare\Exception\FileshareException;
+use Fileshare\Exception\LimitExceededException;
+use Fileshare\Exception\NotFoundException;
+use Fileshare\Exception\PermissionDeniedException;
+use Fileshare\Exception\RateLimitException;
+use Fileshare\Exception\ServerException;
+use Fileshare\Model\RateLimitInfo;
+use Psr\Http\Message\ResponseInterface;
+
+/** @internal */
+final class ErrorFactory
+{
+    /** `Retry-After` in seconds (delta-seconds or an HTTP date), or null. */
+    public static function parseRetryAfter(string $value, ?int $now = null): ?int
+    {
+        $value = trim($value);
+        if ($value === '') {
+            return null;
+        }
+        if (preg_match('/^\d+$/', $value) === 1) {
+            return (int) $value;
+        }
+        $time = strtotime($value);
+        if ($time === false) {
+            return null;
+        }
+
+        return max(0, $time - ($now ?? time()));
+    }
+
+    private static function headerInt(ResponseInterface $response, string $name): ?int
+    {
+        $value = trim($response->getHeaderLine($name));
+
+        return preg_match('/^\d+$/', $value) === 1 ? (int) $value : null;
+    }
+
+    /** The exception for a response that is not a success, from its status, body and headers. */
+    public static function fromResponse(ResponseInterface $response, string $body): FileshareException
+    {
+        $status = $response->getStatusCode();
+        $code = null;
+        $serverMessage = null;
+        $decoded = json_decode($body, true);
+        if (\is_array($decoded) && \is_array($decoded['error'] ?? null)) {
+            $code = \is_string($decoded['error']['code'] ?? null) ? $decoded['error']['code'] : null;
+            $serverMessage = \is_string($decoded['error']['message'] ?? null) ? $decoded['error']['message'] : null;
+        }
+        $requestId = $response->getHeaderLine('X-Request-Id');
+        $requestId = $requestId === '' ? null : $requestId;
+        $retryAfter = self::parseRetryAfter($response->getHeaderLine('Retry-After'));
+        $text = $serverMessage ?? trim(substr($body, 0, 200));
+        $message = $status . ($code !== null ? ' ' . $code : '') . ': ' . ($text !== '' ? $text : ($response->getReasonPhrase() ?: 'no message'));
+
+        if ($status === 401) {
+            return new AuthenticationException($message, $status, $code, $requestId, $retryAfter);
+        }
+        if ($status === 403) {
+            if ($code === 'file_too_large' || $code === 'daily_upload_limit_exceeded') {
+                return new LimitExceededException($message, $status, $code, $requestId, $retryAfter);
+            }
+
+            return new PermissionDeniedException($message, $status, $code, $requestId, $retryAfter);
+        }
+        if ($status === 413 && ($code === 'file_too_large' || $code === null)) {
+            return new LimitExceededException($message, $status, $code, $requestId, $retryAfter);
+        }
+        if ($status === 404) {
+            return new NotFoundException($message, $status, $code, $requestId, $retryAfter);
+        }
+        if ($status === 429) {
+            return new RateLimitException($message, $status, $code, $requestId, $retryAfter, new RateLimitInfo(
+                self::headerInt($response, 'RateLimit-Limit'),
+                self::headerInt($response, 'RateLimit-Remaining'),
+                self::headerInt($response, 'RateLimit-Reset'),
+            ));
+        }
+        if ($status >= 500) {
+            return new ServerException($message, $status, $code, $requestId, $retryAfter);
+        }
+
+        return new BadRequestException($message, $status, $code, $requestId, $retryAfter);
+    }
+}

@@ -1,0 +1,61 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Fileshare\Tests\Integration;
+
+use Fileshare\Tests\Support\IntegrationTestCase;
+use Fileshare\Tests\Support\Server;
+
+/** The examples run as they are, against the real server. */
+final class ExamplesTest extends IntegrationTestCase
+{
+    /** @param list<string> $args @return array{int, string, string} */
+    private function runExample(string $example, array $args = []): array
+    {
+        $env = getenv() + ['FILESHARE_BASE_URL' => Server::info()['base_url'], 'FILESHARE_API_KEY' => Server::key('pro')];
+        $env['FILESHARE_BASE_URL'] = Server::info()['base_url'];
+        $env['FILESHARE_API_KEY'] = Server::key('pro');
+        $process = proc_open(
+            array_merge([\PHP_BINARY, \dirname(__DIR__, 2) . "/examples/$example"], $args),
+            [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']],
+            $pipes,
+            null,
+            $env,
+        );
+        $out = (string) stream_get_contents($pipes[1]);
+        $err = (string) stream_get_contents($pipes[2]);
+        fclose($pipes[1]);
+        fclose($pipes[2]);
+
+        return [proc_close($process), $out, $err];
+    }
+
+    public function testQuickstart(): void
+    {
+        [$code, $out, $err] = $this->runExample('quickstart.php');
+        self::assertSame(0, $code, $out . $err);
+        self::assertMatchesRegularExpression('/uploaded quickstart\.php as file \d+/', $out);
+        self::assertStringContainsString('SHA-256 checked against the ETag', $out);
+        self::assertMatchesRegularExpression('/deleted file \d+/', $out);
+    }
+
+    public function testResumable(): void
+    {
+        $path = $this->makeFile('video.bin', 3 * 1024 * 1024 + 5);
+        [$code, $out, $err] = $this->runExample('resumable.php', [$path, '1']);
+        self::assertSame(0, $code, $out . $err);
+        self::assertStringContainsString('sha256 ' . hash_file('sha256', $path), $out);
+        self::assertStringContainsString('download resumed from byte 1572866', $out);
+    }
+
+    public function testErrors(): void
+    {
+        [$code, $out, $err] = $this->runExample('errors.php');
+        self::assertSame(0, $code, $out . $err);
+        self::assertStringContainsString('get a file that does not exist: not found (not_found', $out);
+        self::assertStringContainsString('list 500 per page: refused as sent: 400 invalid_parameter', $out);
+        self::assertStringContainsString('a wrong key: check the API key (401)', $out);
+        self::assertStringContainsString('a server that is not there: no answer', $out);
+    }
+}

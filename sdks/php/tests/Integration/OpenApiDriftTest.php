@@ -1,0 +1,45 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Fileshare\Tests\Integration;
+
+use Fileshare\Model\AccountLimits;
+use Fileshare\Model\AccountStats;
+use Fileshare\Model\FileRecord;
+use Fileshare\Model\Pagination;
+use Fileshare\Tests\Support\IntegrationTestCase;
+use Fileshare\Tests\Support\Server;
+
+/** The SDK's records against the server's OpenAPI document (GET /api/v1/openapi.json). */
+final class OpenApiDriftTest extends IntegrationTestCase
+{
+    /** @return list<string> the record's API fields (its constructor's parameters but `extra`) */
+    private static function fields(string $class): array
+    {
+        $names = array_map(static fn (\ReflectionParameter $p): string => $p->getName(), (new \ReflectionMethod($class, '__construct'))->getParameters());
+        $names = array_values(array_diff($names, ['extra']));
+        sort($names);
+
+        return $names;
+    }
+
+    public function testRecordsHaveTheDocumentsFields(): void
+    {
+        $document = json_decode((string) file_get_contents(Server::info()['base_url'] . '/openapi.json'), true, flags: \JSON_THROW_ON_ERROR);
+        $schemas = $document['components']['schemas'];
+        foreach (['File' => FileRecord::class, 'Pagination' => Pagination::class, 'Stats' => AccountStats::class, 'Limits' => AccountLimits::class] as $name => $class) {
+            $properties = array_keys($schemas[$name]['properties'] ?? []);
+            $required = $schemas[$name]['required'] ?? [];
+            sort($properties);
+            sort($required);
+            self::assertSame($properties, self::fields($class), "$name vs $class");
+            self::assertSame($required, self::fields($class), "$name: required fields");
+        }
+        // Every 403 code the document knows is one the SDK sorts (LimitExceeded or PermissionDenied).
+        $codes = $schemas['Error']['properties']['error']['properties']['code']['enum'];
+        foreach (['plan_not_supported', 'file_too_large', 'daily_upload_limit_exceeded', 'rate_limited', 'not_found', 'unauthorized'] as $code) {
+            self::assertContains($code, $codes);
+        }
+    }
+}

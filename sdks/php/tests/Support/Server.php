@@ -1,0 +1,85 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Fileshare\Tests\Support;
+
+use Fileshare\Client;
+
+/**
+ * The real server for the integration tests, started once per run through the shared launcher
+ * (sdks/launcher/launch-server.mjs): read its JSON line, close its stdin at the end.
+ */
+final class Server
+{
+    /** @var array<string, mixed>|null */
+    private static ?array $info = null;
+    /** @var resource|null */
+    private static $process = null;
+    /** @var array<int, resource> */
+    private static array $pipes = [];
+
+    /** @return array<string, mixed> */
+    public static function info(): array
+    {
+        if (self::$info !== null) {
+            return self::$info;
+        }
+        $root = \dirname(__DIR__, 4);
+        if (!is_file("$root/dist/server.js")) {
+            throw new \RuntimeException("no server build: run `npm run build` in $root first");
+        }
+        $process = proc_open(
+            ['node', "$root/sdks/launcher/launch-server.mjs"],
+            [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['file', self::logFile(), 'w']],
+            $pipes,
+            $root,
+        );
+        if (!\is_resource($process)) {
+            throw new \RuntimeException('could not start node sdks/launcher/launch-server.mjs');
+        }
+        self::$process = $process;
+        self::$pipes = $pipes;
+        register_shutdown_function([self::class, 'stop']);
+        $line = fgets($pipes[1]);
+        $info = \is_string($line) ? json_decode($line, true) : null;
+        if (!\is_array($info) || !isset($info['base_url'])) {
+            self::stop();
+            throw new \RuntimeException('the launcher printed no JSON line; its log (' . self::logFile() . "):\n"
+                . substr((string) @file_get_contents(self::logFile()), -4000));
+        }
+
+        return self::$info = $info;
+    }
+
+    /** The launcher's and the server's log (stderr): FILESHARE_SDK_TEST_LOG, or a file in the temp folder. */
+    public static function logFile(): string
+    {
+        return getenv('FILESHARE_SDK_TEST_LOG') ?: sys_get_temp_dir() . '/fileshare-sdk-php-server.log';
+    }
+
+    public static function stop(): void
+    {
+        if (self::$process === null) {
+            return;
+        }
+        foreach (self::$pipes as $pipe) {
+            if (\is_resource($pipe)) {
+                fclose($pipe); // closing stdin stops the server and removes its data folder
+            }
+        }
+        proc_close(self::$process);
+        self::$process = null;
+    }
+
+    public static function key(string $account): string
+    {
+        return self::info()['keys'][$account];
+    }
+
+    /** @param array<string, mixed> $options */
+    public static function client(string $account = 'pro', array $options = []): Client
+    {
+        return new Client($options + ['base_url' => self::info()['base_url'], 'api_key' => self::key($account)]);
+    }
+}

@@ -1,0 +1,158 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Fileshare\Tests\Unit;
+
+use Fileshare\Exception\ConfigurationException;
+use Fileshare\Exception\IntegrityException;
+use Fileshare\Exception\LimitExceededException;
+use Fileshare\Tests\Support\Mock;
+use Fileshare\UploadSource;
+use GuzzleHttp\Psr7\Response;
+use PHPUnit\Framework\TestCase;
+use Psr\Http\Message\RequestInterface;
+
+final class TusTest extends TestCase
+{
+    private const UPLOAD = 'https://files.test/api/v1/uploads/abc';
+
+    private static function options(): Response
+    {
+        return new Response(204, ['Tus-Version' => '1.0.0', 'Tus-Extension' => 'creation,creation-with-upload,creation-defer-length,termination,expiration,checksum',
+            'Tus-Checksum-Algorithm' => 'sha1,sha256', 'Tus-Max-Size' => '53687091200']);
+    }
+
+    private static function created(): Response
+    {
+        return new Response(201, ['Tus-Resumable' => '1.0.0', 'Location' => '/api/v1/uploads/abc', 'Upload-Offset' => '0']);
+    }
+
+    private static function patched(int $offset, ?int $fileId = null): Response
+    {
+        return new Response(204, ['Upload-Offset' => (string) $offset] + ($fileId ? ['Fileshare-File-Id' => (string) $fileId] : []));
+    }
+
+    private static function done(string $bytes, ?string $sha = null): Response
+    {
+        return Mock::json(200, ['success' => true, 'upload' => ['offset' => \strlen($bytes), 'length' => \strlen($bytes), 'file' => Mock::file($bytes, 9, 'big.bin', $sha)]]);
+    }
+
+    public function testChunksWithChecksumsAndResumeAfterADrop(): void
+    {
+        $bytes = random_bytes(2500);
+        $mock = new Mock([
+            self::options(),
+            self::created(),
+            self::patched(1000),
+            Mock::drop(),                      // second chunk: connection lost
+            self::patched(1000),               // HEAD: the server has 1000 bytes
+            self::patched(2000),
+            self::patched(2500, 9),
+            self::done($bytes),
+        ], ['resumable_threshold' => 2000, 'chunk_size' => 1000]);
+        $progress = [];
+        $file = $mock->client->files->upload(UploadSource::fromBytes($bytes, 'big.bin'), ['on_progress' => function (int $s, ?int $t) use (&$progress): void {
+            $progress[] = [$s, $t];
+        }]);
+        self::assertSame(9, $file->file_id);
+        $methods = array_map(static fn (array $r): string => $r['request']->getMethod(), $mock->requests);
+        self::assertSame(['OPTIONS', 'POST', 'PATCH', 'PATCH', 'HEAD', 'PATCH', 'PATCH', 'GET'], $methods);
+        $post = $mock->requests[1]['request'];
+        self::assertSame('2500', $post->getHeaderLine('Upload-Length'));
+        self::assertSame('1.0.0', $post->getHeaderLine('Tus-Resumable'));
+        self::assertSame('filename ' . base64_encode('big.bin'), $post->getHeaderLine('Upload-Metadata'));
+        self::assertSame('', $mock->requests[0]['request']->getHeaderLine('Authorization'), 'OPTIONS needs no key');
+        foreach ([[2, 0], [3, 1000], [5, 1000], [6, 2000]] as [$i, $offset]) {
+            $patch = $mock->requests[$i]['request'];
+            $chunk = substr($bytes, $offset, 1000);
+            self::assertSame(self::UPLOAD, (string) $patch->getUri());
+            self::assertSame((string) $offset, $patch->getHeaderLine('Upload-Offset'));
+            self::assertSame('application/offset+octet-stream', $patch->getHeaderLine('Content-Type'));
+            self::assertSame('sha256 ' . base64_encode(hash('sha256', $chunk, true)), $patch->getHeaderLine('Upload-Checksum'));
+            self::assertSame($chunk, $mock->requests[$i]['body']);
+        }
+        self::assertSame([2500, 2500], end($progress));
+        self::assertCount(1, $mock->sleeps);
+    }
+
+    public function testAStreamOfUnknownLengthDefersItAndKeepsWhatACutChunkKept(): void
+    {
+        $bytes = str_repeat('0123456789', 250); // 2500
+        $pipe = popen('printf ' . escapeshellarg($bytes), 'r');
+        $mock = new Mock([
+            self::options(),
+            self::created(),
+            self::patched(600),               // no checksum: the server kept part of the chunk
+            self::patched(1600),
+            self::patched(2500, 9),
+            self::done($bytes),
+        ], ['chunk_size' => 1000]);
+        $file = $mock->client->files->upload($pipe, ['resumable' => true, 'filename' => 'big.bin']);
+        pclose($pipe);
+        self::assertSame(9, $file->file_id);
+        self::assertSame('1', $mock->requests[1]['request']->getHeaderLine('Upload-Defer-Length'));
+        self::assertSame('', $mock->requests[1]['request']->getHeaderLine('Upload-Length'));
+        self::assertSame(substr($bytes, 600, 1000), $mock->requests[3]['body']);
+        self::assertSame(substr($bytes, 1600), $mock->requests[4]['body']);
+        self::assertSame('2500', $mock->requests[4]['request']->getHeaderLine('Upload-Length'), 'the last chunk declares the length');
+    }
+
+    public function testAFailedUploadIsDeletedAndLimitsAreLimitExceeded(): void
+    {
+        $mock = new Mock([self::options(), Mock::error(413, 'file_too_large')]);
+        $this->expectException(LimitExceededException::class);
+        try {
+            $mock->client->files->upload(UploadSource::fromBytes('abc'), ['resumable' => true]);
+        } finally {
+            self::assertCount(2, $mock->requests);
+        }
+    }
+
+    public function testGivesUpAfterTheRetriesAndDeletesTheUpload(): void
+    {
+        $mock = new Mock([self::options(), self::created(), Mock::drop(), self::patched(0), Mock::drop(), self::patched(0), Mock::drop(),
+            new Response(204)], ['chunk_size' => 1000]);
+        try {
+            $mock->client->files->upload(UploadSource::fromBytes('abc'), ['resumable' => true]);
+            self::fail('no exception');
+        } catch (\Fileshare\Exception\APIConnectionException) {
+        }
+        $last = end($mock->requests)['request'];
+        self::assertSame('DELETE', $last->getMethod());
+        self::assertSame(self::UPLOAD, (string) $last->getUri());
+    }
+
+    public function testIntegrityExceptionWhenTheWholeFileDiffers(): void
+    {
+        $mock = new Mock([self::options(), self::created(), self::patched(3, 9), self::done('abc', str_repeat('f', 64))]);
+        $this->expectException(IntegrityException::class);
+        $mock->client->files->upload(UploadSource::fromBytes('abc'), ['resumable' => true]);
+    }
+
+    public function testResumableTrueNeedsTheServerToOfferIt(): void
+    {
+        $mock = new Mock([new Response(404, [], '{}')]);
+        $this->expectException(ConfigurationException::class);
+        $mock->client->files->upload(UploadSource::fromBytes('abc'), ['resumable' => true]);
+    }
+
+    public function testLargeSourcesGoMultipartWhenTheServerHasNoTus(): void
+    {
+        $mock = new Mock([new Response(404, [], '{}'), static fn (RequestInterface $r) => Mock::json(201, ['success' => true] + Mock::file('abcd'))],
+            ['resumable_threshold' => 3]);
+        $mock->client->files->upload(UploadSource::fromBytes('abcd'));
+        self::assertSame(['OPTIONS', 'POST'], array_map(static fn (array $r): string => $r['request']->getMethod(), $mock->requests));
+        self::assertSame(Mock::BASE . '/files/upload', (string) $mock->requests[1]['request']->getUri());
+    }
+
+    public function testAnUnansweredOptionsIsAskedAgain(): void
+    {
+        $mock = new Mock([Mock::drop(), self::options(), self::created(), self::patched(3, 9), self::done('abc')]);
+        self::assertFalse($mock->client->resumableUploads()['available']);
+        $file = $mock->client->files->upload(UploadSource::fromBytes('abc'), ['resumable' => true]);
+        self::assertSame(9, $file->file_id);
+        self::assertTrue($mock->client->resumableUploads()['available']);
+        self::assertSame(['OPTIONS', 'OPTIONS', 'POST', 'PATCH', 'GET'], array_map(static fn (array $r): string => $r['request']->getMethod(), $mock->requests));
+    }
+}
