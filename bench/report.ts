@@ -27,12 +27,14 @@ export interface BenchResults {
   serverCommand: string
   seedSeconds: number
   transfer?: {
-    uploadMs: { service: number[]; bare: number[]; bareFsync: number[] }
-    uploadCpuSeconds: { service: number[]; bare: number[]; bareFsync: number[] }
-    downloadMs: { service: number[]; bare: number[] }
-    downloadCpuSeconds: { service: number[]; bare: number[] }
+    /** `peer`: Express 5 + Multer 2 (upload) and Express's res.download (download), bench/peer-server.ts. */
+    uploadMs: { service: number[]; bare: number[]; bareFsync: number[]; peer: number[] }
+    uploadCpuSeconds: { service: number[]; bare: number[]; bareFsync: number[]; peer: number[] }
+    downloadMs: { service: number[]; bare: number[]; peer: number[] }
+    downloadCpuSeconds: { service: number[]; bare: number[]; peer: number[] }
     serviceUploadRss: RssPeak
     bareUploadRss: RssPeak
+    peerUploadRss: RssPeak
   }
   rss?: {
     /** The server as `npm start` runs it. */
@@ -55,7 +57,21 @@ export interface BenchResults {
     small: Record<MetadataCall, MeasuredLoad>
     large: Record<MetadataCall, MeasuredLoad>
   }
+  /** GET /files/:id on two servers of the same build, FILESHARE_METRICS_ADDR unset and set. */
+  metrics?: MetricsCost
 }
+
+export type MetricsCost =
+  | { skipped: string }
+  | {
+      /** The address the "on" server's /metrics listener was given. */
+      address: string
+      /** The measured runs, in the order they ran (off, on, on, off, ...). */
+      off: MeasuredLoad[]
+      on: MeasuredLoad[]
+      /** Size in bytes of one scrape of /metrics after the runs. */
+      scrapeBytes: number
+    }
 
 const TARGETS = {
   uploadRatio: 1.25,
@@ -65,7 +81,7 @@ const TARGETS = {
   growthRatio: 2,
 }
 
-const median = (values: number[]) => {
+export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = Math.floor(sorted.length / 2)
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
@@ -101,26 +117,68 @@ function transferSection(results: BenchResults): string[] {
   const lines: string[] = []
   if (transfer) {
     const size = formatBytes(plan.transferBytes)
-    const upload = median(transfer.uploadMs.service) / median(transfer.uploadMs.bare)
-    const uploadFsync = median(transfer.uploadMs.service) / median(transfer.uploadMs.bareFsync)
-    const download = median(transfer.downloadMs.service) / median(transfer.downloadMs.bare)
-    const cpu = (values: number[]) => `${median(values).toFixed(2)} s`
     const { uploadMs, uploadCpuSeconds: uploadCpu, downloadMs, downloadCpuSeconds: downloadCpu } = transfer
+    const cpu = (values: number[]) => `${median(values).toFixed(2)} s`
+    const row = (label: string, service: number[], other: number[], cpus: [number[], number[]], target?: number) => {
+      const value = median(service) / median(other)
+      return (
+        `| ${label} | ${seconds(median(service))} | ${seconds(median(other))} | ${ratio(value)} | ${target ? `≤ ${ratio(target)}` : ''} | ` +
+        `${target ? atMost(value, target) : ''} | ${cpu(cpus[0])} / ${cpu(cpus[1])} |`
+      )
+    }
+    const runs = (values: number[]) => values.map(Math.round).join(', ')
     lines.push(
       `### Transfers (one ${size} file, median of ${plan.transferRepeats})`,
       '',
       "Time is the client's, from the first byte sent to the end of the response. Server CPU is the user + system time of " +
-        'the server process (Fileshare or the baseline) during the transfer.',
+        'the receiving or sending process (Fileshare, the baseline or the peer) during the transfer. The ratio is Fileshare ÷ the other.',
       '',
-      '| Measure | Fileshare | Bare Node.js | Ratio | Target | Result | Server CPU, Fileshare / bare |',
+      '| Measure | Fileshare | Baseline or peer | Ratio | Target | Result | Server CPU, Fileshare / other |',
       '|---|---|---|---|---|---|---|',
-      `| Upload ${size}: multipart through the API vs the bare pipe | ${seconds(median(uploadMs.service))} | ${seconds(median(uploadMs.bare))} | ${ratio(upload)} | ≤ ${ratio(TARGETS.uploadRatio)} | ${atMost(upload, TARGETS.uploadRatio)} | ${cpu(uploadCpu.service)} / ${cpu(uploadCpu.bare)} |`,
-      `| Upload ${size} vs the bare pipe with fsync (extra) | ${seconds(median(uploadMs.service))} | ${seconds(median(uploadMs.bareFsync))} | ${ratio(uploadFsync)} | | | ${cpu(uploadCpu.service)} / ${cpu(uploadCpu.bareFsync)} |`,
-      `| Download ${size}: public link vs the bare read stream | ${seconds(median(downloadMs.service))} | ${seconds(median(downloadMs.bare))} | ${ratio(download)} | ≤ ${ratio(TARGETS.downloadRatio)} | ${atMost(download, TARGETS.downloadRatio)} | ${cpu(downloadCpu.service)} / ${cpu(downloadCpu.bare)} |`,
+      row(
+        `Upload ${size}: multipart through the API vs the bare pipe`,
+        uploadMs.service,
+        uploadMs.bare,
+        [uploadCpu.service, uploadCpu.bare],
+        TARGETS.uploadRatio,
+      ),
+      row(`Upload ${size} vs the bare pipe with fsync (extra)`, uploadMs.service, uploadMs.bareFsync, [
+        uploadCpu.service,
+        uploadCpu.bareFsync,
+      ]),
+      row(`Upload ${size} vs Express 5 + Multer 2, disk storage (peer)`, uploadMs.service, uploadMs.peer, [
+        uploadCpu.service,
+        uploadCpu.peer,
+      ]),
+      row(
+        `Download ${size}: public link vs the bare read stream`,
+        downloadMs.service,
+        downloadMs.bare,
+        [downloadCpu.service, downloadCpu.bare],
+        TARGETS.downloadRatio,
+      ),
+      row(`Download ${size} vs Express 5 \`res.download\` (peer)`, downloadMs.service, downloadMs.peer, [
+        downloadCpu.service,
+        downloadCpu.peer,
+      ]),
       '',
-      `Every run (ms): upload ${uploadMs.service.map(Math.round).join(', ')} vs bare ${uploadMs.bare.map(Math.round).join(', ')} ` +
-        `(bare with fsync ${uploadMs.bareFsync.map(Math.round).join(', ')}); download ${downloadMs.service.map(Math.round).join(', ')} ` +
-        `vs bare ${downloadMs.bare.map(Math.round).join(', ')}.`,
+      `Every run (ms): upload ${runs(uploadMs.service)} vs bare ${runs(uploadMs.bare)} (bare with fsync ${runs(uploadMs.bareFsync)}, ` +
+        `Express + Multer ${runs(uploadMs.peer)}); download ${runs(downloadMs.service)} vs bare ${runs(downloadMs.bare)} ` +
+        `(Express ${runs(downloadMs.peer)}).`,
+      '',
+      "What each side does. Fileshare (upload): authenticates the key, checks the plan's limits, parses the multipart body " +
+        '(@fastify/multipart, busboy), computes the SHA-256 of the content, writes the blob, fsyncs it before it records the ' +
+        'file in SQLite and answers 201. Fileshare (download): looks the public link up, counts the download, and streams the ' +
+        'blob with an ETag (the SHA-256), Range and conditional GET support. The bare baseline (`bench/baseline-server.ts`) ' +
+        'pipes the raw request body (no multipart framing) to a file, with or without fsync, and serves a file with ' +
+        '`fs.createReadStream`: no headers beyond the length, no Range. The peer is what a user would pick instead: an ' +
+        "Express 5 app (`bench/peer-server.ts`, one process, `NODE_ENV=production`) with Multer 2's disk storage, which parses " +
+        'the same multipart body with busboy and pipes the file part to a file, but neither fsyncs nor hashes, and has no ' +
+        "accounts, limits or database; and `res.download`, which serves the peer's stored file through `send` " +
+        '(`fs.createReadStream`, Content-Disposition, a weak ETag from size and mtime, Last-Modified, Range and conditional ' +
+        'GET) with no lookup or counting. Each server reads back a file it has just written, so every download comes from the ' +
+        "page cache. The client is the same for all three (`bench/upload-client.ts` and `bench/download-client.ts`, Node's " +
+        '`http` in a process of its own; the upload body is generated as it is sent, not read from disk).',
       '',
     )
   }
@@ -138,6 +196,7 @@ function transferSection(results: BenchResults): string[] {
       )
       lines.push(
         `| Bare pipe, one ${formatBytes(plan.transferBytes)} upload (for comparison) | ${mib(bare.peakBytes)} | ${mib(bare.startBytes)} | | | |`,
+        `| Express + Multer, one ${formatBytes(plan.transferBytes)} upload (peer, for comparison) | ${mib(transfer.peerUploadRss.peakBytes)} | ${mib(transfer.peerUploadRss.startBytes)} | | | |`,
       )
     }
     if (rss) {
@@ -265,6 +324,54 @@ function loadSection(results: BenchResults): string[] {
   return lines
 }
 
+export const METRICS_HEADING = '### Metrics cost: GET /files/:id with the Prometheus listener off and on'
+
+/**
+ * GET /files/:id on two server processes of the same build, one without and one with
+ * FILESHARE_METRICS_ADDR; or why the case was skipped. `standalone`: from a run of this section alone.
+ */
+export function metricsSection(results: BenchResults, { standalone = false } = {}): string[] {
+  const { metrics, plan } = results
+  if (!metrics) return []
+  const lines = [METRICS_HEADING, '']
+  if (standalone) {
+    lines.push(
+      `Measured in a run of this section alone (\`BENCH_ONLY=metrics npm run bench\`), started ${results.startedAt.toISOString()}; ` +
+        `load average at start ${results.loadAverageAtStart.map((value) => value.toFixed(2)).join(' ')}.`,
+      '',
+    )
+  }
+  if ('skipped' in metrics) {
+    lines.push(`Skipped: ${metrics.skipped}`, '')
+    return lines
+  }
+  const sum = (runs: MeasuredLoad[], pick: (run: MeasuredLoad) => number) => runs.reduce((total, run) => total + pick(run), 0)
+  const mean = (runs: MeasuredLoad[], pick: (run: MeasuredLoad) => number) => sum(runs, pick) / runs.length
+  // Requests/s and CPU per request over all the runs of a side, weighted by their requests.
+  const rate = (runs: MeasuredLoad[]) => mean(runs, (run) => run.requestsPerSecond)
+  const cpuPerRequest = (runs: MeasuredLoad[]) =>
+    sum(runs, (run) => run.cpuMicrosPerRequest * run.requests) / sum(runs, (run) => run.requests)
+  const row = (label: string, runs: MeasuredLoad[]) =>
+    `| ${label} | ${rps(rate(runs))} | ${ms(mean(runs, (run) => run.p50Ms))} | ${ms(mean(runs, (run) => run.p99Ms))} | ` +
+    `${Math.round(cpuPerRequest(runs))} µs | ${runs.map((run) => rps(run.requestsPerSecond)).join(', ')} |`
+  lines.push(
+    `The same call as in the metadata table (the small account's middle file, ${plan.connections} connections, ` +
+      `${plan.loadSeconds} s per run after warm-up) on two server processes of the same build and data folder, started the ` +
+      `same way except that the second has \`FILESHARE_METRICS_ADDR=${metrics.address}\`. They take turns (off, on, on, off), ` +
+      `so that a change in the machine's load hits both sides alike. One scrape of /metrics after the runs: ${metrics.scrapeBytes} bytes.`,
+    '',
+    '| Server | Requests/s (mean) | p50 | p99 | Server CPU per request | Each run, req/s |',
+    '|---|---|---|---|---|---|',
+    row('Metrics off (`FILESHARE_METRICS_ADDR` unset)', metrics.off),
+    row(`Metrics on (\`FILESHARE_METRICS_ADDR=${metrics.address}\`)`, metrics.on),
+    '',
+    `On ÷ off: requests/s ${ratio(rate(metrics.on) / rate(metrics.off))}, server CPU per request ` +
+      `${ratio(cpuPerRequest(metrics.on) / cpuPerRequest(metrics.off))}.`,
+    '',
+  )
+  return lines
+}
+
 export function machineLines(results: BenchResults): string[] {
   const cpus = os.cpus()
   return [
@@ -281,43 +388,83 @@ export function machineLines(results: BenchResults): string[] {
 
 /** The tables of one run, in Markdown (printed to the terminal as well as written to the docs). */
 export function renderTables(results: BenchResults): string {
-  return [...transferSection(results), ...resumableSection(results), ...loadSection(results)].join('\n')
+  return [...transferSection(results), ...resumableSection(results), ...loadSection(results), ...metricsSection(results)].join('\n')
 }
 
 const NOTES_MARKER = '<!-- Everything below this line is written by hand; bench/run.ts keeps it. -->'
 
+/** The section `npm run soak` writes into docs/benchmarks.md (bench/soak/report.ts); the bench keeps it. */
+export const SOAK_HEADING = '### Soak: server memory and open files over time'
+
+/** A chart written next to the doc: its path relative to docs/ and its alternative text. */
+export interface ChartLink {
+  file: string
+  alt: string
+}
+
+/** The "Charts" section: the pictures of this run's figures, as relative image links. */
+export function chartsSection(charts: ChartLink[]): string[] {
+  if (charts.length === 0) return []
+  return [
+    '### Charts',
+    '',
+    'Drawn from the figures above by `bench/charts.ts` (plain SVG, no chart library), in the same run. Longer bars are ' +
+      'better for throughput, shorter ones for latency and CPU.',
+    '',
+    ...charts.flatMap((chart) => [`![${chart.alt}](${chart.file})`, '']),
+  ]
+}
+
+/** The text of the section under `heading` in the generated part of `current`, if it has one. */
+function generatedSection(current: string, heading: string): string | undefined {
+  const notesAt = current.indexOf(NOTES_MARKER)
+  const generatedEnd = notesAt >= 0 ? notesAt : current.length
+  const start = current.indexOf(`${heading}\n`)
+  if (start < 0 || start >= generatedEnd) return undefined
+  const next = current.indexOf('\n### ', start + heading.length)
+  return current.slice(start, next >= 0 && next < generatedEnd ? next + 1 : generatedEnd).trimEnd()
+}
+
 /**
- * Writes docs/benchmarks.md: the figures of this run above the marker line, and whatever notes
- * were written by hand below it, unchanged.
+ * Writes docs/benchmarks.md: the figures of this run (and `charts`) above the marker line, the
+ * soak's section as the last `npm run soak` wrote it, and whatever notes were written by hand
+ * below the marker, unchanged.
  */
-export function writeBenchmarksDoc(file: string, results: BenchResults): void {
+export function writeBenchmarksDoc(file: string, results: BenchResults, charts: ChartLink[] = []): void {
   let notes = `${NOTES_MARKER}\n\n## Notes\n\n(none yet)\n`
+  let soak: string | undefined
   if (fs.existsSync(file)) {
     const current = fs.readFileSync(file, 'utf8')
     const at = current.indexOf(NOTES_MARKER)
     if (at >= 0) notes = current.slice(at)
+    soak = generatedSection(current, SOAK_HEADING)
   }
   const generated = [
     '# Benchmarks',
     '',
     '`npm run bench` (not part of `npm test`) measures the real server (`node dist/server.js`, embedded default) side by ' +
-      'side with a bare Node.js baseline on the same machine in the same run (`bench/baseline-server.ts`: an `http` server ' +
-      'that pipes a request body straight to a file, serves a file with `fs.createReadStream`, and answers the same JSON ' +
-      'as `GET /files/:id`). The part above the notes is written by the script; rerun it to refresh.',
+      'side with a bare Node.js baseline and with the peers a user would pick instead, on the same machine in the same run. ' +
+      'The baseline (`bench/baseline-server.ts`) is an `http` server that pipes a request body straight to a file, serves a ' +
+      'file with `fs.createReadStream`, and answers the same JSON as `GET /files/:id`. The peers (`bench/peer-server.ts`) are ' +
+      'an Express 5 app with Multer 2 (upload) and `res.download` (download). The part above the notes is written by the ' +
+      'script; rerun it to refresh.',
     '',
     ...machineLines(results),
     '',
     renderTables(results),
+    ...chartsSection(charts),
+    ...(soak ? [soak, ''] : []),
   ].join('\n')
   fs.writeFileSync(file, `${generated}\n${notes}`)
 }
 
 /**
  * Puts one section (its first line is its `### ` heading) into the generated part of
- * docs/benchmarks.md, in place of the section of the same heading, or else before the metadata
- * section (or the notes): for a run of that section alone. Everything else stays as it was.
+ * docs/benchmarks.md, in place of the section of the same heading, or else before the first of the
+ * `before` headings found there (by default the metadata section), or else at the end of the
+ * generated part (before the notes): for a run of that section alone. Everything else stays as it was.
  */
-export function writeBenchmarksSection(file: string, section: string[]): void {
+export function writeBenchmarksSection(file: string, section: string[], { before = ['### Metadata calls'] } = {}): void {
   const current = fs.readFileSync(file, 'utf8')
   const heading = section[0]!
   const notesAt = current.indexOf(NOTES_MARKER)
@@ -329,8 +476,8 @@ export function writeBenchmarksSection(file: string, section: string[]): void {
     const next = current.indexOf('\n### ', start + heading.length)
     end = next >= 0 && next < generatedEnd ? next + 1 : generatedEnd
   } else {
-    const metadata = current.indexOf('\n### Metadata calls')
-    start = metadata >= 0 && metadata < generatedEnd ? metadata + 1 : generatedEnd
+    const anchors = before.map((anchor) => current.indexOf(`\n${anchor}`)).filter((at) => at >= 0 && at < generatedEnd)
+    start = anchors.length > 0 ? anchors[0]! + 1 : generatedEnd
     end = start
   }
   fs.writeFileSync(file, current.slice(0, start) + text + current.slice(end))

@@ -2,9 +2,15 @@
  * `npm run bench`: the real server next to a bare Node.js baseline, on the same machine, in the
  * same run. Prints the tables and writes them to docs/benchmarks.md (full-size runs only).
  *
- * Environment: BENCH_QUICK=1 shrinks every size for a quick check; BENCH_ONLY=transfer,rss,load,resumable
+ * The transfers run against the peers a user would pick instead too (bench/peer-server.ts: Express 5
+ * + Multer 2, res.download), and a full run draws its figures as SVG charts into docs/bench/
+ * (bench/charts.ts); a quick or partial run draws them into BENCH_CHART_DIR, or else
+ * $TMPDIR/fileshare-bench-charts, and leaves docs/ alone.
+ *
+ * Environment: BENCH_QUICK=1 shrinks every size for a quick check; BENCH_ONLY=transfer,rss,load,resumable,metrics
  * picks sections (BENCH_ONLY=resumable runs the resumable-upload scenario alone and updates only its
- * part of docs/benchmarks.md); BENCH_SECONDS, BENCH_REPEATS, BENCH_LARGE_ACCOUNT_FILES override figures;
+ * part of docs/benchmarks.md, and so does BENCH_ONLY=metrics, the cost of FILESHARE_METRICS_ADDR);
+ * BENCH_CHART_DIR sets where the charts go; BENCH_SECONDS, BENCH_REPEATS, BENCH_LARGE_ACCOUNT_FILES override figures;
  * BENCH_SERVER_NODE_FLAGS adds node flags to the server (e.g. "--cpu-prof --cpu-prof-dir=DIR",
  * then bench/profile-summary.ts); BENCH_SERVER_JS runs another build's server.js; BENCH_LOG_LEVEL
  * sets the server's log level (default info); BENCH_KEEP_DATA=1 keeps the temp folder.
@@ -20,18 +26,31 @@ import type { DownloadResult } from './download-client.js'
 import type { LoadJob, LoadResult } from './load-client.js'
 import { CpuMeter } from './measure-cpu.js'
 import { RssSampler } from './measure-rss.js'
+import { chartDir, DOCS_CHART_DIR, writeBenchCharts } from './charts.js'
 import {
   METADATA_CALLS,
+  metricsSection,
   renderTables,
   resumableSection,
+  SOAK_HEADING,
   writeBenchmarksDoc,
   writeBenchmarksSection,
   type BenchResults,
   type MeasuredLoad,
   type MetadataCall,
+  type MetricsCost,
 } from './report.js'
 import { fileIdRange, seedFiles } from './seed-files.js'
-import { fileshareEnv, serverNodeFlags, startBaseline, startFileshare, startScriptArgs, type RunningServer } from './spawn-server.js'
+import {
+  fileshareEnv,
+  serverNodeFlags,
+  startBaseline,
+  startFileshare,
+  startFileshareWith,
+  startPeer,
+  startScriptArgs,
+  type RunningServer,
+} from './spawn-server.js'
 import type { ResumableUploadJob, ResumableUploadResult } from './resumable-client.js'
 import type { UploadJob, UploadResult } from './upload-client.js'
 
@@ -43,7 +62,7 @@ interface Account {
 const plan = benchPlan()
 /** Node flags of the extra peak-RSS run: a young generation of 2 x 2 MiB instead of up to 2 x 16 MiB. */
 const TUNED_NODE_FLAGS = ['--max-semi-space-size=2']
-const SECTIONS = ['transfer', 'rss', 'load', 'resumable']
+const SECTIONS = ['transfer', 'rss', 'load', 'resumable', 'metrics']
 const sections = new Set((process.env.BENCH_ONLY ?? SECTIONS.join(',')).split(',').map((name) => name.trim()))
 for (const name of sections) {
   if (!SECTIONS.includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; the sections are ${SECTIONS.join(', ')}`)
@@ -98,15 +117,36 @@ async function download(url: string, bytes: number): Promise<number> {
   return result.ms
 }
 
-async function measureTransfers(server: RunningServer, bare: RunningServer, account: Account, bareDir: string) {
+/** One multipart upload to the Express + Multer peer; returns its time and the name it stored the file under. */
+async function peerUpload(peer: RunningServer, bytes: number) {
+  const { results } = await uploads([`${peer.url}/upload`], bytes, true)
+  checked(results[0]!, 201)
+  const stored = JSON.parse(results[0]!.body) as { filename: string; size: number }
+  if (stored.size !== bytes) throw new Error(`the peer stored ${stored.size} bytes of ${bytes}`)
+  return { ms: results[0]!.ms, filename: stored.filename }
+}
+
+async function emptyFolder(dir: string): Promise<void> {
+  for (const name of await fs.readdir(dir)) await fs.rm(path.join(dir, name))
+}
+
+async function measureTransfers(
+  server: RunningServer,
+  bare: RunningServer,
+  peer: RunningServer,
+  account: Account,
+  dirs: { bare: string; peer: string },
+) {
   const bytes = plan.transferBytes
-  const uploadMs = { service: [] as number[], bare: [] as number[], bareFsync: [] as number[] }
-  const uploadCpuSeconds = { service: [] as number[], bare: [] as number[], bareFsync: [] as number[] }
-  const downloadMs = { service: [] as number[], bare: [] as number[] }
-  const downloadCpuSeconds = { service: [] as number[], bare: [] as number[] }
+  const uploadMs = { service: [] as number[], bare: [] as number[], bareFsync: [] as number[], peer: [] as number[] }
+  const uploadCpuSeconds = { service: [] as number[], bare: [] as number[], bareFsync: [] as number[], peer: [] as number[] }
+  const downloadMs = { service: [] as number[], bare: [] as number[], peer: [] as number[] }
+  const downloadCpuSeconds = { service: [] as number[], bare: [] as number[], peer: [] as number[] }
   const serviceFiles: { file_id: number; public_link: string }[] = []
+  const peerFiles: string[] = []
   let serviceUploadRss
   let bareUploadRss
+  let peerUploadRss
   for (let run = 0; run < plan.transferRepeats; run++) {
     log(`upload ${formatBytes(bytes)}, run ${run + 1}/${plan.transferRepeats}`)
     flushDisk()
@@ -133,9 +173,18 @@ async function measureTransfers(server: RunningServer, bare: RunningServer, acco
     uploadCpuSeconds.bareFsync.push(cpu.stop())
     checked(synced.results[0]!, 201)
     uploadMs.bareFsync.push(synced.results[0]!.ms)
+
+    flushDisk()
+    const peerSampler = new RssSampler(peer.pid)
+    cpu = new CpuMeter(peer.pid)
+    const viaPeer = await peerUpload(peer, bytes)
+    uploadCpuSeconds.peer.push(cpu.stop())
+    peerUploadRss = peerSampler.stop()
+    uploadMs.peer.push(viaPeer.ms)
+    peerFiles.push(viaPeer.filename)
   }
   flushDisk()
-  // Both read a file just written, so both read from the page cache.
+  // Each reads a file just written, so each reads from the page cache.
   const last = plan.transferRepeats - 1
   for (let run = 0; run < plan.transferRepeats; run++) {
     log(`download ${formatBytes(bytes)}, run ${run + 1}/${plan.transferRepeats}`)
@@ -145,14 +194,26 @@ async function measureTransfers(server: RunningServer, bare: RunningServer, acco
     cpu = new CpuMeter(bare.pid)
     downloadMs.bare.push(await download(`${bare.url}/blob/transfer-${last}`, bytes))
     downloadCpuSeconds.bare.push(cpu.stop())
+    cpu = new CpuMeter(peer.pid)
+    downloadMs.peer.push(await download(`${peer.url}/blob/${peerFiles[last]!}`, bytes))
+    downloadCpuSeconds.peer.push(cpu.stop())
   }
   await deleteFiles(
     server,
     account,
     serviceFiles.map((file) => file.file_id),
   )
-  for (const name of await fs.readdir(bareDir)) await fs.rm(path.join(bareDir, name))
-  return { uploadMs, uploadCpuSeconds, downloadMs, downloadCpuSeconds, serviceUploadRss: serviceUploadRss!, bareUploadRss: bareUploadRss! }
+  await emptyFolder(dirs.bare)
+  await emptyFolder(dirs.peer)
+  return {
+    uploadMs,
+    uploadCpuSeconds,
+    downloadMs,
+    downloadCpuSeconds,
+    serviceUploadRss: serviceUploadRss!,
+    bareUploadRss: bareUploadRss!,
+    peerUploadRss: peerUploadRss!,
+  }
 }
 
 async function measurePeakRss(server: RunningServer, account: Account) {
@@ -284,13 +345,69 @@ async function measureMetadata(server: RunningServer, account: Account, middleFi
   return results
 }
 
+/**
+ * The cost of the Prometheus listener: GET /files/:id on two fresh server processes of the same
+ * build and data folder, without and with FILESHARE_METRICS_ADDR, taking turns (off, on, on, off).
+ * Skips itself, saying why, when the build does not read the variable or nothing answers there.
+ */
+async function measureMetricsCost(
+  dataDir: string,
+  logDir: string,
+  account: Account,
+  fileId: number,
+  started: (server: RunningServer) => void,
+): Promise<MetricsCost> {
+  const serverJs = startScriptArgs().find((arg) => arg.endsWith('server.js'))!
+  const configJs = path.join(path.dirname(serverJs), 'config.js')
+  const source = await fs.readFile(configJs, 'utf8').catch(() => '')
+  if (!source.includes('FILESHARE_METRICS_ADDR')) {
+    const shown = configJs.startsWith(ROOT) ? path.relative(ROOT, configJs) : configJs
+    return {
+      skipped:
+        `the server under test does not read \`FILESHARE_METRICS_ADDR\` yet (\`${shown}\`, built from ` +
+        '`src/config.ts`, does not mention it), so "on" would measure the same server as "off". The case runs once it does.',
+    }
+  }
+  const address = `127.0.0.1:${await freePort()}`
+  log(`metrics: two servers, FILESHARE_METRICS_ADDR unset and ${address}`)
+  const off = await startFileshareWith(dataDir, path.join(logDir, 'server-metrics-off.log'), {})
+  started(off)
+  const on = await startFileshareWith(dataDir, path.join(logDir, 'server-metrics-on.log'), { FILESHARE_METRICS_ADDR: address })
+  started(on)
+  const scrape = async () => {
+    try {
+      const response = await fetch(`http://${address}/metrics`)
+      return response.ok ? await response.text() : `HTTP ${response.status}`
+    } catch (error) {
+      return `no answer (${(error as Error).message})`
+    }
+  }
+  const probe = await scrape()
+  if (!/^# (HELP|TYPE) /m.test(probe)) {
+    return {
+      skipped: `\`FILESHARE_METRICS_ADDR=${address}\` was set, but GET http://${address}/metrics gave ${probe.slice(0, 80)}, not Prometheus text.`,
+    }
+  }
+  const route = `/api/v1/files/${fileId}`
+  for (const server of [off, on]) await autocannon(`${server.url}${route}`, plan.serverWarmupSeconds, account)
+  const runs = { off: [] as MeasuredLoad[], on: [] as MeasuredLoad[] }
+  for (const side of ['off', 'on', 'on', 'off'] as const) {
+    log(`metrics: GET /files/:id, metrics ${side}`)
+    runs[side].push(await load(side === 'off' ? off : on, `${(side === 'off' ? off : on).url}${route}`, account))
+  }
+  const scrapeBytes = Buffer.byteLength(await scrape())
+  return { address, ...runs, scrapeBytes }
+}
+
 async function main(): Promise<void> {
   const startedAt = new Date()
   const loadAverageAtStart = os.loadavg()
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'fileshare-bench-'))
   const dataDir = path.join(root, 'data')
   const bareDir = path.join(root, 'bare')
+  const peerDir = path.join(root, 'peer')
   await fs.mkdir(bareDir, { recursive: true })
+  await fs.mkdir(peerDir, { recursive: true })
   const servers: RunningServer[] = []
   const stopAll = async () => {
     for (const server of servers.splice(0)) await server.stop()
@@ -312,21 +429,30 @@ async function main(): Promise<void> {
       await seedFiles(sqlitePath, small.id, plan.smallAccountFiles)
       await seedFiles(sqlitePath, large.id, plan.largeAccountFiles)
       seedSeconds = (performance.now() - seedStart) / 1000
+    } else if (sections.has('metrics')) {
+      log(`seeding ${plan.smallAccountFiles} file rows`)
+      await seedFiles(sqlitePath, small.id, plan.smallAccountFiles)
     }
 
     const server = await startFileshare(dataDir, port, path.join(root, 'server.log'))
     servers.push(server)
     // The bare route answers exactly what the service answers for the small account's middle file.
-    const smallIds = sections.has('load') ? await fileIdRange(sqlitePath, small.id) : { min: 1, max: 1 }
+    const smallIds = sections.has('load') || sections.has('metrics') ? await fileIdRange(sqlitePath, small.id) : { min: 1, max: 1 }
     const smallMiddle = Math.floor((smallIds.min + smallIds.max) / 2)
     const detailJson = sections.has('load') ? JSON.stringify(await api(server, small, 'GET', `/files/${smallMiddle}`)) : '{}'
     const bare = await startBaseline(bareDir, detailJson, path.join(root, 'baseline.log'))
     servers.push(bare)
     log(`server pid ${server.pid} at ${server.url}; baseline pid ${bare.pid} at ${bare.url}`)
+    let peer: RunningServer | undefined
+    if (sections.has('transfer')) {
+      peer = await startPeer(peerDir, path.join(root, 'peer.log'))
+      servers.push(peer)
+      log(`peer (Express + Multer) pid ${peer.pid} at ${peer.url}`)
+    }
 
     const serverCommand = ['node', ...serverNodeFlags(), ...startScriptArgs()].join(' ').replace(ROOT, '')
     const results: BenchResults = { plan, startedAt, finishedAt: startedAt, loadAverageAtStart, serverCommand, seedSeconds }
-    if (sections.has('transfer')) results.transfer = await measureTransfers(server, bare, io, bareDir)
+    if (sections.has('transfer')) results.transfer = await measureTransfers(server, bare, peer!, io, { bare: bareDir, peer: peerDir })
     if (sections.has('rss')) results.rss = { asStarted: await measurePeakRss(server, io) }
     if (sections.has('resumable')) results.resumable = await measureResumable(server, bare, io, bareDir)
     if (sections.has('load')) {
@@ -341,6 +467,11 @@ async function main(): Promise<void> {
       }
     }
     await stopAll()
+    if (sections.has('metrics')) {
+      results.metrics = await measureMetricsCost(dataDir, root, small, smallMiddle, (started) => servers.push(started))
+      await stopAll()
+      if ('skipped' in results.metrics) log(`metrics: skipped: ${results.metrics.skipped}`)
+    }
     // V8 sizes its young generation (up to 2 x 16 MiB) by heuristics; the peaks above depend on it.
     // The same uploads once more on a server whose young generation is capped show by how much.
     if (sections.has('rss') && !startScriptArgs().some((arg) => arg.startsWith('--max-semi-space-size'))) {
@@ -356,12 +487,18 @@ async function main(): Promise<void> {
     console.log(`\n${renderTables(results)}`)
     const complete = SECTIONS.every((section) => sections.has(section))
     const benchmarksDoc = path.join(ROOT, 'docs', 'benchmarks.md')
+    const charts = chartDir(complete && !plan.quick)
+    const chartLinks = writeBenchCharts(results, charts)
+    if (chartLinks.length > 0) log(`wrote ${chartLinks.length} charts into ${charts}`)
     if (complete && !plan.quick) {
-      writeBenchmarksDoc(benchmarksDoc, results)
+      writeBenchmarksDoc(benchmarksDoc, results, charts === DOCS_CHART_DIR ? chartLinks : [])
       log('wrote docs/benchmarks.md')
     } else if (sections.size === 1 && results.resumable && !plan.quick) {
       writeBenchmarksSection(benchmarksDoc, resumableSection(results, { standalone: true }))
       log('wrote the resumable-upload section of docs/benchmarks.md')
+    } else if (sections.size === 1 && results.metrics && !plan.quick) {
+      writeBenchmarksSection(benchmarksDoc, metricsSection(results, { standalone: true }), { before: ['### Charts', SOAK_HEADING] })
+      log('wrote the metrics-cost section of docs/benchmarks.md')
     } else {
       log('a partial or quick run: docs/benchmarks.md left as it was')
     }

@@ -100,3 +100,30 @@ export async function startBaseline(dir: string, detailJson: string, logFile: st
     logFile,
   })
 }
+
+/** The peers a user would pick instead (bench/peer-server.ts: Express 5 + Multer 2), storing into `dir`. */
+export async function startPeer(dir: string, logFile: string): Promise<RunningServer> {
+  const port = await freePort()
+  return startBenchProcess({
+    args: tsScriptArgs('peer-server.ts'),
+    env: { PEER_PORT: String(port), PEER_DIR: dir, NODE_ENV: 'production' },
+    url: `http://127.0.0.1:${port}`,
+    readyPath: '/json',
+    logFile,
+  })
+}
+
+/**
+ * A second Fileshare process on the same data folder and build, with extra environment (e.g.
+ * FILESHARE_METRICS_ADDR): for A/B runs of one setting.
+ */
+export async function startFileshareWith(dataDir: string, logFile: string, extraEnv: Record<string, string>): Promise<RunningServer> {
+  const port = await freePort()
+  return startBenchProcess({
+    args: [...serverNodeFlags(), ...startScriptArgs()],
+    env: { ...fileshareEnv(dataDir, port), ...extraEnv },
+    url: `http://127.0.0.1:${port}`,
+    readyPath: '/healthz',
+    logFile,
+  })
+}

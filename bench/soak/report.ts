@@ -5,6 +5,7 @@ import { ROOT } from '../../test/helpers/server-process.js'
 import type { Account } from './accounts.js'
 import type { Verdict } from './checks.js'
 import { mib } from '../bench-plan.js'
+import { SOAK_HEADING, writeBenchmarksSection, type ChartLink } from '../report.js'
 import type { Sample } from './resources.js'
 import { SETTINGS } from './settings.js'
 import { OPERATIONS, type Tally } from './tally.js'
@@ -117,4 +118,37 @@ export async function writeReportSection(section: string) {
   const next = rest.search(/^## /m)
   const after = next === -1 ? '' : `\n${rest.slice(next)}`
   await fs.writeFile(REPORT_FILE, `${existing.slice(0, start)}${section}${after}`)
+}
+
+/**
+ * The soak's section of docs/benchmarks.md: the RSS and fd charts of this run with its figures.
+ * `npm run bench` keeps it when it rewrites that file.
+ */
+export function writeBenchmarksSoakSection(run: {
+  passed: boolean
+  elapsedSeconds: number
+  startSample: Sample
+  peak: Sample
+  endSample: Sample
+  charts: ChartLink[]
+}): void {
+  const { passed, elapsedSeconds, startSample, peak, endSample, charts } = run
+  writeBenchmarksSection(
+    path.join(ROOT, 'docs', 'benchmarks.md'),
+    [
+      SOAK_HEADING,
+      '',
+      `From the last \`npm run soak\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${passed ? 'passed' : '**failed**'}; ` +
+        `${SETTINGS.clients} clients, ${SETTINGS.accounts} accounts, ${elapsedSeconds.toFixed(0)} s of load, then the final checks and ` +
+        `${SETTINGS.settleSeconds} s of quiet; ${os.cpus().length} cores, Node.js ${process.version}). The server's VmRSS ` +
+        '(`/proc/PID/status`) and open file descriptors (`/proc/PID/fd`), sampled every second; the whole report, with the ' +
+        'operations and the checks, is the "Soak test" section of [reliability.md](reliability.md#soak-test).',
+      '',
+      `RSS: ${mib(startSample.rssBytes)} at the start, ${mib(peak.rssBytes)} at the peak, ${mib(endSample.rssBytes)} after settling. ` +
+        `Open file descriptors: ${startSample.fds}, ${peak.fds}, ${endSample.fds}.`,
+      '',
+      ...charts.flatMap((chart) => [`![${chart.alt}](${chart.file})`, '']),
+    ],
+    { before: [] },
+  )
 }

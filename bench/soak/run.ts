@@ -6,17 +6,21 @@
  * across several accounts (load.ts). Afterwards: no 5xx, every remaining file downloads with its
  * checksum, stats equal a recount from the listing, and the server's RSS and open file descriptors
  * come back near their starting level after a quiet period (checks.ts). The summary is printed and
- * written to the "Soak test" section of docs/reliability.md (report.ts).
+ * written to the "Soak test" section of docs/reliability.md (report.ts). The RSS and fd samples (one a
+ * second) are drawn as line charts (bench/charts.ts): into docs/bench/, with a section of
+ * docs/benchmarks.md that shows them, when the report is written; else into BENCH_CHART_DIR, or
+ * $TMPDIR/fileshare-bench-charts.
  */
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort, ROOT, runCli, startServerProcess, stopServerProcess, type ServerProcess } from '../../test/helpers/server-process.js'
 import { mib } from '../bench-plan.js'
+import { chartDir, DOCS_CHART_DIR, writeSoakCharts } from '../charts.js'
 import type { Account } from './accounts.js'
 import { countErrorLines, verdicts, verifyAccounts } from './checks.js'
 import { makeClient } from './load.js'
-import { REPORT_FILE, renderSection, writeReportSection } from './report.js'
+import { REPORT_FILE, renderSection, writeBenchmarksSoakSection, writeReportSection } from './report.js'
 import { ResourceWatch } from './resources.js'
 import { SETTINGS, WRITE_REPORT } from './settings.js'
 import { Tally } from './tally.js'
@@ -82,11 +86,13 @@ async function main() {
     const client = makeClient(base, accounts, deadline, tally)
     await Promise.all(Array.from({ length: SETTINGS.clients }, () => client()))
     clearInterval(progress)
-    const elapsedSeconds = (Date.now() - loadStarted) / 1000
+    const loadEnded = Date.now()
+    const elapsedSeconds = (loadEnded - loadStarted) / 1000
     console.log(`soak: load done after ${elapsedSeconds.toFixed(0)} s; verifying every remaining file`)
 
     const checks = await verifyAccounts(base, accounts, new Date().toISOString().slice(0, 10) === day, tally)
     console.log(`soak: verified ${checks.filesVerified} files (${mib(checks.bytesVerified)}); settling for ${SETTINGS.settleSeconds} s`)
+    const settleStarted = Date.now()
     await new Promise((resolve) => setTimeout(resolve, SETTINGS.settleSeconds * 1000))
     watch.stop()
     const endSample = await watch.take()
@@ -102,9 +108,16 @@ async function main() {
 
     const section = renderSection({ passed, elapsedSeconds, tally, accounts, startSample, peak, endSample, verdicts: results })
     console.log(`\n${section}`)
+    const charts = chartDir(WRITE_REPORT)
+    const chartLinks = writeSoakCharts({ samples: watch.samples, loadStarted, loadEnded, settleStarted, clients: SETTINGS.clients }, charts)
+    console.log(`soak: wrote the RSS and fd charts (${watch.samples.length} samples) into ${charts}`)
     if (WRITE_REPORT) {
       await writeReportSection(section)
       console.log(`soak: wrote the "Soak test" section of ${path.relative(ROOT, REPORT_FILE)}`)
+      if (charts === DOCS_CHART_DIR) {
+        writeBenchmarksSoakSection({ passed, elapsedSeconds, startSample, peak, endSample, charts: chartLinks })
+        console.log('soak: wrote the soak section of docs/benchmarks.md')
+      }
     }
     if (!passed) {
       console.error(`soak: FAILED; the data folder and server log stay in ${dataDir}`)
