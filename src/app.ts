@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import type { ScryptCost } from './lib/passwords.js'
@@ -9,6 +9,7 @@ import { ServiceUnavailableError } from './errors.js'
 import errorHandler, { sendError, writeClientError } from './http/plugins/error-handler.js'
 import { continueIfExpected } from './http/refused-body.js'
 import garbageCollection from './http/plugins/garbage-collection.js'
+import observability from './http/plugins/observability.js'
 import openapi from './http/plugins/openapi.js'
 import { apiV1Routes } from './http/routes/api-v1.js'
 import { dashboardRoutes, rootRedirect } from './http/routes/dashboard.js'
@@ -20,6 +21,17 @@ declare module 'fastify' {
     /** The route sends `100 Continue` itself, after checks of its own (the upload's declared size). */
     continuesItself?: boolean
   }
+}
+
+/**
+ * Fastify's own per-request lines give way to the access log (plugins/observability.ts): no
+ * "incoming request" and "request completed" pair, and no "Route ... not found", which would show
+ * a raw URL (a whole download token). Its other lines (stream errors and the like) stay.
+ */
+class AccessLogInstead extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(): void {}
+  override routeNotFound(): void {}
 }
 
 export interface BuildOptions {
@@ -45,6 +57,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       redact: { paths: ['headers.authorization', '*.headers.authorization'], censor: '[redacted]' },
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
+    // One access-log line per request instead of Fastify's two (plugins/observability.ts).
+    logController: new AccessLogInstead(),
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy,
     // Fastify answers 414 past 100 characters; a long unknown token must still be a 404 (and a long file_id a 400).
@@ -69,6 +83,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // body for nothing. `100 Continue` goes out only once the request is going to be read (below,
   // and in the upload route after its own checks); a refusal goes out as the final answer instead.
   app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response))
+
+  // First: its hooks see every request, even those the hooks below refuse.
+  await app.register(observability, { metricsOn: config.metrics !== undefined })
 
   let closing = false
   app.addHook('preClose', async () => {

@@ -1,11 +1,54 @@
 import { realpathSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
-import { buildApp } from './app.js'
+import { buildApp, type App } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
+
+/**
+ * GET /metrics (Prometheus text format) on FILESHARE_METRICS_ADDR: a plain listener of its own,
+ * never the API's, so that the public port has no /metrics whatever a proxy forwards.
+ */
+async function startMetricsListener(app: App): Promise<Server | undefined> {
+  const { registry } = app.metrics
+  const address = app.config.metrics
+  if (!registry || !address) return undefined
+  const server = createServer((request, response) => {
+    if (request.url?.split('?')[0] !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Only GET /metrics here.\n')
+      return
+    }
+    registry.metrics().then(
+      (text) => response.writeHead(200, { 'Content-Type': registry.contentType }).end(request.method === 'HEAD' ? undefined : text),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'metrics could not be collected')
+        response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Metrics could not be collected.\n')
+      },
+    )
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(address.port, address.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const { address: host, port } = server.address() as AddressInfo
+  app.log.info({ metricsUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics` }, 'metrics are served')
+  return server
+}
 
 /** Starts the service and stops it gracefully on SIGTERM/SIGINT. */
 export async function startServer(config: Config) {
   const app = await buildApp(config)
+  // Before the API: a metrics address that cannot be had stops the start, before any traffic.
+  let metricsServer: Server | undefined
+  try {
+    metricsServer = await startMetricsListener(app)
+  } catch (error) {
+    await app.close()
+    throw error
+  }
   await app.listen({ port: config.port, host: config.host })
   app.log.info({ publicUrl: config.publicUrl, dataDir: config.dataDir }, 'fileshare is serving')
   if (config.redisUrl) app.log.info('rate limits are kept in Redis, shared by every instance')
@@ -27,6 +70,7 @@ export async function startServer(config: Config) {
     deadline.unref()
     try {
       await app.close()
+      metricsServer?.close()
       process.exit(0)
     } catch (error) {
       app.log.error({ err: error }, 'error while stopping')

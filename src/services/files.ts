@@ -9,6 +9,7 @@ import { utcDay } from '../lib/utc-day.js'
 import type { AccountLimits } from './account-limits.js'
 import { sanitizeFilename } from '../lib/filename.js'
 import { randomToken } from '../lib/random-token.js'
+import { NO_UPLOAD_EVENTS, type UploadEvents } from './upload-events.js'
 
 export interface Owner {
   accountId: number
@@ -35,6 +36,7 @@ export class FileService {
     private readonly store: BlobStore,
     private readonly onBackgroundError: (error: unknown) => void = () => {},
     private readonly now: () => number = Date.now,
+    private readonly events: UploadEvents = NO_UPLOAD_EVENTS,
   ) {}
 
   /**
@@ -58,8 +60,9 @@ export class FileService {
 
   /** Records the staged upload: from here on it is listed and its link works. */
   async commit(staged: StagedUpload, now = this.now()): Promise<FileRow> {
+    let file: FileRow
     try {
-      return await this.files.insert({
+      file = await this.files.insert({
         account_id: staged.owner.accountId,
         token: randomToken(24),
         filename: staged.filename,
@@ -73,6 +76,9 @@ export class FileService {
       await this.discard(staged)
       throw error
     }
+    this.events.bytesKept(file.size)
+    this.events.fileStored('multipart')
+    return file
   }
 
   /** Drops a staged upload: its bytes go and its daily slot comes back. */

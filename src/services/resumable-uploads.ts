@@ -22,6 +22,7 @@ import { ResumableSha256 } from '../lib/resumable-sha256.js'
 import { utcDay } from '../lib/utc-day.js'
 import type { ResumableBlobStore } from '../storage/resumable.js'
 import type { Owner } from './files.js'
+import { NO_UPLOAD_EVENTS, type UploadEvents } from './upload-events.js'
 
 /** Checksum algorithms a chunk's Upload-Checksum may name (tus checksum extension). */
 export const CHECKSUM_ALGORITHMS = ['sha1', 'sha256'] as const
@@ -123,6 +124,7 @@ export class ResumableUploadService {
     timing: Pick<ResumableUploadTiming, 'expiryMs'> & Partial<ResumableUploadTiming>,
     private readonly onBackgroundError: (error: unknown) => void = () => {},
     private readonly now: () => number = Date.now,
+    private readonly events: UploadEvents = NO_UPLOAD_EVENTS,
   ) {
     this.timing = { ...DEFAULT_TIMING, ...timing }
   }
@@ -448,6 +450,7 @@ export class ResumableUploadService {
             free_requests_cap: Math.ceil(row.max_length / BYTES_PER_FREE_REQUEST) + FREE_REQUESTS_AT_CREATION,
           })
           if (!ok) throw new UploadLockedError()
+          this.events.bytesKept(commit.offset - offset)
           offset = commit.offset
           row = { ...row, store_state: commit.state, upload_offset: commit.offset }
           onCommitted(offset, commit.state)
@@ -490,6 +493,7 @@ export class ResumableUploadService {
       created_at: this.now(),
     })
     if (!file) throw new UploadLockedError()
+    this.events.fileStored('resumable')
     return file
   }
 }

@@ -33,7 +33,10 @@ export async function countRequest(app: FastifyInstance, request: FastifyRequest
   const { principal } = request
   const decision = await app.limiters.requests.consume(String(principal.account.id), requestLimits(principal))
   limitHeaders(reply, decision)
-  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds ?? 1)
+  if (!decision.allowed) {
+    app.metrics.rateLimitRefused(principal.account.plan, 'requests')
+    throw new RateLimitedError(decision.retryAfterSeconds ?? 1)
+  }
 }
 
 /** The RateLimit-* headers of a request the limits do not count. */
@@ -53,7 +56,10 @@ export function authenticate(app: FastifyInstance) {
     const principal = key ? await services.apiKeys.authenticate(key) : undefined
     if (!principal) {
       const wait = await limiters.authFailures.hit(request.ip)
-      if (wait > 0) throw new RateLimitedError(wait, 'Too many failed authentications from this address.')
+      if (wait > 0) {
+        app.metrics.rateLimitRefused('none', 'auth_failures')
+        throw new RateLimitedError(wait, 'Too many failed authentications from this address.')
+      }
       throw new UnauthorizedError()
     }
     if (!principal.limits.apiAccess) throw new PlanNotSupportedError(principal.account.plan)

@@ -20,6 +20,7 @@ export default fp(
       ...(resumableTiming ? { resumableTiming } : {}),
       onBackgroundError: (error) => app.log.error({ err: error }, 'background task failed'),
       onRedisError: (error) => app.log.warn({ err: error }, 'redis connection error'),
+      uploadEvents: app.metrics.uploadEvents,
     })
     app.decorate('config', config)
     app.decorate('database', backends.database)
@@ -29,5 +30,5 @@ export default fp(
     app.decorate('limiters', backends.limiters)
     app.addHook('onClose', () => backends.close())
   },
-  { name: 'backends' },
+  { name: 'backends', dependencies: ['observability'] },
 )

@@ -18,8 +18,10 @@ export default fp(
       try {
         const report = await app.services.garbageCollector.collect({ graceMs, signal: stop.signal })
         app.log.info({ gc: report }, 'garbage collection swept')
+        app.metrics.gcSwept(report)
       } catch (error) {
         app.log.error({ err: error }, 'garbage collection failed')
+        app.metrics.gcSwept(undefined)
       }
     }
     const schedule = () => {
@@ -40,5 +42,5 @@ export default fp(
       await sweeping
     })
   },
-  { name: 'garbage-collection', dependencies: ['backends'] },
+  { name: 'garbage-collection', dependencies: ['backends', 'observability'] },
 )

@@ -51,7 +51,10 @@ export const downloadRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   async function serve(request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) {
     const wait = await app.limiters.downloads.hit(request.ip)
-    if (wait > 0) throw new RateLimitedError(wait, 'Too many downloads from this address.')
+    if (wait > 0) {
+      app.metrics.rateLimitRefused('none', 'downloads')
+      throw new RateLimitedError(wait, 'Too many downloads from this address.')
+    }
     const file = await downloads.find(request.params.token)
 
     const etag = `"${file.sha256}"`
