@@ -14,9 +14,10 @@ export interface Limiters {
   requests: RequestLimiter
   authFailures: PerKeyLimiter
   downloads: PerKeyLimiter
-  /** Failed dashboard sign-ins, per client IP and per email address tried. */
+  /** Failed dashboard sign-ins: per client IP, per client IP and email pair, and per email (hourly). */
   signInFailuresByIp: PerKeyLimiter
-  signInFailuresByAccount: PerKeyLimiter
+  signInFailuresByIpAndEmail: PerKeyLimiter
+  signInFailuresByEmail: PerKeyLimiter
 }
 
 /** Everything the service runs on, chosen once from config. */
@@ -92,6 +93,7 @@ function openLimiters(config: Config, redis: Redis | undefined): Limiters {
     authFailures: new PerKeyLimiter(config.authFailuresPerMinute, `${prefix}auth-failures`, redis),
     downloads: new PerKeyLimiter(config.downloadsPerMinute, `${prefix}downloads`, redis),
     signInFailuresByIp: new PerKeyLimiter(config.signInFailuresPerMinute, `${prefix}sign-in-failures-ip`, redis),
-    signInFailuresByAccount: new PerKeyLimiter(config.signInAccountFailuresPerMinute, `${prefix}sign-in-failures-account`, redis),
+    signInFailuresByIpAndEmail: new PerKeyLimiter(config.signInAccountFailuresPerMinute, `${prefix}sign-in-failures-ip-email`, redis),
+    signInFailuresByEmail: new PerKeyLimiter(config.signInEmailFailuresPerHour, `${prefix}sign-in-failures-email`, redis, 3600),
   }
 }

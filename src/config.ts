@@ -54,6 +54,10 @@ export const EnvSchema = Type.Object({
   // The dashboard's guard on failed sign-ins: per client IP, and per email address tried.
   FILESHARE_SIGN_IN_FAILURES_PER_MINUTE: Integer({ default: 10, minimum: 1 }),
   FILESHARE_SIGN_IN_ACCOUNT_FAILURES_PER_MINUTE: Integer({ default: 5, minimum: 1 }),
+  // Failed sign-ins per email address from all IPs together, per hour: past it, added delay, never a refusal.
+  FILESHARE_SIGN_IN_EMAIL_FAILURES_PER_HOUR: Integer({ default: 30, minimum: 1 }),
+  // A dashboard session ends after this long without a request (besides its 12-hour lifetime).
+  FILESHARE_SESSION_IDLE_TIMEOUT_MS: Integer({ default: 1_800_000, minimum: 60_000, maximum: 43_200_000 }),
   FILESHARE_HEADERS_TIMEOUT_MS: Integer({ default: 30_000, minimum: 1 }),
   FILESHARE_IDLE_TIMEOUT_MS: Integer({ default: 60_000, minimum: 1 }),
   FILESHARE_SHUTDOWN_TIMEOUT_MS: Integer({ default: 30_000, minimum: 0 }),
@@ -76,6 +80,8 @@ export const EnvSchema = Type.Object({
   FILESHARE_S3_QUEUE_SIZE: Integer({ default: 4, minimum: 1, maximum: 64 }),
   FILESHARE_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   FILESHARE_REDIS_PREFIX: Type.String({ default: 'fileshare:', pattern: '^[A-Za-z0-9_:.-]*$' }),
+  // Prometheus metrics (GET /metrics) on a listener of their own, host:port (127.0.0.1:9464, [::1]:9464); unset: no metrics.
+  FILESHARE_METRICS_ADDR: Type.Optional(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$' })),
 })
 export type Env = Static<typeof EnvSchema>
 
@@ -130,6 +136,15 @@ function parseDownloadOrigin(raw: string | undefined, publicUrl: string) {
     throw new ConfigError('FILESHARE_DOWNLOAD_URL', `must name another host than FILESHARE_PUBLIC_URL (got ${JSON.stringify(raw)})`)
   }
   return { url: url.origin, hostname: url.hostname }
+}
+
+/** FILESHARE_METRICS_ADDR: `host:port`, an IPv6 host in brackets. */
+function parseMetricsAddress(raw: string | undefined) {
+  if (!raw) return undefined
+  const at = raw.lastIndexOf(':')
+  const port = Number(raw.slice(at + 1))
+  if (port > 65535) throw new ConfigError('FILESHARE_METRICS_ADDR', `has a port above 65535 (got ${JSON.stringify(raw)})`)
+  return { host: raw.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port }
 }
 
 function deepFreeze<T>(value: T): T {
@@ -243,6 +258,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     downloadsPerMinute: valid.FILESHARE_DOWNLOADS_PER_MINUTE,
     signInFailuresPerMinute: valid.FILESHARE_SIGN_IN_FAILURES_PER_MINUTE,
     signInAccountFailuresPerMinute: valid.FILESHARE_SIGN_IN_ACCOUNT_FAILURES_PER_MINUTE,
+    signInEmailFailuresPerHour: valid.FILESHARE_SIGN_IN_EMAIL_FAILURES_PER_HOUR,
+    sessionIdleTimeoutMs: valid.FILESHARE_SESSION_IDLE_TIMEOUT_MS,
     headersTimeoutMs: valid.FILESHARE_HEADERS_TIMEOUT_MS,
     idleTimeoutMs: valid.FILESHARE_IDLE_TIMEOUT_MS,
     shutdownTimeoutMs: valid.FILESHARE_SHUTDOWN_TIMEOUT_MS,
@@ -263,6 +280,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     redisUrl: valid.FILESHARE_REDIS_URL,
     redisPrefix: valid.FILESHARE_REDIS_PREFIX,
+    /** Where GET /metrics listens (server.ts), apart from the API; unset: metrics are neither kept nor served. */
+    metrics: parseMetricsAddress(valid.FILESHARE_METRICS_ADDR),
   })
 }
 

@@ -39,6 +39,7 @@ export const ERROR_REGISTRY = {
     message: 'This invitation link is invalid, already used or expired; ask the operator for a new one.',
     dashboardOnly: true,
   },
+  wrong_password: { status: 400, message: 'The current password is wrong.', dashboardOnly: true },
 } as const satisfies Record<string, { status: number; message: string; dashboardOnly?: true }>
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY
@@ -173,6 +174,11 @@ export class CsrfFailedError extends AppError {
 export class InvalidInviteError extends AppError {
   constructor() {
     super('invalid_invite')
+  }
+}
+export class WrongPasswordError extends AppError {
+  constructor() {
+    super('wrong_password')
   }
 }
 

@@ -5,6 +5,7 @@ import * as initial from './migrations/001-initial.js'
 import * as dashboard from './migrations/002-dashboard.js'
 import * as filesStorageKey from './migrations/003-files-storage-key.js'
 import * as uploads from './migrations/004-uploads.js'
+import * as sessionLastSeen from './migrations/005-session-last-seen.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '002-dashboard': dashboard,
   '003-files-storage-key': filesStorageKey,
   '004-uploads': uploads,
+  '005-session-last-seen': sessionLastSeen,
 }
 
 /** Every migration's name, in the order they run. */

@@ -58,7 +58,10 @@ export interface SessionsTable {
   account_id: number
   token_hash: string
   created_at: number
+  /** The 12-hour lifetime's end. */
   expires_at: number
+  /** The last request made with it (at most a minute behind): the idle timeout counts from here. */
+  last_seen_at: number
 }
 
 /** A one-time link to set a dashboard password. Only the SHA-256 of its token is stored. */

@@ -10,8 +10,9 @@ import { redisUnavailable } from './redis-unavailable.js'
 export class PerKeyLimiter {
   private readonly limiter: RateLimiterAbstract
 
-  constructor(perMinute: number, keyPrefix: string, redis?: Redis) {
-    const options = { points: perMinute, duration: 60, keyPrefix }
+  /** `perMinute` events per window of `windowSeconds` (60 unless told: a per-minute budget). */
+  constructor(perMinute: number, keyPrefix: string, redis?: Redis, windowSeconds = 60) {
+    const options = { points: perMinute, duration: windowSeconds, keyPrefix }
     this.limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis }) : new RateLimiterMemory(options)
   }
 
@@ -34,6 +35,25 @@ export class PerKeyLimiter {
       if (result instanceof RateLimiterRes) return Math.max(1, Math.ceil(result.msBeforeNext / 1000))
       // Only the Redis store fails; the in-memory one always answers.
       throw redisUnavailable(result)
+    }
+  }
+
+  /**
+   * Counts one event for `key` first, atomically (in Redis too), and resolves to the seconds to
+   * wait when that went past the budget, else 0. Concurrent callers cannot all slip under the
+   * budget, as they could with blockedFor then hit; a past-budget call counts too, but a fixed
+   * window never grows. `giveBack` undoes the count when the event turns out not to be a failure.
+   */
+  async take(key: string): Promise<number> {
+    return this.hit(key)
+  }
+
+  /** Gives back one event counted for `key` by `take` (a sign-in that succeeded). */
+  async giveBack(key: string): Promise<void> {
+    try {
+      await this.limiter.reward(key, 1)
+    } catch (error) {
+      throw redisUnavailable(error)
     }
   }
 }

@@ -24,11 +24,16 @@ export class AccountHolderService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async setPassword(accountId: number, password: string, now = this.now()): Promise<AccountRow> {
+  /**
+   * Sets the password; every session of the account ends but `keepSessionId` (the holder's own,
+   * when they change it themselves), and every unused invitation dies with the old password.
+   */
+  async setPassword(accountId: number, password: string, options: { keepSessionId?: string } = {}, now = this.now()): Promise<AccountRow> {
     checkNewPassword(password)
     const account = await this.accounts.findById(accountId)
     if (!account) throw new NotFoundError(`No account with id ${accountId}.`)
-    await this.holders.setPassword(accountId, await hashPassword(password, this.passwordHashCost), now)
+    const keep = options.keepSessionId === undefined ? undefined : sha256Hex(options.keepSessionId)
+    await this.holders.setPassword(accountId, await hashPassword(password, this.passwordHashCost), now, keep)
     return account
   }
 
@@ -42,6 +47,17 @@ export class AccountHolderService {
     return { account, token, expiresAt }
   }
 
+  /**
+   * The account an unused invitation is for (the invite page shows its email), or InvalidInviteError
+   * when it is unknown, used, expired, or older than the account's password.
+   */
+  async inviteDetails(token: string, now = this.now()): Promise<{ email: string; expiresAt: number }> {
+    if (!INVITE_TOKEN_PATTERN.test(token)) throw new InvalidInviteError()
+    const found = await this.holders.findUsableInvite(sha256Hex(token), now)
+    if (!found) throw new InvalidInviteError()
+    return { email: found.email, expiresAt: found.expires_at }
+  }
+
   /** Sets the password through an invitation, which is then used up. Returns the account id. */
   async acceptInvite(token: string, password: string, now = this.now()): Promise<number> {
     if (!INVITE_TOKEN_PATTERN.test(token)) throw new InvalidInviteError()
@@ -49,6 +65,13 @@ export class AccountHolderService {
     const accountId = await this.holders.acceptInvite(sha256Hex(token), await hashPassword(password, this.passwordHashCost), now)
     if (accountId === undefined) throw new InvalidInviteError()
     return accountId
+  }
+
+  /** The account if `password` is its password (a holder changing theirs gives the current one). */
+  async verifyById(accountId: number, password: string): Promise<AccountRow | undefined> {
+    const found = await this.holders.findWithPassword(accountId)
+    if (!found) return undefined
+    return (await verifyPassword(password, found.passwordHash)) ? found.account : undefined
   }
 
   /** The account whose email and password these are, or undefined (whichever part was wrong). */

@@ -20,6 +20,7 @@ import { GarbageCollector } from './garbage-collector.js'
 import { ResumableUploadService, type ResumableUploadTiming } from './resumable-uploads.js'
 import { SessionService } from './sessions.js'
 import { SignInService } from './sign-in.js'
+import type { UploadEvents } from './upload-events.js'
 
 export interface Services {
   accounts: AccountService
@@ -37,7 +38,8 @@ export interface Services {
 export interface ServiceLimiters {
   requests: RequestLimiter
   signInFailuresByIp: PerKeyLimiter
-  signInFailuresByAccount: PerKeyLimiter
+  signInFailuresByIpAndEmail: PerKeyLimiter
+  signInFailuresByEmail: PerKeyLimiter
 }
 
 export interface ServiceOptions {
@@ -52,6 +54,8 @@ export interface ServiceOptions {
   now?: () => number
   /** Lease and hand-over timing of resumable uploads; tests shorten them. */
   resumableTiming?: Partial<Omit<ResumableUploadTiming, 'expiryMs'>>
+  /** Told when upload bytes are kept and files stored (the server's metrics); unset: no one is told. */
+  uploadEvents?: UploadEvents
 }
 
 /** Wires the domain services over one database and one blob store; shared by the server and the CLI. */
@@ -59,10 +63,10 @@ export function createServices(
   { db }: DatabaseHandle,
   store: BlobStore & ResumableBlobStore,
   limiters: ServiceLimiters,
-  config: Pick<Config, 'plans' | 'cacheTtlMs' | 'uploadExpiryMs'>,
+  config: Pick<Config, 'plans' | 'cacheTtlMs' | 'uploadExpiryMs' | 'sessionIdleTimeoutMs'>,
   options: ServiceOptions = {},
 ): Services {
-  const { onBackgroundError = () => {}, passwordHashCost, now = Date.now, resumableTiming } = options
+  const { onBackgroundError = () => {}, passwordHashCost, now = Date.now, resumableTiming, uploadEvents } = options
   const accountsRepository = new AccountsRepository(db)
   const filesRepository = new FilesRepository(db)
   const resumableUploads = new ResumableUploadService(
@@ -73,6 +77,7 @@ export function createServices(
     { ...resumableTiming, expiryMs: config.uploadExpiryMs },
     onBackgroundError,
     now,
+    uploadEvents,
   )
   const apiKeys = new ApiKeyService(new ApiKeysRepository(db), accountsRepository, config, onBackgroundError, now)
   const accountHolders = new AccountHolderService(new AccountHoldersRepository(db), accountsRepository, passwordHashCost, now)
@@ -80,12 +85,16 @@ export function createServices(
   return {
     apiKeys,
     accounts: new AccountService(accountsRepository, apiKeys, config, limiters.requests, now),
-    files: new FileService(filesRepository, accountsRepository, store, onBackgroundError, now),
+    files: new FileService(filesRepository, accountsRepository, store, onBackgroundError, now, uploadEvents),
     resumableUploads,
     downloads: new DownloadService(filesRepository, store),
     garbageCollector: new GarbageCollector(filesRepository, store, resumableUploads, onBackgroundError, now),
     accountHolders,
     sessions,
-    signIn: new SignInService(accountHolders, sessions, limiters.signInFailuresByIp, limiters.signInFailuresByAccount),
+    signIn: new SignInService(accountHolders, sessions, {
+      byIp: limiters.signInFailuresByIp,
+      byIpAndEmail: limiters.signInFailuresByIpAndEmail,
+      byEmail: limiters.signInFailuresByEmail,
+    }),
   }
 }

@@ -8,6 +8,10 @@ import { randomToken } from '../lib/random-token.js'
 
 /** A session lasts this long from sign-in, used or not; then the holder signs in again. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000
+/** A session's last use is recorded at most this often (one write a minute, not one per request). */
+const TOUCH_EVERY_MS = 60_000
+/** ...and at least ten times per idle timeout, so that a session in use never looks idle. */
+const TOUCHES_PER_IDLE_TIMEOUT = 10
 const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/
 
 export interface SignedIn {
@@ -24,25 +28,47 @@ export interface SignedIn {
 export class SessionService {
   constructor(
     private readonly sessions: SessionsRepository,
-    private readonly config: Pick<Config, 'plans'>,
+    private readonly config: Pick<Config, 'plans' | 'sessionIdleTimeoutMs'>,
     private readonly now: () => number = Date.now,
   ) {}
 
   /** A new session for the account; `replaces` (the id the browser sent, if any) ends. */
   async create(accountId: number, replaces?: string, now = this.now()): Promise<{ sessionId: string; expiresAt: number }> {
     if (replaces) await this.end(replaces)
-    await this.sessions.deleteExpired(now)
+    await this.sessions.deleteExpired(now, this.idleSince(now))
     const sessionId = randomToken(32)
     const expiresAt = now + SESSION_TTL_MS
-    await this.sessions.create({ account_id: accountId, token_hash: sha256Hex(sessionId), created_at: now, expires_at: expiresAt })
+    await this.sessions.create({
+      account_id: accountId,
+      token_hash: sha256Hex(sessionId),
+      created_at: now,
+      expires_at: expiresAt,
+      last_seen_at: now,
+    })
     return { sessionId, expiresAt }
   }
 
-  /** Who is signed in with this session id, or undefined when it is unknown, ended or expired. */
+  /**
+   * Who is signed in with this session id, or undefined when it is unknown, ended, expired (12 hours)
+   * or idle (FILESHARE_SESSION_IDLE_TIMEOUT_MS without a request). Finding it counts as a use.
+   */
   async find(sessionId: string, now = this.now()): Promise<SignedIn | undefined> {
     if (!SESSION_ID_PATTERN.test(sessionId)) return undefined
-    const found = await this.sessions.findValid(sha256Hex(sessionId), now)
-    return found ? this.signedIn(found.account, found.session.expires_at) : undefined
+    const found = await this.sessions.findValid(sha256Hex(sessionId), now, this.idleSince(now))
+    if (!found) return undefined
+    const touchEvery = Math.min(TOUCH_EVERY_MS, this.config.sessionIdleTimeoutMs / TOUCHES_PER_IDLE_TIMEOUT)
+    if (found.session.last_seen_at <= now - touchEvery) await this.sessions.touch(found.session.id, now)
+    return this.signedIn(found.account, found.session.expires_at)
+  }
+
+  /** Ends every session of the account, the caller's own included ("sign out everywhere"). */
+  async endAll(accountId: number): Promise<void> {
+    await this.sessions.deleteForAccount(accountId)
+  }
+
+  /** Sessions last used at or before this time are idle, hence ended. */
+  private idleSince(now: number): number {
+    return now - this.config.sessionIdleTimeoutMs
   }
 
   /** The account holder as signed in until `expiresAt`, with the account's effective limits. */

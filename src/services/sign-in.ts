@@ -1,34 +1,87 @@
-import { RateLimitedError, SignInFailedError } from '../errors.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { AppError, RateLimitedError, SignInFailedError, WrongPasswordError } from '../errors.js'
+import { checkNewPassword } from '../lib/passwords.js'
 import { sha256Hex } from '../lib/sha256-hex.js'
 import type { PerKeyLimiter } from '../limits/per-key-limiter.js'
 import type { AccountHolderService } from './account-holders.js'
 import type { SessionService } from './sessions.js'
 
+/** The budgets of failed password checks (sign-ins and the current password of a change). */
+export interface SignInGuards {
+  /** Per client IP (one address trying many accounts): past it, that IP is refused. */
+  byIp: PerKeyLimiter
+  /** Per client IP and email pair (one address trying one account): past it, that pair is refused. */
+  byIpAndEmail: PerKeyLimiter
+  /** Per email from every IP together, per hour: past it, every check of that email waits, none is refused. */
+  byEmail: PerKeyLimiter
+}
+
+/** What each check of an email whose hourly failure budget is spent waits before its password is checked. */
+export const SLOW_SIGN_IN_DELAY_MS = 1000
+
 /**
- * Dashboard sign-in with email and password, guarded by two budgets of failed attempts: per client
- * IP (one address trying many accounts) and per account (many addresses trying one account).
+ * Dashboard sign-in with email and password. Failures are counted per client IP, per client IP and
+ * email pair, and per email. The first two refuse (429) only the client that failed; the per-email
+ * budget, which many addresses can spend together, only slows every check of that email down
+ * (SLOW_SIGN_IN_DELAY_MS), so that someone who knows a holder's email cannot keep the holder out.
  */
 export class SignInService {
   constructor(
     private readonly holders: AccountHolderService,
     private readonly sessions: SessionService,
-    private readonly failuresByIp: PerKeyLimiter,
-    private readonly failuresByAccount: PerKeyLimiter,
+    private readonly guards: SignInGuards,
+    private readonly wait: (ms: number) => Promise<unknown> = sleep,
   ) {}
 
   /** A new session for the right password; `previousSessionId`, if any, ends (no session fixation). */
   async signIn(email: string, password: string, clientIp: string, previousSessionId?: string) {
-    // A hash, so that no email address lands in Redis.
-    const accountKey = sha256Hex(email.trim().toLowerCase())
-    // Checked before the password: once a budget is spent, not even the right password gets in.
-    const wait = Math.max(await this.failuresByIp.blockedFor(clientIp), await this.failuresByAccount.blockedFor(accountKey))
-    if (wait > 0) throw new RateLimitedError(wait, 'Too many failed sign-ins; wait a minute and try again.')
-    const account = await this.holders.verify(email, password)
-    if (!account) {
-      await Promise.all([this.failuresByIp.hit(clientIp), this.failuresByAccount.hit(accountKey)])
-      throw new SignInFailedError()
-    }
+    const account = await this.guarded(
+      email,
+      clientIp,
+      () => this.holders.verify(email, password),
+      () => new SignInFailedError(),
+    )
     const { sessionId, expiresAt } = await this.sessions.create(account.id, previousSessionId)
     return { sessionId, signedIn: this.sessions.signedIn(account, expiresAt) }
+  }
+
+  /**
+   * Changes the password of a signed-in holder, who must give the current one (checked under the
+   * same guard as a sign-in). Every other session of the account ends; `sessionId` stays.
+   */
+  async changePassword(accountId: number, email: string, sessionId: string, current: string, next: string, clientIp: string) {
+    checkNewPassword(next)
+    await this.guarded(
+      email,
+      clientIp,
+      () => this.holders.verifyById(accountId, current),
+      () => new WrongPasswordError(),
+    )
+    await this.holders.setPassword(accountId, next, { keepSessionId: sessionId })
+  }
+
+  /**
+   * Runs one password check under the guards: counted first (atomically, so concurrent attempts
+   * cannot all slip under a budget), given back when it succeeds.
+   */
+  private async guarded<T>(email: string, clientIp: string, check: () => Promise<T | undefined>, failure: () => AppError): Promise<T> {
+    const address = email.trim().toLowerCase()
+    // Hashes, so that no email address lands in Redis.
+    const emailKey = sha256Hex(address)
+    const pairKey = sha256Hex(`${clientIp}\n${address}`)
+    const [ipWait, pairWait] = await Promise.all([this.guards.byIp.take(clientIp), this.guards.byIpAndEmail.take(pairKey)])
+    const wait = Math.max(ipWait, pairWait)
+    // A refusal counts too (the window does not grow): only the client that failed is refused.
+    if (wait > 0) throw new RateLimitedError(wait, 'Too many failed sign-ins from here; wait a minute and try again.')
+    const emailWait = await this.guards.byEmail.take(emailKey)
+    if (emailWait > 0) await this.wait(SLOW_SIGN_IN_DELAY_MS)
+    const result = await check()
+    if (result === undefined) throw failure()
+    await Promise.all([
+      this.guards.byIp.giveBack(clientIp),
+      this.guards.byIpAndEmail.giveBack(pairKey),
+      this.guards.byEmail.giveBack(emailKey),
+    ])
+    return result
   }
 }

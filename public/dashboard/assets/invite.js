@@ -2,10 +2,31 @@ import { api, say } from './common.js'
 
 const form = document.getElementById('invite-form')
 const error = document.getElementById('form-error')
-// The token travels in the fragment, which browsers never send to a server; drop it from the address bar.
-const token = location.hash.slice(1)
+const TOKEN_KEY = 'fileshare-invite-token'
+
+// The token travels in the fragment, which browsers never send to a server; drop it from the
+// address bar, but keep it in this tab's sessionStorage so that a reload still works.
+const fromLink = location.hash.slice(1)
+if (fromLink) sessionStorage.setItem(TOKEN_KEY, fromLink)
 history.replaceState(null, '', location.pathname)
-if (!token) say(error, 'This page needs the whole invitation link. Open the link the operator gave you.')
+const token = sessionStorage.getItem(TOKEN_KEY) ?? ''
+
+async function showAccount() {
+  if (!token) {
+    say(error, 'This page needs the whole invitation link. Open the link the operator gave you.')
+    return
+  }
+  try {
+    const details = await api('invite/details', { method: 'POST', body: { token } })
+    document.getElementById('invite-email').textContent = details.email
+    // For password managers: the account the new password belongs to.
+    form.username.value = details.email
+    document.getElementById('invite-for').hidden = false
+  } catch (failure) {
+    if (failure.code === 'invalid_invite') sessionStorage.removeItem(TOKEN_KEY)
+    say(error, failure.message)
+  }
+}
 
 form.addEventListener('submit', async (event) => {
   event.preventDefault()
@@ -25,6 +46,7 @@ form.addEventListener('submit', async (event) => {
   submit.disabled = true
   try {
     await api('invite', { method: 'POST', body: { token, password } })
+    sessionStorage.removeItem(TOKEN_KEY)
     location.assign('files')
   } catch (failure) {
     say(error, failure.message)
@@ -32,3 +54,5 @@ form.addEventListener('submit', async (event) => {
     submit.disabled = false
   }
 })
+
+showAccount().finally(() => document.body.setAttribute('data-ready', 'true'))

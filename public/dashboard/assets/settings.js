@@ -21,6 +21,9 @@ const newKey = document.getElementById('new-key')
 const newKeyValue = document.getElementById('new-key-value')
 const confirmDialog = document.getElementById('confirm-revoke')
 const nameInput = document.getElementById('key-name')
+const passwordForm = document.getElementById('password-form')
+const passwordError = document.getElementById('password-error')
+let accountEmail = ''
 
 function keyState(key) {
   if (key.revoked_at) return `Revoked ${formatDate(key.revoked_at)}`
@@ -33,10 +36,11 @@ function keyRow(key) {
   const state = keyState(key)
   if (state !== 'Active') row.className = 'inactive'
   row.append(
-    cell(key.name, 'Name'),
+    // `name` wraps a long name anywhere; `date` keeps a date on one line (dashboard.css).
+    cell(key.name, 'Name', 'name'),
     cell(`${key.prefix}…`, 'Prefix', 'mono'),
-    cell(formatDate(key.created_at), 'Created (UTC)'),
-    cell(formatDate(key.last_used_at), 'Last used (UTC)'),
+    cell(formatDate(key.created_at), 'Created (UTC)', 'date'),
+    cell(formatDate(key.last_used_at), 'Last used (UTC)', 'date'),
     cell(state, 'State'),
   )
   const actions = cell('', '', 'actions')
@@ -130,8 +134,58 @@ document.getElementById('copy-key').addEventListener('click', async () => {
   }
 })
 
+passwordForm.addEventListener('submit', async (event) => {
+  event.preventDefault()
+  say(passwordError, '')
+  const current = passwordForm.current.value
+  const password = passwordForm.password.value
+  if (!current) {
+    say(passwordError, 'Enter your current password.')
+    passwordForm.current.focus()
+    return
+  }
+  if ([...password].length < 12) {
+    say(passwordError, 'The new password must have at least 12 characters.')
+    passwordForm.password.focus()
+    return
+  }
+  if (password !== passwordForm.confirm.value) {
+    say(passwordError, 'The two new passwords differ.')
+    passwordForm.confirm.focus()
+    return
+  }
+  const submit = passwordForm.querySelector('button[type=submit]')
+  submit.disabled = true
+  try {
+    await api('password', { method: 'POST', body: { current_password: current, new_password: password } })
+    passwordForm.reset()
+    say(status, 'Changed your password. Every other session of your account has ended; this one goes on.')
+  } catch (error) {
+    say(passwordError, error.message)
+    if (error.code === 'wrong_password') {
+      passwordForm.current.value = ''
+      passwordForm.current.focus()
+    }
+  } finally {
+    submit.disabled = false
+  }
+})
+
+document.getElementById('sign-out-everywhere').addEventListener('click', async () => {
+  const dialog = document.getElementById('confirm-sign-out-everywhere')
+  const choice = await confirmWith(dialog, document.getElementById('confirm-sign-out-everywhere-email'), accountEmail)
+  if (choice !== 'sign-out') return
+  try {
+    await api('sign-out-everywhere', { method: 'POST' })
+    location.assign('sign-in')
+  } catch (error) {
+    say(status, `Could not sign out everywhere: ${error.message}`)
+  }
+})
+
 async function load() {
   const session = await initPage()
+  accountEmail = session.account.email
   document.getElementById('email').textContent = session.account.email
   document.getElementById('account-id').textContent = String(session.account.account_id)
   document.getElementById('plan').textContent = session.account.plan

@@ -25,12 +25,57 @@ export class AccountHoldersRepository {
     return { account, passwordHash }
   }
 
-  /** Sets the password and ends every session of the account, in one transaction. */
-  async setPassword(accountId: number, passwordHash: string, now: number): Promise<void> {
+  /** The account with its password hash, or undefined when it has no password. */
+  async findWithPassword(accountId: number): Promise<{ account: AccountRow; passwordHash: string } | undefined> {
+    const row = await this.db
+      .selectFrom('accounts')
+      .innerJoin('account_passwords', 'account_passwords.account_id', 'accounts.id')
+      .selectAll('accounts')
+      .select('account_passwords.password_hash')
+      .where('accounts.id', '=', accountId)
+      .executeTakeFirst()
+    if (!row) return undefined
+    const { password_hash: passwordHash, ...account } = row
+    return { account, passwordHash }
+  }
+
+  /**
+   * Sets the password, ends every session of the account but the one stored under `keepTokenHash`
+   * (if given), and kills the account's unused invitations, in one transaction.
+   */
+  async setPassword(accountId: number, passwordHash: string, now: number, keepTokenHash?: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await upsertPassword(trx, accountId, passwordHash, now)
-      await trx.deleteFrom('sessions').where('account_id', '=', accountId).execute()
+      let sessions = trx.deleteFrom('sessions').where('account_id', '=', accountId)
+      if (keepTokenHash !== undefined) sessions = sessions.where('token_hash', '!=', keepTokenHash)
+      await sessions.execute()
+      await trx.deleteFrom('account_invites').where('account_id', '=', accountId).where('used_at', 'is', null).execute()
     })
+  }
+
+  /**
+   * The email and expiry of the invitation stored under `tokenHash` if it can still be used: unused,
+   * unexpired, and not older than the last time the account's password was set (if it has one).
+   */
+  async findUsableInvite(tokenHash: string, now: number): Promise<{ email: string; expires_at: number } | undefined> {
+    return this.db
+      .selectFrom('account_invites')
+      .innerJoin('accounts', 'accounts.id', 'account_invites.account_id')
+      .select(['accounts.email', 'account_invites.expires_at'])
+      .where('account_invites.token_hash', '=', tokenHash)
+      .where('account_invites.used_at', 'is', null)
+      .where('account_invites.expires_at', '>', now)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('account_passwords')
+              .select('account_passwords.account_id')
+              .whereRef('account_passwords.account_id', '=', 'account_invites.account_id')
+              .whereRef('account_passwords.updated_at', '>', 'account_invites.created_at'),
+          ),
+        ),
+      )
+      .executeTakeFirst()
   }
 
   /** Stores a new invitation; earlier unused ones of the account stop working. */
@@ -47,7 +92,9 @@ export class AccountHoldersRepository {
   /**
    * Uses the invitation once: marks it used (a conditional UPDATE, so two concurrent uses cannot
    * both win), sets the password and ends the account's sessions, all or nothing. Returns the
-   * account id, or undefined when the invitation is unknown, used or expired.
+   * account id, or undefined when the invitation is unknown, used or expired, or when a password
+   * was set since it was made (an invitation dies once a password exists; setting one also deletes
+   * unused invitations, and this covers those made before that rule).
    */
   async acceptInvite(tokenHash: string, passwordHash: string, now: number): Promise<number | undefined> {
     return this.db.transaction().execute(async (trx) => {
@@ -57,11 +104,22 @@ export class AccountHoldersRepository {
         .where('token_hash', '=', tokenHash)
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('account_passwords')
+                .select('account_passwords.account_id')
+                .whereRef('account_passwords.account_id', '=', 'account_invites.account_id')
+                .whereRef('account_passwords.updated_at', '>', 'account_invites.created_at'),
+            ),
+          ),
+        )
         .returning('account_id')
         .executeTakeFirst()
       if (!invite) return undefined
       await upsertPassword(trx, invite.account_id, passwordHash, now)
       await trx.deleteFrom('sessions').where('account_id', '=', invite.account_id).execute()
+      await trx.deleteFrom('account_invites').where('account_id', '=', invite.account_id).where('used_at', 'is', null).execute()
       return invite.account_id
     })
   }

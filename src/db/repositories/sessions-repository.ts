@@ -8,13 +8,14 @@ export class SessionsRepository {
     return this.db.insertInto('sessions').values(session).returningAll().executeTakeFirstOrThrow()
   }
 
-  /** The unexpired session stored under `tokenHash`, with its account. */
-  async findValid(tokenHash: string, now: number): Promise<{ session: SessionRow; account: AccountRow } | undefined> {
+  /** The session stored under `tokenHash`, unexpired and used since `idleSince`, with its account. */
+  async findValid(tokenHash: string, now: number, idleSince: number): Promise<{ session: SessionRow; account: AccountRow } | undefined> {
     const session = await this.db
       .selectFrom('sessions')
       .selectAll()
       .where('token_hash', '=', tokenHash)
       .where('expires_at', '>', now)
+      .where('last_seen_at', '>', idleSince)
       .executeTakeFirst()
     if (!session) return undefined
     const account = await this.db.selectFrom('accounts').selectAll().where('id', '=', session.account_id).executeTakeFirst()
@@ -25,7 +26,21 @@ export class SessionsRepository {
     await this.db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute()
   }
 
-  async deleteExpired(now: number): Promise<void> {
-    await this.db.deleteFrom('sessions').where('expires_at', '<=', now).execute()
+  /** Records a use of the session (the idle timeout counts from the last one). */
+  async touch(id: number, now: number): Promise<void> {
+    await this.db.updateTable('sessions').set({ last_seen_at: now }).where('id', '=', id).where('last_seen_at', '<', now).execute()
+  }
+
+  /** Ends every session of the account ("sign out everywhere"). */
+  async deleteForAccount(accountId: number): Promise<void> {
+    await this.db.deleteFrom('sessions').where('account_id', '=', accountId).execute()
+  }
+
+  /** Removes sessions past their lifetime or idle since `idleSince`. */
+  async deleteExpired(now: number, idleSince: number): Promise<void> {
+    await this.db
+      .deleteFrom('sessions')
+      .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', idleSince)]))
+      .execute()
   }
 }

@@ -14,6 +14,8 @@ import { uploadsRoutes } from './uploads.js'
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH })
 const SignInBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 320 }), password: Password })
 const InviteBody = Type.Object({ token: Type.String({ maxLength: 100 }), password: Password })
+const InviteDetailsBody = Type.Object({ token: Type.String({ maxLength: 100 }) })
+const PasswordChangeBody = Type.Object({ current_password: Password, new_password: Password })
 const KeyBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }) })
 const KeyParams = Type.Object({ key_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
 
@@ -45,6 +47,12 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return sessionBody(signedIn!, sessionId)
   })
 
+  // A POST, so that the token stays out of URLs (and access logs), as the fragment keeps it out of the browser's requests.
+  app.post('/invite/details', { onRequest: checkOrigin(app), schema: { body: InviteDetailsBody } }, async (request) => {
+    const { email, expiresAt } = await services.accountHolders.inviteDetails(request.body.token)
+    return { success: true as const, email, expires_at: new Date(expiresAt).toISOString() }
+  })
+
   const signedInRoutes: FastifyPluginAsyncTypebox = async (signedIn) => {
     signedIn.addHook('onRequest', checkOrigin(signedIn))
     signedIn.addHook('onRequest', requireSession(signedIn))
@@ -57,6 +65,21 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     signedIn.post('/sign-out', async (request, reply) => {
       await services.sessions.end(request.dashboardSession!.id)
       clearSessionCookie(app, reply)
+      return { success: true as const }
+    })
+
+    // Ends every session of the account, this one included.
+    signedIn.post('/sign-out-everywhere', async (request, reply) => {
+      await services.sessions.endAll(request.principal.account.id)
+      clearSessionCookie(app, reply)
+      return { success: true as const }
+    })
+
+    // The current password is checked under the sign-in guard; other sessions end, this one stays.
+    signedIn.post('/password', { schema: { body: PasswordChangeBody } }, async (request) => {
+      const { id, signedIn } = request.dashboardSession!
+      const { current_password: current, new_password: next } = request.body
+      await services.signIn.changePassword(signedIn.account.id, signedIn.account.email, id, current, next, request.ip)
       return { success: true as const }
     })
 
