@@ -23,19 +23,62 @@ const CHUNK_SIZE = 8 * 1024 * 1024
 const RETRY_DELAYS = [0, 1000, 2000, 5000, 10000, 20000, 30000, 60000]
 const status = document.getElementById('status')
 const body = document.getElementById('files-body')
+const filesList = document.getElementById('files-list')
+const listTitle = document.getElementById('list-title')
 const empty = document.getElementById('empty')
+const emptyUpload = document.getElementById('empty-upload')
+const pager = document.getElementById('pager')
+const pageNumbers = document.getElementById('page-numbers')
+const pageShort = document.getElementById('page-short')
 const pageInfo = document.getElementById('page-info')
-const prev = document.getElementById('prev')
-const next = document.getElementById('next')
+const pagerLinks = {
+  first: document.getElementById('first'),
+  prev: document.getElementById('prev'),
+  next: document.getElementById('next'),
+  last: document.getElementById('last'),
+}
 const dropzone = document.getElementById('dropzone')
 const input = document.getElementById('file-input')
+const uploadsPanel = document.getElementById('uploads-panel')
 const uploads = document.getElementById('uploads')
+const clearUploads = document.getElementById('clear-uploads')
 const limitsText = document.getElementById('upload-limits')
 const confirmDialog = document.getElementById('confirm-delete')
 
-let page = 1
+/** The page of the list, kept in the address (`?page=3`), so that a reload and Back keep the place. */
+function pageFromAddress() {
+  const value = Number(new URLSearchParams(location.search).get('page'))
+  return Number.isInteger(value) && value >= 1 ? value : 1
+}
+function addressOf(number) {
+  const url = new URL(location.href)
+  if (number > 1) url.searchParams.set('page', String(number))
+  else url.searchParams.delete('page')
+  return url.pathname + url.search + url.hash
+}
+
+let page = pageFromAddress()
 let pages = 0
 let maxFileSize = Infinity
+/** Why uploads are off (a plan without uploads, none left today), or '' when they are on. */
+let uploadsOff = ''
+
+async function copyLink(file) {
+  try {
+    await copyText(file.public_link)
+    say(status, `Copied the public link of ${file.filename}.`)
+  } catch (error) {
+    say(status, `Could not copy: ${error.message} The link is ${file.public_link}`)
+  }
+}
+
+function copyButton(file) {
+  const copy = button('Copy link', () => copyLink(file))
+  // The visible text starts the name (WCAG 2.5.3): speech users say what they see.
+  copy.setAttribute('aria-label', `Copy link to ${file.filename}`)
+  copy.dataset.link = file.public_link
+  return copy
+}
 
 function fileRow(file) {
   const row = document.createElement('tr')
@@ -43,9 +86,9 @@ function fileRow(file) {
   name.setAttribute('title', file.content_type)
   row.append(
     name,
-    cell(formatBytes(file.size), 'Size', 'num'),
-    cell(formatDate(file.upload_date), 'Uploaded (UTC)'),
-    cell(formatNumber(file.download_count), 'Downloads', 'num'),
+    cell(formatBytes(file.size), 'Size', 'num size'),
+    cell(formatDate(file.upload_date), 'Uploaded (UTC)', 'date'),
+    cell(formatNumber(file.download_count), 'Downloads', 'num downloads'),
   )
 
   const linkCell = cell('', 'Public link', 'link')
@@ -54,25 +97,59 @@ function fileRow(file) {
   link.textContent = 'Download'
   link.rel = 'noopener noreferrer'
   link.setAttribute('aria-label', `Download ${file.filename}`)
-  const copy = button('Copy link', async () => {
-    try {
-      await copyText(file.public_link)
-      say(status, `Copied the public link of ${file.filename}.`)
-    } catch (error) {
-      say(status, `Could not copy: ${error.message} The link is ${file.public_link}`)
-    }
-  })
-  copy.setAttribute('aria-label', `Copy the public link of ${file.filename}`)
-  copy.dataset.link = file.public_link
-  linkCell.append(link, ' ', copy)
+  linkCell.append(link, ' ', copyButton(file))
   row.append(linkCell)
 
   const actions = cell('', '', 'actions')
-  const remove = button('Delete', () => deleteFile(file), 'danger')
+  const remove = button('Delete', () => deleteFile(file, row), 'danger')
   remove.setAttribute('aria-label', `Delete ${file.filename}`)
   actions.append(remove)
   row.append(actions)
   return row
+}
+
+/** The page numbers to offer: the first, the last, and two either side of the current one; gaps as null. */
+function pageWindow(current, count) {
+  const shown = [...new Set([1, count, ...[-2, -1, 0, 1, 2].map((step) => current + step)])]
+    .filter((number) => number >= 1 && number <= count)
+    .sort((a, b) => a - b)
+  return shown.flatMap((number, index) => (index > 0 && number - shown[index - 1] > 1 ? [null, number] : [number]))
+}
+
+/** A pager link goes to a page; one that would go nowhere (Previous on page 1) stays in place, unseen. */
+function setTarget(link, number, usable) {
+  link.classList.toggle('off', !usable)
+  if (usable) link.href = `?page=${number}`
+  else link.removeAttribute('href')
+}
+
+function renderPager(total) {
+  pager.hidden = pages <= 1
+  pageInfo.textContent =
+    pages > 1 ? `Page ${page} of ${pages} (${formatNumber(total)} files)` : `${formatNumber(total)} file${total === 1 ? '' : 's'}`
+  if (pages <= 1) return
+  setTarget(pagerLinks.first, 1, page > 1)
+  setTarget(pagerLinks.prev, page - 1, page > 1)
+  setTarget(pagerLinks.next, page + 1, page < pages)
+  setTarget(pagerLinks.last, pages, page < pages)
+  pageShort.textContent = `${page} / ${pages}`
+  pageNumbers.replaceChildren(
+    ...pageWindow(page, pages).map((number) => {
+      const item = document.createElement('li')
+      if (number === null) {
+        item.textContent = '…'
+        item.setAttribute('aria-hidden', 'true')
+        return item
+      }
+      const link = document.createElement('a')
+      link.textContent = String(number)
+      link.href = `?page=${number}`
+      link.setAttribute('aria-label', `Page ${number}`)
+      if (number === page) link.setAttribute('aria-current', 'page')
+      item.append(link)
+      return item
+    }),
+  )
 }
 
 async function loadFiles() {
@@ -80,29 +157,71 @@ async function loadFiles() {
   pages = result.pagination.pages
   if (page > 1 && result.files.length === 0 && pages > 0) {
     page = pages
+    history.replaceState(null, '', addressOf(page))
     return loadFiles()
   }
   body.replaceChildren(...result.files.map(fileRow))
-  empty.hidden = result.pagination.total > 0
-  pageInfo.textContent = pages > 0 ? `Page ${page} of ${pages} (${formatNumber(result.pagination.total)} files)` : ''
-  prev.disabled = page <= 1
-  next.disabled = page >= pages
+  // No files: no table header and no pager, but a way to the first upload.
+  const none = result.pagination.total === 0
+  empty.hidden = !none
+  filesList.hidden = none
+  if (none) {
+    pager.hidden = true
+    pageInfo.textContent = ''
+  } else renderPager(result.pagination.total)
+  return result
+}
+
+/** Goes to another page of the list: a new entry in the history, and the list's top in view. */
+async function goToPage(number) {
+  page = number
+  history.pushState(null, '', addressOf(page))
+  await loadFiles()
+  listTitle.scrollIntoView({ block: 'start' })
+  listTitle.focus({ preventScroll: true })
+}
+
+/** Turns uploading off, and says why, where the upload box would offer what the account cannot do. */
+function setUploadsOff(reason) {
+  uploadsOff = reason
+  input.disabled = reason !== ''
+  dropzone.classList.toggle('disabled', reason !== '')
+  emptyUpload.hidden = reason !== ''
 }
 
 async function loadLimits() {
   const usage = await api('usage')
   maxFileSize = usage.limits.max_file_size
-  const left = Math.max(0, usage.limits.daily_uploads - usage.stats.uploads_today)
-  limitsText.textContent = `Up to ${formatBytes(maxFileSize)} per file; ${formatNumber(left)} of ${formatNumber(usage.limits.daily_uploads)} uploads left today.`
+  const daily = usage.limits.daily_uploads
+  const left = Math.max(0, daily - usage.stats.uploads_today)
+  if (maxFileSize <= 0 || daily <= 0) {
+    setUploadsOff(`Your plan, ${usage.plan}, does not include uploads. Ask the operator to move your account to a plan that does.`)
+  } else if (left === 0) {
+    setUploadsOff(`You have used all ${formatNumber(daily)} uploads of today. You can upload again after 00:00 UTC.`)
+  } else setUploadsOff('')
+  limitsText.textContent =
+    uploadsOff || `Up to ${formatBytes(maxFileSize)} per file; ${formatNumber(left)} of ${formatNumber(daily)} uploads left today.`
 }
 
-async function deleteFile(file) {
+/**
+ * After a delete, focus goes to the row that took the deleted one's place (or the one before it,
+ * or the list's heading when none is left), never to the page's body.
+ */
+function focusAfterDelete(index) {
+  const row = body.rows[index] ?? body.rows[index - 1]
+  const target = row?.querySelector('a, button') ?? (empty.hidden || emptyUpload.hidden ? listTitle : emptyUpload)
+  target.focus()
+}
+
+async function deleteFile(file, row) {
   const choice = await confirmWith(confirmDialog, document.getElementById('confirm-delete-name'), file.filename)
   if (choice !== 'delete') return
+  const index = row.sectionRowIndex
   try {
     await api(`files/${file.file_id}`, { method: 'DELETE' })
     say(status, `Deleted ${file.filename}.`)
     await Promise.all([loadFiles(), loadLimits()])
+    focusAfterDelete(index)
   } catch (error) {
     say(status, `Could not delete ${file.filename}: ${error.message}`)
   }
@@ -186,7 +305,8 @@ function sendResumable(file, progress, state) {
           say(state, `Uploading ${formatBytes(file.size)}…`)
         }
       },
-      onSuccess: resolve,
+      // The chunk that completes the upload answers with the new file's id (Fileshare-File-Id).
+      onSuccess: (payload) => resolve(payload?.lastResponse?.getHeader('Fileshare-File-Id')),
       onError: (error) => reject(tusError(error)),
     })
     upload
@@ -208,9 +328,50 @@ function sendResumable(file, progress, state) {
 const sending = new Set()
 const fileKey = (file) => [file.name, file.type, file.size, file.lastModified].join('/')
 
+/** The finished upload's file record: in the upload's answer, or (tus) by the id its last chunk answered with. */
+async function uploadedFile(answer) {
+  if (answer && typeof answer === 'object' && answer.public_link) return answer
+  if (!answer) return undefined
+  const { file } = await api(`files/${encodeURIComponent(answer)}`)
+  return file
+}
+
+/** A finished row's public link, with a button that copies it. */
+function showLink(item, file) {
+  const box = document.createElement('span')
+  box.className = 'upload-link'
+  const link = document.createElement('a')
+  link.href = file.public_link
+  link.textContent = file.public_link
+  link.rel = 'noopener noreferrer'
+  box.append(link, copyButton(file))
+  item.append(box)
+}
+
+/** Empties the list of uploads of every finished row (those still being sent stay). */
+function clearFinished() {
+  for (const item of uploads.querySelectorAll('li.done, li.failed')) item.remove()
+  uploadsPanel.hidden = uploads.children.length === 0
+}
+
+function failed(item, progress, message, state) {
+  say(state, message)
+  item.classList.add('failed')
+  progress.setAttribute('aria-label', `Upload of ${item.dataset.name} failed`)
+}
+
 async function uploadAll(files) {
+  if (uploadsOff) {
+    say(status, uploadsOff)
+    return
+  }
+  if (files.length === 0) return
+  // A new batch starts a new list: the rows of earlier batches go.
+  clearFinished()
+  uploadsPanel.hidden = false
   for (const file of files) {
     const item = document.createElement('li')
+    item.dataset.name = file.name
     const label = document.createElement('span')
     label.className = 'upload-name'
     label.textContent = file.name
@@ -224,31 +385,32 @@ async function uploadAll(files) {
     item.append(label, progress, state)
     uploads.prepend(item)
     if (file.size > maxFileSize) {
-      progress.remove()
-      say(state, `Too large: your plan allows up to ${formatBytes(maxFileSize)} per file.`)
-      item.classList.add('failed')
+      failed(item, progress, `Too large: your plan allows up to ${formatBytes(maxFileSize)} per file.`, state)
       continue
     }
     const key = fileKey(file)
     if (sending.has(key)) {
-      progress.remove()
-      say(state, 'Already uploading from this page.')
-      item.classList.add('failed')
+      failed(item, progress, 'Already uploading from this page.', state)
       continue
     }
     sending.add(key)
     say(state, `Uploading ${formatBytes(file.size)}…`)
     try {
-      if (file.size > RESUMABLE_ABOVE && window.tus?.isSupported) await sendResumable(file, progress, state)
-      else await sendFile(file, progress)
+      const answer =
+        file.size > RESUMABLE_ABOVE && window.tus?.isSupported ? await sendResumable(file, progress, state) : await sendFile(file, progress)
       progress.value = progress.max
+      progress.setAttribute('aria-label', `Uploaded ${file.name}`)
       say(state, 'Uploaded.')
       item.classList.add('done')
-      page = 1
+      if (page !== 1) {
+        page = 1
+        history.replaceState(null, '', addressOf(page))
+      }
       await Promise.all([loadFiles(), loadLimits()])
+      const uploaded = await uploadedFile(answer).catch(() => undefined)
+      if (uploaded) showLink(item, uploaded)
     } catch (error) {
-      say(state, `Failed: ${error.message}`)
-      item.classList.add('failed')
+      failed(item, progress, `Failed: ${error.message}`, state)
     } finally {
       sending.delete(key)
     }
@@ -260,10 +422,16 @@ input.addEventListener('change', () => {
   input.value = ''
   uploadAll(files)
 })
+emptyUpload.addEventListener('click', () => input.click())
+clearUploads.addEventListener('click', () => {
+  clearFinished()
+  // The button goes with the list when nothing is left: focus stays in the upload box.
+  if (uploadsPanel.hidden) input.focus()
+})
 for (const type of ['dragenter', 'dragover']) {
   dropzone.addEventListener(type, (event) => {
     event.preventDefault()
-    dropzone.classList.add('over')
+    if (!uploadsOff) dropzone.classList.add('over')
   })
 }
 dropzone.addEventListener('dragleave', () => dropzone.classList.remove('over'))
@@ -272,12 +440,16 @@ dropzone.addEventListener('drop', (event) => {
   dropzone.classList.remove('over')
   uploadAll([...event.dataTransfer.files])
 })
-prev.addEventListener('click', () => {
-  page = Math.max(1, page - 1)
-  loadFiles().catch(reportLoadError)
+pager.addEventListener('click', (event) => {
+  const link = event.target.closest('a[href]')
+  // A new tab or window (Ctrl, Shift, middle button) keeps the browser's own way.
+  if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey || event.button !== 0) return
+  event.preventDefault()
+  const number = Number(new URL(link.href).searchParams.get('page'))
+  goToPage(number).catch(reportLoadError)
 })
-next.addEventListener('click', () => {
-  page += 1
+window.addEventListener('popstate', () => {
+  page = pageFromAddress()
   loadFiles().catch(reportLoadError)
 })
 

@@ -12,7 +12,15 @@ import {
   NotFoundError,
   RateLimitedError,
 } from '../../errors.js'
+import { sendHtmlNotFound } from '../not-found-page.js'
 import { discardSmallBody, hasUnreadBody, lingerAfterAnswer } from '../refused-body.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The code of the error this request was answered with, if any (the access log and the metrics read it). */
+    errorCode: ErrorCode | null
+  }
+}
 
 /**
  * A schema violation in the API's own words: the field's name, not where Fastify keeps it
@@ -54,6 +62,7 @@ export async function sendError(
   statusOverrides: Partial<Record<ErrorCode, number>> = {},
 ) {
   const appError = toAppError(error)
+  request.errorCode = appError.code
   if (appError.status >= 500) {
     request.log.error({ err: error }, 'request failed')
   }
@@ -107,10 +116,23 @@ export function writeClientError(error: Error & { code?: string }, socket: Socke
 
 export default fp(
   async (app) => {
-    app.setErrorHandler((error, request, reply) => sendError(request, reply, error as FastifyError))
-    app.setNotFoundHandler((request, reply) =>
-      sendError(request, reply, new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0]}.`)),
-    )
+    app.decorateRequest('errorCode', null)
+    app.setErrorHandler((error, request, reply) => {
+      // A browser following a dead public link gets a page instead of JSON (not-found-page.ts).
+      if (error instanceof NotFoundError && sendHtmlNotFound(request, reply, false)) {
+        request.errorCode = 'not_found'
+        return reply
+      }
+      return sendError(request, reply, error as FastifyError)
+    })
+    app.setNotFoundHandler((request, reply) => {
+      // And so does one on an unknown dashboard path.
+      if (sendHtmlNotFound(request, reply, true)) {
+        request.errorCode = 'not_found'
+        return reply
+      }
+      return sendError(request, reply, new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0]}.`))
+    })
   },
   { name: 'error-handler' },
 )
