@@ -7,7 +7,9 @@ export const ErrorBody = Type.Object(
   {
     success: Type.Literal(false),
     error: Type.Object({
-      code: Type.Enum(API_ERROR_CODES, { description: 'Stable snake_case error code (see docs/api.md).' }),
+      code: Type.Enum(API_ERROR_CODES, {
+        description: 'Stable snake_case error code: branch on it, not on `message`. Each status lists the codes it can carry.',
+      }),
       message: Type.String(),
       request_id: Type.Optional(Type.String({ description: 'Present on 5xx errors, for the operator.' })),
     }),

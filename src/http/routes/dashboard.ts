@@ -25,6 +25,7 @@ const PAGES = {
   usage: { title: 'Usage', script: 'usage.js', public: false },
   settings: { title: 'Account settings', script: 'settings.js', public: false },
   reference: { title: 'API reference', script: 'reference.js', public: false },
+  'get-started': { title: 'Get started', script: 'get-started.js', public: false },
 } as const
 type PageName = keyof typeof PAGES
 
@@ -32,6 +33,7 @@ const NAV: [PageName, string][] = [
   ['files', 'Files'],
   ['usage', 'Usage'],
   ['settings', 'Account settings'],
+  ['get-started', 'Get started'],
   ['reference', 'API reference'],
 ]
 
@@ -47,14 +49,21 @@ const SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Resource-Policy': 'same-origin',
+  // Powerful browser features the dashboard never uses stay off, for its pages and anything they embed.
+  'Permissions-Policy':
+    'accelerometer=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), ' +
+    'midi=(), payment=(), usb=(), clipboard-read=(), clipboard-write=(self)',
 }
 
 /** What a page loads before its own script: browser builds of packages, served by us (no CDN). */
 const PAGE_HEADS: Partial<Record<PageName, string>> = {
   // Resumable uploads of large files; `defer` still runs it before the page's module script.
   files: '<script src="assets/vendor/tus.min.js" defer></script>',
+  // reference.css after Swagger UI's own: its colours and the dashboard's button style, fixed for contrast.
   reference:
-    '<link rel="stylesheet" href="assets/swagger-ui/swagger-ui.css">\n    <script src="assets/swagger-ui/swagger-ui-bundle.js"></script>',
+    '<link rel="stylesheet" href="assets/swagger-ui/swagger-ui.css">\n    <link rel="stylesheet" href="assets/reference.css">\n' +
+    '    <script src="assets/swagger-ui/swagger-ui-bundle.js"></script>',
+  'get-started': '<link rel="stylesheet" href="assets/get-started.css">',
 }
 
 /** Fills the layout with one page. Pages hold no user data: it arrives as JSON and goes in as text. */
