@@ -64,10 +64,18 @@ async function loadKeys() {
 async function revokeKey(key) {
   const choice = await confirmWith(confirmDialog, document.getElementById('confirm-revoke-name'), key.name)
   if (choice !== 'revoke') return
+  // Where focus goes once the table is redrawn: the Revoke button that takes this one's place (the
+  // next active key, else the one before), or the table's heading when no active key is left.
+  const revokeButtons = () => [...keysBody.querySelectorAll('td.actions button')]
+  const place = revokeButtons().findIndex((element) => element === document.activeElement)
   try {
     await api(`keys/${key.key_id}`, { method: 'DELETE' })
     say(status, `Revoked the key ${key.name}.`)
     await loadKeys()
+    const remaining = revokeButtons()
+    const next = remaining[Math.min(Math.max(place, 0), remaining.length - 1)]
+    if (next) next.focus()
+    else document.getElementById('keys-title').focus()
   } catch (error) {
     say(status, `Could not revoke ${key.name}: ${error.message}`)
   }
