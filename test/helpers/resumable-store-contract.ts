@@ -453,9 +453,9 @@ export function describeResumableStoreContract(name: string, makeStore: () => Pr
       expect(await fixture.residue()).toEqual([])
     })
 
-    it('keeps memory flat: a 64 MiB append in 64 KiB chunks holds at most a few part buffers', async () => {
+    it('keeps memory flat: a 128 MiB append in 64 KiB chunks holds at most a few part buffers', async () => {
       const block = randomBytes(64 * KIB)
-      const total = 64 * MIB
+      const total = 128 * MIB
       async function* generate() {
         for (let sent = 0; sent < total; sent += block.length) yield block
       }
@@ -471,8 +471,10 @@ export function describeResumableStoreContract(name: string, makeStore: () => Pr
         clearInterval(sampler)
       }
       expect(upload.commit.offset).toBe(total)
-      // A part buffer or two, plus what the HTTP and S3 layers hold: far from the 64 MiB streamed.
-      expect(peak - baseline).toBeLessThan(32 * MIB)
+      // A part buffer or two, plus what the HTTP and S3 layers hold (s3rver runs in this process and
+      // holds the parts it is still writing, more of them when the machine is busy): far from the
+      // 128 MiB streamed, and not growing with it.
+      expect(peak - baseline).toBeLessThan(48 * MIB)
       await store.abortResumable(upload.commit.state)
     })
   })

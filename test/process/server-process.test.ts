@@ -277,9 +277,13 @@ describe.concurrent('a running server and the CLI on the same data, default cach
       50,
     )
 
-    const requestLines = lines.filter((line) => line.req !== undefined || line.res !== undefined)
-    expect(requestLines.length).toBeGreaterThan(0)
-    for (const line of requestLines) expect(line.reqId).toEqual(expect.any(String))
+    // One access-log line per request (src/http/plugins/observability.ts), and no other line about it.
+    const requestLines = lines.filter((line) => requestIds.includes(line.reqId as string))
+    expect(requestLines).toEqual([
+      expect.objectContaining({ msg: 'request completed', method: 'GET', route: '/api/v1/stats', status: 200 }),
+      expect.objectContaining({ msg: 'request completed', method: 'GET', route: '/api/v1/stats', status: 401, error: 'unauthorized' }),
+    ])
+    expect(requestLines[0]).toHaveProperty('account_id')
 
     const everything = server.stdout() + server.stderr()
     for (const key of [...issuedKeys, unknownKey]) expect(everything).not.toContain(key)
@@ -406,10 +410,11 @@ describe.concurrent('SIGTERM', () => {
     const chunks = 10
     const uploading = slowUpload(server.port, api_key, chunk.length * chunks)
     await uploading.write(chunk)
-    // The server has the request in hand once it has logged it.
+    // The server has the request in hand once the file part streams into a temporary file.
+    const tmpDir = path.join(dataDir, 'blobs', 'tmp')
     await eventually(
       'the upload request reached the server',
-      async () => (server.stdout().includes('/api/v1/files/upload') ? true : undefined),
+      async () => ((await fs.readdir(tmpDir).catch(() => [])).length > 0 ? true : undefined),
       5_000,
       20,
     )
