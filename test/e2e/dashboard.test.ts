@@ -148,9 +148,9 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click()
     await eventually(() => row.locator('td').nth(4).textContent()).toMatch(/^Revoked /)
     // Focus stays in the table (the Revoke button that took this one's place), never falls to <body>.
-    await eventually(() =>
-      page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName),
-    ).toMatch(/^Revoke key /)
+    await eventually(() => page.evaluate("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName")).toMatch(
+      /^Revoke key /,
+    )
     const refused = await fetch(`${t.api}/stats`, { headers: bearer(apiKey) })
     expect(refused.status).toBe(401)
   })
