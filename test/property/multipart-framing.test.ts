@@ -335,11 +335,18 @@ describe('multipart and HTTP framing over a raw socket', () => {
   }
 
   it('answers every upload body as documented and leaves nothing behind on failure', async () => {
+    // fast-check reports only the shrunk case, whose failure may be a consequence of the first one
+    // (what that run left behind): the first failure is printed as it happened.
+    let firstFailure = true
     await fc.assert(
       fc.asyncProperty(scenarioArb, async (scenario) => {
         const before = (await t.app.services.accounts.stats(accountId)).uploadsToday
         try {
           await sendAndCheck(scenario, before)
+        } catch (error) {
+          if (firstFailure) console.error(`first failure, for ${JSON.stringify(scenario).slice(0, 2_000)}:`, error)
+          firstFailure = false
+          throw error
         } finally {
           // Whatever happened, the next run (and shrinking) starts from an empty account.
           for (const file of (await t.app.services.files.list(accountId, 1, 100)).files)
