@@ -221,21 +221,16 @@ export class ResumableUploadService {
         const limit = row.max_length
         if (chunk.contentLength !== undefined && row.upload_offset + chunk.contentLength > limit) throw await this.overLimit(row, token)
         const hash = await this.loadHash(row)
-        let committed = row.upload_offset
-        // The store's state moves with each commit: completion must start from the last one.
-        let storeState = row.store_state
+        // The row as the last commit left it: completion starts from its store state.
+        let updated: UploadRow
         try {
-          committed = await this.stream(row, token, hash, chunk, (offset, state) => {
-            committed = offset
-            storeState = state
-          })
+          updated = await this.stream(row, token, hash, chunk)
         } catch (error) {
           if (error instanceof FileTooLargeError) throw await this.overLimit(row, token)
           throw error
         }
-        const updated = { ...row, upload_offset: committed, store_state: storeState }
-        const received = committed - row.upload_offset
-        if (updated.length !== null && committed === updated.length) {
+        const received = updated.upload_offset - row.upload_offset
+        if (updated.length !== null && updated.upload_offset === updated.length) {
           const file = await this.complete(updated, token, hash)
           return { upload: present({ ...updated, status: 'complete' }, file), received }
         }
@@ -379,17 +374,11 @@ export class ResumableUploadService {
 
   /**
    * Streams the chunk into the store under the lease, committing the offset, the store's state and
-   * the hash together at each durable point. Resolves with the last committed offset. A heartbeat
+   * the hash together at each durable point. Resolves with the row as the last commit left it. A heartbeat
    * renews the lease; when another request asks for the upload, the chunk is ended where it is (what
    * arrived is committed) and UploadLockedError tells this request's client to ask again.
    */
-  private async stream(
-    row: UploadRow,
-    token: string,
-    hash: ResumableSha256,
-    chunk: Chunk,
-    onCommitted: (offset: number, state: string) => void,
-  ): Promise<number> {
+  private async stream(row: UploadRow, token: string, hash: ResumableSha256, chunk: Chunk): Promise<UploadRow> {
     const { leaseMs, heartbeatMs } = this.timing
     const checksum: Hash | undefined = chunk.checksum ? createHash(chunk.checksum.algorithm) : undefined
     let offset = row.upload_offset
@@ -453,20 +442,24 @@ export class ResumableUploadService {
           this.events.bytesKept(commit.offset - offset)
           offset = commit.offset
           row = { ...row, store_state: commit.state, upload_offset: commit.offset }
-          onCommitted(offset, commit.state)
         },
-        reservePartNumber: async () => {
-          const number = await this.uploads.reservePartNumber(row.id, token)
-          if (number === undefined) throw new UploadLockedError()
-          return number
-        },
+        reservePartNumber: this.partNumbers(row.id, token),
       })
     } finally {
       clearInterval(heartbeat)
       source.unpipe(feed)
     }
     if (handedOver && (row.length === null || offset < row.length)) throw new UploadLockedError()
-    return offset
+    return row
+  }
+
+  /** S3 part numbers from the upload's fenced counter: a writer that lost its lease gets none. */
+  private partNumbers(id: string, token: string): () => Promise<number> {
+    return async () => {
+      const number = await this.uploads.reservePartNumber(id, token)
+      if (number === undefined) throw new UploadLockedError()
+      return number
+    }
   }
 
   /**
@@ -475,13 +468,7 @@ export class ResumableUploadService {
    * leaves the upload open at its full length; the next HEAD or PATCH completes it.
    */
   private async complete(row: UploadRow, token: string, hash: ResumableSha256): Promise<FileRow> {
-    const { key, size } = await this.store.completeResumable(row.store_state, {
-      reservePartNumber: async () => {
-        const number = await this.uploads.reservePartNumber(row.id, token)
-        if (number === undefined) throw new UploadLockedError()
-        return number
-      },
-    })
+    const { key, size } = await this.store.completeResumable(row.store_state, { reservePartNumber: this.partNumbers(row.id, token) })
     const file = await this.uploads.complete(row.id, token, {
       account_id: row.account_id,
       token: randomToken(24),
