@@ -1,5 +1,18 @@
-import { sql, type Kysely } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import type { AccountRow, Database } from '../schema.js'
+
+/** The invitation is newer than the account's password, if it has one: an invitation dies once a password exists. */
+function noPasswordSinceInvite(eb: ExpressionBuilder<Database, 'account_invites'>) {
+  return eb.not(
+    eb.exists(
+      eb
+        .selectFrom('account_passwords')
+        .select('account_passwords.account_id')
+        .whereRef('account_passwords.account_id', '=', 'account_invites.account_id')
+        .whereRef('account_passwords.updated_at', '>', 'account_invites.created_at'),
+    ),
+  )
+}
 
 /** Dashboard credentials of account holders: password hashes and one-time invitation links. */
 export class AccountHoldersRepository {
@@ -65,16 +78,7 @@ export class AccountHoldersRepository {
       .where('account_invites.token_hash', '=', tokenHash)
       .where('account_invites.used_at', 'is', null)
       .where('account_invites.expires_at', '>', now)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('account_passwords')
-              .select('account_passwords.account_id')
-              .whereRef('account_passwords.account_id', '=', 'account_invites.account_id')
-              .whereRef('account_passwords.updated_at', '>', 'account_invites.created_at'),
-          ),
-        ),
-      )
+      .where(noPasswordSinceInvite)
       .executeTakeFirst()
   }
 
@@ -104,16 +108,7 @@ export class AccountHoldersRepository {
         .where('token_hash', '=', tokenHash)
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('account_passwords')
-                .select('account_passwords.account_id')
-                .whereRef('account_passwords.account_id', '=', 'account_invites.account_id')
-                .whereRef('account_passwords.updated_at', '>', 'account_invites.created_at'),
-            ),
-          ),
-        )
+        .where(noPasswordSinceInvite)
         .returning('account_id')
         .executeTakeFirst()
       if (!invite) return undefined

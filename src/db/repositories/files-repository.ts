@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, FileRow, NewFileRow } from '../schema.js'
+import { keysInBatches } from './keys-in-batches.js'
 
 /** Inserts a file row and bumps its account's kept counters, inside the caller's transaction. */
 export async function insertFileIn(trx: Transaction<Database>, file: NewFileRow): Promise<FileRow> {
@@ -11,9 +12,6 @@ export async function insertFileIn(trx: Transaction<Database>, file: NewFileRow)
     .execute()
   return row
 }
-
-/** Keys per query: far below SQLite's and PostgreSQL's limits on bound parameters. */
-const KEYS_PER_QUERY = 500
 
 export class FilesRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -85,16 +83,9 @@ export class FilesRepository {
   }
 
   /** Which of `storageKeys` a file row references (garbage collection asks a batch at a time). */
-  async referencedStorageKeys(storageKeys: readonly string[]): Promise<Set<string>> {
-    const referenced = new Set<string>()
-    for (let start = 0; start < storageKeys.length; start += KEYS_PER_QUERY) {
-      const rows = await this.db
-        .selectFrom('files')
-        .select('storage_key')
-        .where('storage_key', 'in', storageKeys.slice(start, start + KEYS_PER_QUERY))
-        .execute()
-      for (const row of rows) referenced.add(row.storage_key)
-    }
-    return referenced
+  referencedStorageKeys(storageKeys: readonly string[]): Promise<Set<string>> {
+    return keysInBatches(storageKeys, async (batch) =>
+      (await this.db.selectFrom('files').select('storage_key').where('storage_key', 'in', batch).execute()).map((row) => row.storage_key),
+    )
   }
 }

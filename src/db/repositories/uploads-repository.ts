@@ -1,9 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database, FileRow, NewFileRow, NewUploadRow, UploadRow } from '../schema.js'
 import { insertFileIn } from './files-repository.js'
-
-/** Keys per query: far below SQLite's and PostgreSQL's limits on bound parameters. */
-const KEYS_PER_QUERY = 500
+import { keysInBatches } from './keys-in-batches.js'
 
 /** What a commit moves forward: the durable offset and everything that must match it. */
 export interface UploadCommit {
@@ -186,17 +184,11 @@ export class UploadsRepository {
   }
 
   /** Which of `storageKeys` belong to open uploads (garbage collection must leave those alone). */
-  async openStorageKeys(storageKeys: readonly string[]): Promise<Set<string>> {
-    const open = new Set<string>()
-    for (let start = 0; start < storageKeys.length; start += KEYS_PER_QUERY) {
-      const rows = await this.db
-        .selectFrom('uploads')
-        .select('storage_key')
-        .where('status', '=', 'open')
-        .where('storage_key', 'in', storageKeys.slice(start, start + KEYS_PER_QUERY))
-        .execute()
-      for (const row of rows) open.add(row.storage_key)
-    }
-    return open
+  openStorageKeys(storageKeys: readonly string[]): Promise<Set<string>> {
+    return keysInBatches(storageKeys, async (batch) =>
+      (
+        await this.db.selectFrom('uploads').select('storage_key').where('status', '=', 'open').where('storage_key', 'in', batch).execute()
+      ).map((row) => row.storage_key),
+    )
   }
 }
