@@ -8,8 +8,14 @@ import type { FileRow } from '../../db/schema.js'
 import type { ByteRange } from '../../storage/blob-store.js'
 import { ErrorBody, FileContent, TokenParams } from '../schemas.js'
 
-/** What a download answers besides errors, for the OpenAPI document. */
+/** What a download answers besides errors, and its 404 in both forms, for the OpenAPI document. */
 const DOWNLOAD_RESPONSES = {
+  404: {
+    description:
+      'No file behind this link (unknown, deleted, or malformed token): the JSON error body, or, when Accept ranks text/html ' +
+      'above application/json, a small HTML page that is the same for every dead link.',
+    content: { 'application/json': { schema: ErrorBody }, 'text/html': { schema: { type: 'string' } } },
+  },
   200: { description: 'The whole file.', content: { 'application/octet-stream': { schema: FileContent } } },
   206: {
     description: 'The requested range (one range; see Content-Range).',

@@ -426,7 +426,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description `not_found`: no such file for this account, or no file behind the link. */
+            /** @description No file behind this link (unknown, deleted, or malformed token): the JSON error body, or, when Accept ranks text/html above application/json, a small HTML page that is the same for every dead link. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -434,6 +434,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
                 };
             };
             /** @description `range_not_satisfiable`: the range starts beyond the end of the file. */
@@ -535,7 +536,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description `not_found`: no such file for this account, or no file behind the link. */
+            /** @description No file behind this link (unknown, deleted, or malformed token): the JSON error body, or, when Accept ranks text/html above application/json, a small HTML page that is the same for every dead link. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -543,6 +544,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
                 };
             };
             /** @description `range_not_satisfiable`: the range starts beyond the end of the file. */
