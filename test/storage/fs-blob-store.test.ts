@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BlobNotFoundError, FileTooLargeError } from '../../src/errors.js'
-import { FsBlobStore } from '../../src/storage/fs-blob-store.js'
+import { BlobReadStream, FsBlobStore } from '../../src/storage/fs-blob-store.js'
 import { makeTempDir } from '../helpers/test-app.js'
 import {
   chunkedSource,
@@ -164,5 +167,68 @@ describe('FsBlobStore on disk', () => {
   it('check rejects when its folders are gone', async () => {
     await fs.rm(root, { recursive: true, force: true })
     await expect(store.check()).rejects.toThrow()
+  })
+})
+
+describe('FsBlobStore sending a blob over HTTP', () => {
+  const READ_CHUNK = 256 * 1024
+  let root: string
+  let server: http.Server
+  let url: string
+  let store: FsBlobStore
+  let key: string
+  const content = randomBytes(16 * 1024 * 1024 + 123)
+
+  beforeEach(async () => {
+    root = await makeTempDir('fileshare-fs-send-')
+    store = await new FsBlobStore(root).init()
+    ;({ key } = await store.put(chunkedSource(content, 64 * 1024), { maxBytes: content.length }))
+    // As the download route sends it: told its response, then piped into it.
+    server = http.createServer((request, response) => {
+      const [, start, end] = /^\/(\d+)-(\d+)$/.exec(request.url ?? '') ?? []
+      void store.get(key, start === undefined ? undefined : { start: Number(start), end: Number(end) }).then((body) => {
+        ;(body as BlobReadStream).drainsInto(response)
+        body.pipe(response)
+      })
+    })
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  afterEach(async () => {
+    vi.restoreAllMocks()
+    server.close()
+    await fs.rm(root, { recursive: true, force: true })
+  })
+
+  /** The body; a slow reader stops now and then, long enough for the server's socket to back up. */
+  async function download(path: string, slow: boolean): Promise<Buffer> {
+    const response = (await once(http.get(url + path), 'response')) as [http.IncomingMessage]
+    const chunks: Buffer[] = []
+    let count = 0
+    for await (const chunk of response[0]) {
+      chunks.push(chunk as Buffer)
+      if (slow && ++count % 64 === 1) await sleep(50)
+    }
+    return Buffer.concat(chunks)
+  }
+
+  it('sends the exact bytes, whole and ranged, fast reader or slow, reusing its read buffers', async () => {
+    const allocations = vi.spyOn(Buffer, 'allocUnsafeSlow')
+    expect((await download('/', false)).equals(content)).toBe(true)
+    expect((await download('/', true)).equals(content)).toBe(true)
+    expect((await download('/1000-3000000', true)).equals(content.subarray(1000, 3_000_001))).toBe(true)
+    expect((await download(`/0-${content.length - 1}`, false)).equals(content)).toBe(true)
+    // 64 reads of 256 KiB per whole download; buffers come back as the socket writes them.
+    const readBuffers = allocations.mock.calls.filter(([size]) => size === READ_CHUNK).length
+    expect(readBuffers).toBeLessThan(64)
+  })
+
+  it('gives every read a buffer of its own when read by anything but its response', async () => {
+    const body = (await store.get(key)) as BlobReadStream
+    const chunks: Buffer[] = []
+    for await (const chunk of body) chunks.push(chunk as Buffer)
+    expect(new Set(chunks.map((chunk) => chunk.buffer)).size).toBe(chunks.length)
+    expect(Buffer.concat(chunks).equals(content)).toBe(true)
   })
 })

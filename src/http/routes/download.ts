@@ -96,7 +96,10 @@ export const downloadRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (range) reply.header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`)
     if (request.method === 'HEAD') return reply.send()
 
-    return reply.send(await downloads.open(file, range))
+    const body = await downloads.open(file, range)
+    // The folder store reuses its read buffers once the response has written them (fs-blob-store.ts).
+    ;(body as { drainsInto?: (sink: FastifyReply['raw']) => void }).drainsInto?.(reply.raw)
+    return reply.send(body)
   }
 
   const schema = {
