@@ -1,6 +1,6 @@
 import SQLite from 'better-sqlite3'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { withStatementCache } from '../../src/db/statement-cache.js'
+import { ROWS_AS_ARRAYS, withStatementCache } from '../../src/db/statement-cache.js'
 
 describe('withStatementCache (SQLite)', () => {
   let database: SQLite.Database
@@ -35,6 +35,25 @@ describe('withStatementCache (SQLite)', () => {
     expect(other).not.toBe(iterating)
     expect(other.all([])).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }])
     expect([...rows]).toEqual([{ n: 2 }, { n: 3 }])
+  })
+
+  it('hands out the rows of a query marked ROWS_AS_ARRAYS as arrays, and only those', () => {
+    const { cached } = open()
+    const sql = `${ROWS_AS_ARRAYS}select n, n * 2 as twice from t order by n`
+    expect(cached.prepare(sql).all([])).toEqual([
+      [1, 2],
+      [2, 4],
+      [3, 6],
+    ])
+    // A second statement for the same text (the first still iterating) reads arrays too.
+    const iterating = (cached.prepare(sql) as unknown as SQLite.Statement).iterate()
+    expect(iterating.next().value).toEqual([1, 2])
+    expect(cached.prepare(sql).all([])).toHaveLength(3)
+    expect([...iterating]).toEqual([
+      [2, 4],
+      [3, 6],
+    ])
+    expect(cached.prepare('select n from t order by n').all([])).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }])
   })
 
   it('keeps a bounded number of statements, dropping the least recently used', () => {

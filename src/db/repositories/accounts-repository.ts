@@ -1,17 +1,22 @@
 import { sql, type Kysely } from 'kysely'
 import type { AccountRow, Database } from '../schema.js'
+import { compiledOnce } from './compiled-query.js'
 
 export type LimitOverrides = Partial<Pick<AccountRow, 'requests_per_minute' | 'requests_per_day' | 'max_file_size' | 'daily_uploads'>>
 
 export class AccountsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly findByIdQuery
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.findByIdQuery = compiledOnce(db, 1, (id: number) => db.selectFrom('accounts').selectAll().where('id', '=', id))
+  }
 
   create(email: string, plan: string, now: number): Promise<AccountRow> {
     return this.db.insertInto('accounts').values({ email, plan, created_at: now }).returningAll().executeTakeFirstOrThrow()
   }
 
-  findById(id: number): Promise<AccountRow | undefined> {
-    return this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+  async findById(id: number): Promise<AccountRow | undefined> {
+    return (await this.findByIdQuery(id))[0]
   }
 
   findByEmail(email: string): Promise<AccountRow | undefined> {

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, FileRow, NewFileRow } from '../schema.js'
+import { compiledOnce } from './compiled-query.js'
 import { keysInBatches } from './keys-in-batches.js'
 
 /** Inserts a file row and bumps its account's kept counters, inside the caller's transaction. */
@@ -13,16 +14,69 @@ export async function insertFileIn(trx: Transaction<Database>, file: NewFileRow)
   return row
 }
 
+/** Every column of `files`, in the table's order: a page is read as arrays of these (compiled-query.ts). */
+const FILE_COLUMNS = [
+  'id',
+  'account_id',
+  'token',
+  'filename',
+  'size',
+  'content_type',
+  'sha256',
+  'storage_key',
+  'created_at',
+  'download_count',
+] as const satisfies ReadonlyArray<keyof FileRow>
+
+function toFileRow(row: FileRow | unknown[]): FileRow {
+  if (!Array.isArray(row)) return row
+  return {
+    id: row[0] as number,
+    account_id: row[1] as number,
+    token: row[2] as string,
+    filename: row[3] as string,
+    size: row[4] as number,
+    content_type: row[5] as string,
+    sha256: row[6] as string,
+    storage_key: row[7] as string,
+    created_at: row[8] as number,
+    download_count: row[9] as number,
+  }
+}
+
 export class FilesRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly findOwnedQuery
+  private readonly pageQueries
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.findOwnedQuery = compiledOnce(db, 2, (accountId: number, id: number) =>
+      db.selectFrom('files').selectAll().where('id', '=', id).where('account_id', '=', accountId),
+    )
+    const page = (direction: 'asc' | 'desc') =>
+      compiledOnce(
+        db,
+        3,
+        (accountId: number, offset: number, limit: number) =>
+          db
+            .selectFrom('files')
+            .select(FILE_COLUMNS)
+            .where('account_id', '=', accountId)
+            .orderBy('created_at', direction)
+            .orderBy('id', direction)
+            .limit(limit)
+            .offset(offset),
+        true,
+      )
+    this.pageQueries = { asc: page('asc'), desc: page('desc') }
+  }
 
   /** Inserts the row and bumps the account's kept counters in one transaction. */
   insert(file: NewFileRow): Promise<FileRow> {
     return this.db.transaction().execute((trx) => insertFileIn(trx, file))
   }
 
-  findOwned(accountId: number, id: number): Promise<FileRow | undefined> {
-    return this.db.selectFrom('files').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()
+  async findOwned(accountId: number, id: number): Promise<FileRow | undefined> {
+    return (await this.findOwnedQuery(accountId, id))[0]
   }
 
   findByToken(token: string): Promise<FileRow | undefined> {
@@ -33,17 +87,8 @@ export class FilesRepository {
    * Newest first, ties by id (highest first); served by the files_account_order index.
    * `oldestFirst` walks the same index from its other end, for pages nearer that end.
    */
-  listPage(accountId: number, offset: number, limit: number, oldestFirst = false): Promise<FileRow[]> {
-    const direction = oldestFirst ? 'asc' : 'desc'
-    return this.db
-      .selectFrom('files')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('created_at', direction)
-      .orderBy('id', direction)
-      .limit(limit)
-      .offset(offset)
-      .execute()
+  async listPage(accountId: number, offset: number, limit: number, oldestFirst = false): Promise<FileRow[]> {
+    return (await this.pageQueries[oldestFirst ? 'asc' : 'desc'](accountId, offset, limit)).map(toFileRow)
   }
 
   /** Deletes the row and lowers the account's counters in one transaction; undefined if absent. */
