@@ -2,6 +2,20 @@ import { decide, type LimitDecision, type RequestLimiter, type RequestLimits } f
 import { secondsUntilUtcMidnight, utcDay } from '../lib/utc-day.js'
 
 const WINDOW_MS = 60_000
+const DAY_MS = 86_400_000
+
+let cachedDayNumber = NaN
+let cachedDay = ''
+
+/** utcDay(now), with the text of the last day kept: every request asks, and the day rarely changes. */
+function today(now: number): string {
+  const dayNumber = Math.floor(now / DAY_MS)
+  if (dayNumber !== cachedDayNumber) {
+    cachedDay = utcDay(now)
+    cachedDayNumber = dayNumber
+  }
+  return cachedDay
+}
 
 interface AccountWindow {
   /** Times of the requests counted in the last 60 s, oldest first. */
@@ -18,15 +32,15 @@ export class MemoryRequestLimiter implements RequestLimiter {
   private readonly windows = new Map<string, AccountWindow>()
   private calls = 0
 
-  async consume(accountKey: string, limits: RequestLimits, now = Date.now()): Promise<LimitDecision> {
-    const today = utcDay(now)
+  consume(accountKey: string, limits: RequestLimits, now = Date.now()): LimitDecision | Promise<LimitDecision> {
+    const day = today(now)
     let window = this.windows.get(accountKey)
     if (!window) {
-      window = { times: [], day: today, dayCount: 0 }
+      window = { times: [], day, dayCount: 0 }
       this.windows.set(accountKey, window)
     }
-    if (window.day !== today) {
-      window.day = today
+    if (window.day !== day) {
+      window.day = day
       window.dayCount = 0
     }
     const { times } = window
@@ -69,10 +83,10 @@ export class MemoryRequestLimiter implements RequestLimiter {
 
   /** Drops accounts idle for a minute whose day has passed, so memory follows active accounts. */
   private sweep(now: number): void {
-    const today = utcDay(now)
+    const day = today(now)
     for (const [key, window] of this.windows) {
       const idle = window.times.length === 0 || window.times[window.times.length - 1]! <= now - WINDOW_MS
-      if (idle && window.day !== today) this.windows.delete(key)
+      if (idle && window.day !== day) this.windows.delete(key)
     }
   }
 

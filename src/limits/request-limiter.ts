@@ -19,7 +19,8 @@ export interface LimitDecision {
  * A refused request counts in neither window.
  */
 export interface RequestLimiter {
-  consume(accountKey: string, limits: RequestLimits, now?: number): Promise<LimitDecision>
+  /** A limiter that knows at once (the in-memory one) answers without a promise: every API call asks. */
+  consume(accountKey: string, limits: RequestLimits, now?: number): LimitDecision | Promise<LimitDecision>
   /**
    * The decision consume would give, without counting anything: the RateLimit-* figures of a
    * response the limits do not count (a resumable upload's chunk, docs/api.md).

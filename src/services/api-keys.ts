@@ -1,3 +1,4 @@
+import { hash as oneShotHash } from 'node:crypto'
 import { sha256Hex } from '../lib/sha256-hex.js'
 import type { Config } from '../config.js'
 import { NotFoundError } from '../errors.js'
@@ -6,6 +7,11 @@ import type { ApiKeysRepository } from '../db/repositories/api-keys-repository.j
 import type { AccountRow, ApiKeyRow } from '../db/schema.js'
 import { effectiveLimits, type AccountLimits } from './account-limits.js'
 import { randomToken } from '../lib/random-token.js'
+
+/** sha256Hex of a key, in one call: node:crypto's one-shot hash skips the Hash object (every API call hashes). */
+function hashKey(apiKey: string): string {
+  return oneShotHash('sha256', apiKey, 'hex')
+}
 
 export const KEY_PREFIX = 'fsk_'
 // fsk_ + 32 random bytes (256 bits) in base64url.
@@ -90,13 +96,23 @@ export class ApiKeyService {
   }
 
   /**
+   * authenticate()'s answer when it is in the cache, without a promise (every API call asks);
+   * undefined means "ask authenticate()", not "invalid".
+   */
+  cached(apiKey: string, now = this.now()): Principal | undefined {
+    if (this.cache.size === 0 || !KEY_PATTERN.test(apiKey)) return undefined
+    const entry = this.cache.get(hashKey(apiKey))
+    return entry && entry.validUntil > now ? entry.principal : undefined
+  }
+
+  /**
    * The principal behind `apiKey`, or undefined when the key is malformed, unknown, revoked or
    * expired. Lookups go by hash, so timing depends on the hash, never on the secret's bytes.
    * Answers are cached for at most `cacheTtlMs`, the bound on how late a revocation takes effect.
    */
   async authenticate(apiKey: string, now = this.now()): Promise<Principal | undefined> {
     if (!KEY_PATTERN.test(apiKey)) return undefined
-    const hash = sha256Hex(apiKey)
+    const hash = hashKey(apiKey)
     const cached = this.cache.get(hash)
     if (cached && cached.validUntil > now) return cached.principal
     this.cache.delete(hash)

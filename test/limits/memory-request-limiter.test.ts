@@ -94,7 +94,7 @@ describe('MemoryRequestLimiter', () => {
 
   it('passes exactly N of concurrent consumes', async () => {
     const limiter = new MemoryRequestLimiter()
-    const decisions = await Promise.all(Array.from({ length: 40 }, () => limiter.consume('a', { perMinute: 13, perDay: 100 }, NOON)))
+    const decisions = await Promise.all(Array.from({ length: 40 }, async () => limiter.consume('a', { perMinute: 13, perDay: 100 }, NOON)))
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(13)
   })
 })

@@ -28,10 +28,18 @@ function requestLimits(principal: Principal) {
   return { perMinute: principal.limits.requestsPerMinute, perDay: principal.limits.requestsPerDay }
 }
 
-/** Counts the request against the account's rate limits: 429 when they are spent. */
-export async function countRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/**
+ * Counts the request against the account's rate limits: 429 when they are spent. Without a
+ * promise when the limiter answers at once (the in-memory one): every API call passes here.
+ */
+export function countRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
   const { principal } = request
-  const decision = await app.limiters.requests.consume(String(principal.account.id), requestLimits(principal))
+  const decision = app.limiters.requests.consume(String(principal.account.id), requestLimits(principal))
+  if (decision instanceof Promise) return decision.then((settled) => applyDecision(app, principal, reply, settled))
+  applyDecision(app, principal, reply, decision)
+}
+
+function applyDecision(app: FastifyInstance, principal: Principal, reply: FastifyReply, decision: LimitDecision): void {
   limitHeaders(reply, decision)
   if (!decision.allowed) {
     app.metrics.rateLimitRefused(principal.account.plan, 'requests')
@@ -48,11 +56,18 @@ export async function showLimits(app: FastifyInstance, request: FastifyRequest, 
 /**
  * The checks every API call passes first, in the documented order: the key (401, with a per-IP
  * guard on failures: 429), the plan (403), then the account's request rate limits (429).
+ * A callback hook: with a cached key and the in-memory limiter it completes without a promise.
  */
 export function authenticate(app: FastifyInstance) {
   const { services, limiters } = app
-  return async function authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const key = BEARER.exec(request.headers.authorization ?? '')?.[1]
+
+  function admit(request: FastifyRequest, reply: FastifyReply, principal: Principal): void | Promise<void> {
+    if (!principal.limits.apiAccess) throw new PlanNotSupportedError(principal.account.plan)
+    request.principal = principal
+    if (request.routeOptions.config.rateLimit !== 'deferred') return countRequest(app, request, reply)
+  }
+
+  async function lookUp(request: FastifyRequest, reply: FastifyReply, key: string | undefined): Promise<void> {
     const principal = key ? await services.apiKeys.authenticate(key) : undefined
     if (!principal) {
       const wait = await limiters.authFailures.hit(request.ip)
@@ -62,8 +77,19 @@ export function authenticate(app: FastifyInstance) {
       }
       throw new UnauthorizedError()
     }
-    if (!principal.limits.apiAccess) throw new PlanNotSupportedError(principal.account.plan)
-    request.principal = principal
-    if (request.routeOptions.config.rateLimit !== 'deferred') await countRequest(app, request, reply)
+    await admit(request, reply, principal)
+  }
+
+  return function authenticateRequest(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    const key = BEARER.exec(request.headers.authorization ?? '')?.[1]
+    const cached = key ? services.apiKeys.cached(key) : undefined
+    let pending: void | Promise<void>
+    try {
+      pending = cached ? admit(request, reply, cached) : lookUp(request, reply, key)
+    } catch (error) {
+      return done(error as Error)
+    }
+    if (pending) pending.then(() => done(), done)
+    else done()
   }
 }
