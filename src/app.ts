@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
+import { batchedStdout } from './http/batched-stdout.js'
 import type { ScryptCost } from './lib/passwords.js'
 import backends, { type BackendsOptions } from './http/plugins/backends.js'
 import downloadHost from './http/plugins/download-host.js'
@@ -55,7 +56,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       // Keys travel only in this header; never let them reach a log line. The wildcard also covers
       // plugins' own trace lines (@fastify/multipart logs `busboyOptions.headers`).
       redact: { paths: ['headers.authorization', '*.headers.authorization'], censor: '[redacted]' },
-      ...(options.logStream ? { stream: options.logStream } : {}),
+      stream: options.logStream ?? batchedStdout(),
     },
     // One access-log line per request instead of Fastify's two (plugins/observability.ts).
     logController: new AccessLogInstead(),
@@ -91,16 +92,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   app.addHook('preClose', async () => {
     closing = true
   })
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks, not async ones: they run on every request, and a promise per hook costs.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id)
-    if (closing) {
-      reply.header('Connection', 'close')
-      throw new ServiceUnavailableError('The server is shutting down; retry on another instance.')
-    }
+    if (!closing) return done()
+    reply.header('Connection', 'close')
+    done(new ServiceUnavailableError('The server is shutting down; retry on another instance.'))
   })
   // Runs after authentication, plan and rate limits (onRequest): the body is about to be parsed.
-  app.addHook('preParsing', async (request, reply) => {
+  app.addHook('preParsing', (request, reply, payload, done) => {
     if (!request.routeOptions.config.continuesItself) continueIfExpected(request.raw, reply.raw)
+    done(null, payload)
   })
   await app.register(errorHandler)
   await app.register(downloadHost, { downloadHost: config.downloadHost })

@@ -175,6 +175,11 @@ export default fp(
     const logging = (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') ?? true
     if (!instruments && !logging) return
 
+    // The access line's fields are all set below, never a header. The app's wildcard redaction
+    // (`*.headers.authorization`, app.ts) ran on each of its fields, several µs per line; this
+    // child keeps only the top-level path, which the line never has either. reqId goes first,
+    // where request.log's binding put it, so the line reads as before.
+    const accessLog = app.log.child({}, { redact: { paths: ['headers.authorization'], censor: '[redacted]' } })
     // The histogram's children by label values: looking one up by its labels costs more than observing.
     const timers = new Map<string, { observe(value: number): void }>()
     app.decorateRequest('bytesWrittenAtStart', 0)
@@ -205,7 +210,7 @@ export default fp(
         }
       }
       if (logging) {
-        const line: Record<string, unknown> = { method, route: route ?? null }
+        const line: Record<string, unknown> = { reqId: request.id, method, route: route ?? null }
         if (!route) line.path = unmatchedPath(request.url)
         const token = (request.params as { token?: unknown } | undefined)?.token
         if (typeof token === 'string') line.token = tokenPrefix(token)
@@ -223,7 +228,7 @@ export default fp(
         }
         line.ip = request.ip
         if (!reply.raw.writableFinished) line.aborted = true
-        request.log.info(line, 'request completed')
+        accessLog.info(line, 'request completed')
       }
       done()
     })
