@@ -11,7 +11,7 @@
  * picks sections (BENCH_ONLY=resumable runs the resumable-upload scenario alone and updates only its
  * part of docs/benchmarks.md, and so does BENCH_ONLY=metrics, the cost of FILESHARE_METRICS_ADDR);
  * BENCH_CHART_DIR sets where the charts go; BENCH_SECONDS, BENCH_REPEATS, BENCH_LARGE_ACCOUNT_FILES override figures;
- * BENCH_SERVER_NODE_FLAGS adds node flags to the server (e.g. "--cpu-prof --cpu-prof-dir=DIR",
+ * BENCH_SERVER_NODE_FLAGS adds node flags to the server, after the start script's (e.g. "--cpu-prof --cpu-prof-dir=DIR",
  * then bench/profile-summary.ts); BENCH_SERVER_JS runs another build's server.js; BENCH_LOG_LEVEL
  * sets the server's log level (default info); BENCH_KEEP_DATA=1 keeps the temp folder.
  */
@@ -43,7 +43,7 @@ import {
 import { fileIdRange, seedFiles } from './seed-files.js'
 import {
   fileshareEnv,
-  serverNodeFlags,
+  serverArgs,
   startBaseline,
   startFileshare,
   startFileshareWith,
@@ -450,7 +450,7 @@ async function main(): Promise<void> {
       log(`peer (Express + Multer) pid ${peer.pid} at ${peer.url}`)
     }
 
-    const serverCommand = ['node', ...serverNodeFlags(), ...startScriptArgs()].join(' ').replace(ROOT, '')
+    const serverCommand = ['node', ...serverArgs()].join(' ').replace(ROOT, '')
     const results: BenchResults = { plan, startedAt, finishedAt: startedAt, loadAverageAtStart, serverCommand, seedSeconds }
     if (sections.has('transfer')) results.transfer = await measureTransfers(server, bare, peer!, io, { bare: bareDir, peer: peerDir })
     if (sections.has('rss')) results.rss = { asStarted: await measurePeakRss(server, io) }

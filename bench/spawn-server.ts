@@ -78,10 +78,20 @@ export function startScriptArgs(): string[] {
   return args.map((arg) => (arg === 'dist/server.js' ? (process.env.BENCH_SERVER_JS ?? path.join(ROOT, arg)) : arg))
 }
 
+/**
+ * The node arguments of the server under test: the `start` script's, with BENCH_SERVER_NODE_FLAGS and
+ * `extraFlags` after its flags (so that they override one of them, e.g. --max-semi-space-size=4) and
+ * before the script.
+ */
+export function serverArgs(extraFlags: string[] = []): string[] {
+  const args = startScriptArgs()
+  return [...args.slice(0, -1), ...serverNodeFlags(), ...extraFlags, ...args.slice(-1)]
+}
+
 /** The real service, embedded default (SQLite + blob folder), started as `npm start` starts it (plus `extraFlags`). */
 export async function startFileshare(dataDir: string, port: number, logFile: string, extraFlags: string[] = []): Promise<RunningServer> {
   return startBenchProcess({
-    args: [...serverNodeFlags(), ...extraFlags, ...startScriptArgs()],
+    args: serverArgs(extraFlags),
     env: fileshareEnv(dataDir, port),
     url: `http://127.0.0.1:${port}`,
     readyPath: '/healthz',
@@ -120,7 +130,7 @@ export async function startPeer(dir: string, logFile: string): Promise<RunningSe
 export async function startFileshareWith(dataDir: string, logFile: string, extraEnv: Record<string, string>): Promise<RunningServer> {
   const port = await freePort()
   return startBenchProcess({
-    args: [...serverNodeFlags(), ...startScriptArgs()],
+    args: serverArgs(),
     env: { ...fileshareEnv(dataDir, port), ...extraEnv },
     url: `http://127.0.0.1:${port}`,
     readyPath: '/healthz',

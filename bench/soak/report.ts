@@ -7,7 +7,8 @@ import type { Verdict } from './checks.js'
 import { mib } from '../bench-plan.js'
 import { SOAK_HEADING, writeBenchmarksSection, type ChartLink } from '../report.js'
 import type { Sample } from './resources.js'
-import { SETTINGS } from './settings.js'
+import { SETTINGS, soakCommand } from './settings.js'
+import { SOAK_TARGETS, type SoakTargetCheck } from './targets.js'
 import { OPERATIONS, type Tally } from './tally.js'
 
 /* The report: the "Soak test" section of docs/reliability.md, printed and written there. */
@@ -35,6 +36,22 @@ function operationTable(tally: Tally, elapsedSeconds: number): string[] {
   return rows
 }
 
+/**
+ * The memory targets of issue 17 with their verdicts. They are not part of the pass rule (which is
+ * about correctness and leaks of descriptors and buffers): a soak that misses them still passes.
+ */
+function targetTable(targets: SoakTargetCheck[]): string[] {
+  return [
+    `Targets (issue 17; the trend is the least-squares slope of the 1-second RSS samples over the second half of the load, ` +
+      `and "no upward trend" is at most ${SOAK_TARGETS.slopeMiBPerMinute} MiB/min: see bench/soak/targets.ts). They are stated ` +
+      `for ${SOAK_TARGETS.loadSeconds / 60} minutes of load (\`SOAK_SECONDS=${SOAK_TARGETS.loadSeconds}\`) and are not part of the pass rule:`,
+    '',
+    '| Target | Measured | Result |',
+    '|---|---|---|',
+    ...targets.map((check) => `| ${check.target} | ${check.measured} | ${check.result} |`),
+  ]
+}
+
 export function renderSection(run: {
   passed: boolean
   elapsedSeconds: number
@@ -44,8 +61,9 @@ export function renderSection(run: {
   peak: Sample
   endSample: Sample
   verdicts: Verdict[]
+  targets: SoakTargetCheck[]
 }): string {
-  const { passed, elapsedSeconds, tally, accounts, startSample, peak, endSample, verdicts } = run
+  const { passed, elapsedSeconds, tally, accounts, startSample, peak, endSample, verdicts, targets } = run
   const statusLine = [...tally.statusCounts.entries()]
     .sort(([a], [b]) => a - b)
     .map(([status, count]) => `${status}: ${count}`)
@@ -55,7 +73,7 @@ export function renderSection(run: {
   return [
     '## Soak test',
     '',
-    '`bench/soak/run.ts` starts the real server (`node dist/server.js`, SQLite and a blob folder in a',
+    '`bench/soak/run.ts` starts the real server as `npm start` runs it (`node [flags] dist/server.js`, SQLite and a blob folder in a',
     'temporary data folder, loopback only), creates accounts with the CLI, lifts the request rate limits',
     'through `FILESHARE_PLANS`, and runs many concurrent clients against it for a fixed time. Each client',
     'repeatedly picks an account and does one of: upload (random size, mostly small, some up to the',
@@ -80,8 +98,7 @@ export function renderSection(run: {
     '',
     `### Last run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${passed ? 'passed' : '**FAILED**'}`,
     '',
-    `Command: \`${SETTINGS.seconds === 180 && SETTINGS.clients === 32 ? 'npm run soak' : `SOAK_SECONDS=${SETTINGS.seconds} SOAK_CLIENTS=${SETTINGS.clients} npm run soak`}\`` +
-      ` on ${os.cpus().length} CPU cores, Node.js ${process.version}, embedded stack (SQLite + folder).`,
+    `Command: \`${soakCommand()}\`` + ` on ${os.cpus().length} CPU cores, Node.js ${process.version}, embedded stack (SQLite + folder).`,
     `${SETTINGS.clients} clients, ${SETTINGS.accounts} accounts, ${elapsedSeconds.toFixed(0)} s of load, ${SETTINGS.settleSeconds} s settle.`,
     `${uploaded} files uploaded, ${remaining} left at the end. Statuses: ${statusLine}` +
       ` (a 404 is fine only for a file another client was deleting at that moment; any other is a problem above).`,
@@ -90,8 +107,10 @@ export function renderSection(run: {
     '',
     '| Server | Start | Peak | After settling |',
     '|---|---:|---:|---:|',
-    `| RSS | ${mib(startSample.rssBytes)} | ${mib(peak.rssBytes)} | ${mib(endSample.rssBytes)} |`,
+    `| RSS (peak: VmHWM) | ${mib(startSample.rssBytes)} | ${mib(peak.rssBytes)} | ${mib(endSample.rssBytes)} |`,
     `| Open file descriptors | ${startSample.fds} | ${peak.fds} | ${endSample.fds} |`,
+    '',
+    ...targetTable(targets),
     '',
     'Checks:',
     '',
@@ -120,35 +139,55 @@ export async function writeReportSection(section: string) {
   await fs.writeFile(REPORT_FILE, `${existing.slice(0, start)}${section}${after}`)
 }
 
-/**
- * The soak's section of docs/benchmarks.md: the RSS and fd charts of this run with its figures.
- * `npm run bench` keeps it when it rewrites that file.
- */
-export function writeBenchmarksSoakSection(run: {
+export interface BenchmarksSoakRun {
   passed: boolean
+  startedAt: Date
+  loadAverageAtStart: number[]
+  /** How the server was started, e.g. `node --max-semi-space-size=8 dist/server.js`. */
+  serverCommand: string
   elapsedSeconds: number
+  requests: number
   startSample: Sample
   peak: Sample
   endSample: Sample
+  targets: SoakTargetCheck[]
   charts: ChartLink[]
-}): void {
-  const { passed, elapsedSeconds, startSample, peak, endSample, charts } = run
-  writeBenchmarksSection(
-    path.join(ROOT, 'docs', 'benchmarks.md'),
-    [
-      SOAK_HEADING,
-      '',
-      `From the last \`npm run soak\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${passed ? 'passed' : '**failed**'}; ` +
-        `${SETTINGS.clients} clients, ${SETTINGS.accounts} accounts, ${elapsedSeconds.toFixed(0)} s of load, then the final checks and ` +
-        `${SETTINGS.settleSeconds} s of quiet; ${os.cpus().length} cores, Node.js ${process.version}). The server's VmRSS ` +
-        '(`/proc/PID/status`) and open file descriptors (`/proc/PID/fd`), sampled every second; the whole report, with the ' +
-        'operations and the checks, is the "Soak test" section of [reliability.md](reliability.md#soak-test).',
-      '',
-      `RSS: ${mib(startSample.rssBytes)} at the start, ${mib(peak.rssBytes)} at the peak, ${mib(endSample.rssBytes)} after settling. ` +
-        `Open file descriptors: ${startSample.fds}, ${peak.fds}, ${endSample.fds}.`,
-      '',
-      ...charts.flatMap((chart) => [`![${chart.alt}](${chart.file})`, '']),
-    ],
-    { before: [] },
-  )
+}
+
+/** The soak's section of docs/benchmarks.md: command, machine and load, the memory targets' verdicts, and the charts. */
+export function renderBenchmarksSoakSection(run: BenchmarksSoakRun): string[] {
+  const { passed, startedAt, loadAverageAtStart, serverCommand, elapsedSeconds, requests, startSample, peak, endSample, targets, charts } =
+    run
+  const cpus = os.cpus()
+  return [
+    SOAK_HEADING,
+    '',
+    `From the last \`npm run soak\` that wrote the docs (${passed ? 'passed' : '**failed**'}). The server's VmRSS ` +
+      '(`/proc/PID/status`) and open file descriptors (`/proc/PID/fd`), sampled every second, the peak from VmHWM; the whole ' +
+      'report, with the operations and the checks, is the "Soak test" section of [reliability.md](reliability.md#soak-test).',
+    '',
+    `- Command: \`${soakCommand()}\`; started ${startedAt.toISOString()}; load average at start ` +
+      `${loadAverageAtStart.map((value) => value.toFixed(2)).join(' ')}.`,
+    `- Machine: ${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB memory, ` +
+      `Linux ${os.release()}; Node.js ${process.version}.`,
+    `- Server: \`${serverCommand}\` (as \`npm start\` runs it${process.env.BENCH_SERVER_NODE_FLAGS?.trim() ? ', plus BENCH_SERVER_NODE_FLAGS' : ''}), embedded stack (SQLite + folder), log level \`warn\`.`,
+    `- Load: ${SETTINGS.clients} clients on ${SETTINGS.accounts} accounts, mixed uploads (up to ${mib(SETTINGS.maxFileBytes)}), ` +
+      `ranged and full downloads, lists, details, deletes and stats; ${requests.toLocaleString('en-US')} requests in ` +
+      `${elapsedSeconds.toFixed(0)} s (${(requests / elapsedSeconds).toFixed(0)}/s), then the final checks and ${SETTINGS.settleSeconds} s of quiet.`,
+    '',
+    `RSS: ${mib(startSample.rssBytes)} at the start, ${mib(peak.rssBytes)} at the peak, ${mib(endSample.rssBytes)} after settling. ` +
+      `Open file descriptors: ${startSample.fds}, ${peak.fds}, ${endSample.fds}.`,
+    '',
+    ...targetTable(targets),
+    '',
+    ...charts.flatMap((chart) => [`![${chart.alt}](${chart.file})`, '']),
+  ]
+}
+
+/**
+ * Writes the soak's section of docs/benchmarks.md, in place of the last one (or at the end of the
+ * generated part). `npm run bench` keeps it when it rewrites that file.
+ */
+export function writeBenchmarksSoakSection(run: BenchmarksSoakRun): void {
+  writeBenchmarksSection(path.join(ROOT, 'docs', 'benchmarks.md'), renderBenchmarksSoakSection(run), { before: [] })
 }

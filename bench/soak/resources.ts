@@ -4,12 +4,14 @@ import { readProcessStatus } from '../../test/helpers/server-process.js'
 
 export interface Sample {
   rssBytes: number
+  /** The kernel's high-water mark of the resident set since the process started (VmHWM). */
+  hwmBytes: number
   fds: number
 }
 
 async function sample(pid: number): Promise<Sample> {
-  const { rssBytes, fds } = readProcessStatus(pid)
-  return { rssBytes, fds }
+  const { rssBytes, hwmBytes, fds } = readProcessStatus(pid)
+  return { rssBytes, hwmBytes, fds }
 }
 
 export class ResourceWatch {
@@ -32,9 +34,15 @@ export class ResourceWatch {
     clearInterval(this.timer)
   }
 
+  /**
+   * The peaks over the samples. RSS is the exact peak: the kernel's high-water mark (VmHWM, which
+   * includes the moments between two samples), or the largest sample if that is higher.
+   */
   peak(): Sample {
+    const hwmBytes = Math.max(...this.samples.map((s) => s.hwmBytes))
     return {
-      rssBytes: Math.max(...this.samples.map((s) => s.rssBytes)),
+      rssBytes: Math.max(hwmBytes, ...this.samples.map((s) => s.rssBytes)),
+      hwmBytes,
       fds: Math.max(...this.samples.map((s) => s.fds)),
     }
   }

@@ -17,12 +17,14 @@ import path from 'node:path'
 import { freePort, ROOT, runCli, startServerProcess, stopServerProcess, type ServerProcess } from '../../test/helpers/server-process.js'
 import { mib } from '../bench-plan.js'
 import { chartDir, DOCS_CHART_DIR, writeSoakCharts } from '../charts.js'
+import { serverArgs } from '../spawn-server.js'
 import type { Account } from './accounts.js'
 import { countErrorLines, verdicts, verifyAccounts } from './checks.js'
 import { makeClient } from './load.js'
 import { REPORT_FILE, renderSection, writeBenchmarksSoakSection, writeReportSection } from './report.js'
 import { ResourceWatch } from './resources.js'
 import { SETTINGS, WRITE_REPORT } from './settings.js'
+import { secondHalfTrend, soakTargetChecks } from './targets.js'
 import { Tally } from './tally.js'
 
 /** Creates the accounts with the `fileshare` CLI, as an operator would. */
@@ -40,6 +42,8 @@ async function createAccounts(env: Record<string, string>): Promise<Account[]> {
 
 async function main() {
   const tally = new Tally()
+  const startedAt = new Date()
+  const loadAverageAtStart = os.loadavg()
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fileshare-soak-'))
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
@@ -66,7 +70,11 @@ async function main() {
   let server: ServerProcess | undefined
   let keepData = false
   try {
-    server = await startServerProcess({ dataDir, port, env, logFile: logPath, readyTimeoutMs: 20_000 })
+    // As `npm start` runs it (its node flags included), plus BENCH_SERVER_NODE_FLAGS after those
+    // flags, so that an experiment can override one (e.g. BENCH_SERVER_NODE_FLAGS=--max-semi-space-size=16).
+    const command = serverArgs()
+    console.log(`soak: server command: node ${command.join(' ').replace(ROOT, '')}`)
+    server = await startServerProcess({ dataDir, port, env, command, logFile: logPath, readyTimeoutMs: 20_000 })
     const pid = server.child.pid!
     const watch = new ResourceWatch(pid)
     const startSample = await watch.take()
@@ -106,7 +114,9 @@ async function main() {
     const passed = results.every(([, ok]) => ok)
     keepData = !passed
 
-    const section = renderSection({ passed, elapsedSeconds, tally, accounts, startSample, peak, endSample, verdicts: results })
+    const trend = secondHalfTrend(watch.samples, loadStarted, loadEnded)
+    const targets = soakTargetChecks({ peakRssBytes: peak.rssBytes, trend, loadSeconds: elapsedSeconds })
+    const section = renderSection({ passed, elapsedSeconds, tally, accounts, startSample, peak, endSample, verdicts: results, targets })
     console.log(`\n${section}`)
     const charts = chartDir(WRITE_REPORT)
     const chartLinks = writeSoakCharts({ samples: watch.samples, loadStarted, loadEnded, settleStarted, clients: SETTINGS.clients }, charts)
@@ -115,7 +125,19 @@ async function main() {
       await writeReportSection(section)
       console.log(`soak: wrote the "Soak test" section of ${path.relative(ROOT, REPORT_FILE)}`)
       if (charts === DOCS_CHART_DIR) {
-        writeBenchmarksSoakSection({ passed, elapsedSeconds, startSample, peak, endSample, charts: chartLinks })
+        writeBenchmarksSoakSection({
+          passed,
+          startedAt,
+          loadAverageAtStart,
+          serverCommand: `node ${command.join(' ').replace(ROOT, '')}`,
+          elapsedSeconds,
+          requests: tally.requests(),
+          startSample,
+          peak,
+          endSample,
+          targets,
+          charts: chartLinks,
+        })
         console.log('soak: wrote the soak section of docs/benchmarks.md')
       }
     }

@@ -7,13 +7,45 @@ function envInteger(name: string, fallback: number, minimum = 1): number {
   return Number(raw)
 }
 
+/** The settings of a plain `npm run soak`. */
+export const DEFAULTS = {
+  seconds: 180,
+  clients: 32,
+  accounts: 4,
+  settleSeconds: 30,
+  maxFileBytes: 4 * 1024 * 1024,
+  maxFilesPerAccount: 150,
+}
+
+/** The environment variable of each setting. */
+export const SETTING_NAMES: Record<keyof typeof DEFAULTS, string> = {
+  seconds: 'SOAK_SECONDS',
+  clients: 'SOAK_CLIENTS',
+  accounts: 'SOAK_ACCOUNTS',
+  settleSeconds: 'SOAK_SETTLE_SECONDS',
+  maxFileBytes: 'SOAK_MAX_FILE_BYTES',
+  maxFilesPerAccount: 'SOAK_MAX_FILES_PER_ACCOUNT',
+}
+
 export const SETTINGS = {
-  seconds: envInteger('SOAK_SECONDS', 180),
-  clients: envInteger('SOAK_CLIENTS', 32),
-  accounts: envInteger('SOAK_ACCOUNTS', 4),
-  settleSeconds: envInteger('SOAK_SETTLE_SECONDS', 30, 0),
-  maxFileBytes: envInteger('SOAK_MAX_FILE_BYTES', 4 * 1024 * 1024),
+  seconds: envInteger(SETTING_NAMES.seconds, DEFAULTS.seconds),
+  clients: envInteger(SETTING_NAMES.clients, DEFAULTS.clients),
+  accounts: envInteger(SETTING_NAMES.accounts, DEFAULTS.accounts),
+  settleSeconds: envInteger(SETTING_NAMES.settleSeconds, DEFAULTS.settleSeconds, 0),
+  maxFileBytes: envInteger(SETTING_NAMES.maxFileBytes, DEFAULTS.maxFileBytes),
   /** Above this many files an account only shrinks, so the data set (and the disk) stays bounded. */
-  maxFilesPerAccount: envInteger('SOAK_MAX_FILES_PER_ACCOUNT', 150),
+  maxFilesPerAccount: envInteger(SETTING_NAMES.maxFilesPerAccount, DEFAULTS.maxFilesPerAccount),
+}
+
+/**
+ * The command line that repeats this run: `npm run soak` with the settings that differ from the
+ * defaults, and the extra server flags, if any.
+ */
+export function soakCommand(settings: typeof DEFAULTS = SETTINGS, serverFlags = process.env.BENCH_SERVER_NODE_FLAGS?.trim() ?? ''): string {
+  const changed = (Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>)
+    .filter((key) => settings[key] !== DEFAULTS[key])
+    .map((key) => `${SETTING_NAMES[key]}=${settings[key]}`)
+  if (serverFlags) changed.push(`BENCH_SERVER_NODE_FLAGS="${serverFlags}"`)
+  return [...changed, 'npm run soak'].join(' ')
 }
 export const WRITE_REPORT = process.env.SOAK_WRITE_REPORT !== '0'
