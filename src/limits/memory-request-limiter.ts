@@ -2,20 +2,6 @@ import { decide, type LimitDecision, type RequestLimiter, type RequestLimits } f
 import { secondsUntilUtcMidnight, utcDay } from '../lib/utc-day.js'
 
 const WINDOW_MS = 60_000
-const DAY_MS = 86_400_000
-
-let cachedDayNumber = NaN
-let cachedDay = ''
-
-/** utcDay(now), with the text of the last day kept: every request asks, and the day rarely changes. */
-function today(now: number): string {
-  const dayNumber = Math.floor(now / DAY_MS)
-  if (dayNumber !== cachedDayNumber) {
-    cachedDay = utcDay(now)
-    cachedDayNumber = dayNumber
-  }
-  return cachedDay
-}
 
 interface AccountWindow {
   /** Times of the requests counted in the last 60 s, oldest first. */
@@ -33,7 +19,7 @@ export class MemoryRequestLimiter implements RequestLimiter {
   private calls = 0
 
   consume(accountKey: string, limits: RequestLimits, now = Date.now()): LimitDecision | Promise<LimitDecision> {
-    const day = today(now)
+    const day = utcDay(now)
     let window = this.windows.get(accountKey)
     if (!window) {
       window = { times: [], day, dayCount: 0 }
@@ -83,7 +69,7 @@ export class MemoryRequestLimiter implements RequestLimiter {
 
   /** Drops accounts idle for a minute whose day has passed, so memory follows active accounts. */
   private sweep(now: number): void {
-    const day = today(now)
+    const day = utcDay(now)
     for (const [key, window] of this.windows) {
       const idle = window.times.length === 0 || window.times[window.times.length - 1]! <= now - WINDOW_MS
       if (idle && window.day !== day) this.windows.delete(key)
