@@ -360,8 +360,10 @@ describe('hostile requests (app.inject)', () => {
   })
 
   it('download: any token gives 404 not_found with the documented body', async () => {
+    // "." and ".." are dot segments, not tokens: URL parsing resolves `/download/..` to `/` before
+    // any request is made (light-my-request here, curl and browsers alike), so no link carries them.
     const token = fc.oneof(
-      anyText.filter((text) => text !== ''),
+      anyText.filter((text) => text !== '' && text !== '.' && text !== '..'),
       fc.base64String({ minLength: 16, maxLength: 64 }).map((text) => text.replace(/[+/=]/g, '_')),
     )
     await fc.assert(
