@@ -1,4 +1,3 @@
-import { hash as oneShotHash } from 'node:crypto'
 import { sha256Hex } from '../lib/sha256-hex.js'
 import type { Config } from '../config.js'
 import { NotFoundError } from '../errors.js'
@@ -7,11 +6,6 @@ import type { ApiKeysRepository } from '../db/repositories/api-keys-repository.j
 import type { AccountRow, ApiKeyRow } from '../db/schema.js'
 import { effectiveLimits, type AccountLimits } from './account-limits.js'
 import { randomToken } from '../lib/random-token.js'
-
-/** sha256Hex of a key, in one call: node:crypto's one-shot hash skips the Hash object (every API call hashes). */
-function hashKey(apiKey: string): string {
-  return oneShotHash('sha256', apiKey, 'hex')
-}
 
 export const KEY_PREFIX = 'fsk_'
 // fsk_ + 32 random bytes (256 bits) in base64url.
@@ -101,7 +95,7 @@ export class ApiKeyService {
    */
   cached(apiKey: string, now = this.now()): Principal | undefined {
     if (this.cache.size === 0 || !KEY_PATTERN.test(apiKey)) return undefined
-    const entry = this.cache.get(hashKey(apiKey))
+    const entry = this.cache.get(sha256Hex(apiKey))
     return entry && entry.validUntil > now ? entry.principal : undefined
   }
 
@@ -112,7 +106,7 @@ export class ApiKeyService {
    */
   async authenticate(apiKey: string, now = this.now()): Promise<Principal | undefined> {
     if (!KEY_PATTERN.test(apiKey)) return undefined
-    const hash = hashKey(apiKey)
+    const hash = sha256Hex(apiKey)
     const cached = this.cache.get(hash)
     if (cached && cached.validUntil > now) return cached.principal
     this.cache.delete(hash)
