@@ -14,6 +14,10 @@ function noPasswordSinceInvite(eb: ExpressionBuilder<Database, 'account_invites'
   )
 }
 
+function splitPassword({ password_hash: passwordHash, ...account }: AccountRow & { password_hash: string }) {
+  return { account, passwordHash }
+}
+
 /** Dashboard credentials of account holders: password hashes and one-time invitation links. */
 export class AccountHoldersRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -23,33 +27,28 @@ export class AccountHoldersRepository {
    * password hash, or undefined when there is none or it has no password yet.
    */
   async findForSignIn(email: string): Promise<{ account: AccountRow; passwordHash: string } | undefined> {
-    const row = await this.db
-      .selectFrom('accounts')
-      .innerJoin('account_passwords', 'account_passwords.account_id', 'accounts.id')
-      .selectAll('accounts')
-      .select('account_passwords.password_hash')
+    const row = await this.accountsWithPasswords()
       .where(sql<string>`lower(accounts.email)`, '=', email.toLowerCase())
       .orderBy(sql`case when accounts.email = ${email} then 0 else 1 end`)
       .orderBy('accounts.id')
       .limit(1)
       .executeTakeFirst()
-    if (!row) return undefined
-    const { password_hash: passwordHash, ...account } = row
-    return { account, passwordHash }
+    return row && splitPassword(row)
   }
 
   /** The account with its password hash, or undefined when it has no password. */
   async findWithPassword(accountId: number): Promise<{ account: AccountRow; passwordHash: string } | undefined> {
-    const row = await this.db
+    const row = await this.accountsWithPasswords().where('accounts.id', '=', accountId).executeTakeFirst()
+    return row && splitPassword(row)
+  }
+
+  /** Accounts that have a password, each row with its hash. */
+  private accountsWithPasswords() {
+    return this.db
       .selectFrom('accounts')
       .innerJoin('account_passwords', 'account_passwords.account_id', 'accounts.id')
       .selectAll('accounts')
       .select('account_passwords.password_hash')
-      .where('accounts.id', '=', accountId)
-      .executeTakeFirst()
-    if (!row) return undefined
-    const { password_hash: passwordHash, ...account } = row
-    return { account, passwordHash }
   }
 
   /**
