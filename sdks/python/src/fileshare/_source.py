@@ -54,9 +54,7 @@ class UploadSource:
         self._claim()
         kind, value = self._kind, self._value
         if kind == "bytes":
-            view = memoryview(value)
-            for at in range(0, len(view), READ_SIZE):
-                yield bytes(view[at : at + READ_SIZE])
+            yield from _slices(value)
         elif kind == "path":
             with open(value, "rb") as file:
                 while chunk := file.read(READ_SIZE):
@@ -83,9 +81,8 @@ class UploadSource:
         self._claim()
         kind, value = self._kind, self._value
         if kind == "bytes":
-            view = memoryview(value)
-            for at in range(0, len(view), READ_SIZE):
-                yield bytes(view[at : at + READ_SIZE])
+            for piece in _slices(value):
+                yield piece
         elif kind == "path":
             file = await asyncio.to_thread(open_for_read, value)
             try:
@@ -110,6 +107,13 @@ class UploadSource:
             for chunk in value:
                 if chunk:
                     yield _to_bytes(chunk)
+
+
+def _slices(data: bytes) -> Iterator[bytes]:
+    """`data` in slices of at most READ_SIZE bytes."""
+    view = memoryview(data)
+    for at in range(0, len(view), READ_SIZE):
+        yield bytes(view[at : at + READ_SIZE])
 
 
 def _file_name(obj: object) -> str | None:
