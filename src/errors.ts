@@ -54,9 +54,15 @@ export class AppError extends Error {
     message: string = ERROR_REGISTRY[code].message,
     options?: { cause?: unknown },
   ) {
+    const status = ERROR_REGISTRY[code].status
+    // A refusal (4xx) is an answer, not a fault: nobody reads its stack, and capturing one cost a
+    // tenth of the server's CPU under a flood of 429s. Faults (5xx) keep theirs for the log.
+    const stackTraceLimit = Error.stackTraceLimit
+    if (status < 500) Error.stackTraceLimit = 0
     super(message, options)
+    Error.stackTraceLimit = stackTraceLimit
     this.name = 'AppError'
-    this.status = ERROR_REGISTRY[code].status
+    this.status = status
   }
 }
 
