@@ -305,34 +305,42 @@ export function describeResumableStoreContract(name: string, makeStore: () => Pr
       const upload = await create()
       // The process freezes for good in the second commit: whatever it wrote is past the first one.
       let calls = 0
+      let endFrozen: (error: Error) => void = () => {}
       const crashed = store.append(upload.commit.state, 0, hangingSource(first), {
         maxBytes: 1024 * MIB,
         onCommit: async (commit) => {
           calls++
-          if (calls >= 2) return new Promise<void>(() => {})
+          if (calls >= 2) return new Promise<void>((_, reject) => (endFrozen = reject))
           upload.commit = commit
           upload.commits.push(commit)
         },
       })
       void crashed.catch(() => {})
-      const deadline = Date.now() + 20_000
-      while (calls < 2) {
-        if (Date.now() > deadline) throw new Error('the second commit never came')
-        await sleep(10)
-      }
-      expect(upload.commits).toHaveLength(1)
-      const committed = upload.commit.offset
-      expect(committed).toBeGreaterThan(0)
-      expect(committed).toBeLessThan(2 * fixture.commitInterval)
+      try {
+        const deadline = Date.now() + 20_000
+        while (calls < 2) {
+          if (Date.now() > deadline) throw new Error('the second commit never came')
+          await sleep(10)
+        }
+        expect(upload.commits).toHaveLength(1)
+        const committed = upload.commit.offset
+        expect(committed).toBeGreaterThan(0)
+        expect(committed).toBeLessThan(2 * fixture.commitInterval)
 
-      // Another process takes over from the recorded commit, with other bytes than the frozen one's
-      // and fewer than it wrote: nothing it wrote past the commit may survive.
-      const other = await fixture.reopen()
-      reopened.push(other)
-      const content = Buffer.concat([first.subarray(0, committed), randomBytes(1000)])
-      await append(upload, chunkedSource(content.subarray(committed)), {}, other)
-      expect(upload.commit.offset).toBe(content.length)
-      await expectCompletesTo(upload, content, other)
+        // Another process takes over from the recorded commit, with other bytes than the frozen one's
+        // and fewer than it wrote: nothing it wrote past the commit may survive.
+        const other = await fixture.reopen()
+        reopened.push(other)
+        const content = Buffer.concat([first.subarray(0, committed), randomBytes(1000)])
+        await append(upload, chunkedSource(content.subarray(committed)), {}, other)
+        expect(upload.commit.offset).toBe(content.length)
+        await expectCompletesTo(upload, content, other)
+      } finally {
+        // The frozen append ends at last, its commit refused, so it writes nothing more and lets go
+        // of what it holds (the folder store's FileHandle, which GC would otherwise close with a warning).
+        endFrozen(new Error('the frozen process is gone'))
+        if (calls >= 2) await crashed.catch(() => {})
+      }
     })
 
     it('an append from an offset the store never committed is refused', async () => {
