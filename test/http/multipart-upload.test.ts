@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { endOrphanedPart } from '../../src/http/multipart-upload.js'
 
 /** A stand-in for the raw request: only its 'close' and `destroyed` matter here. */
@@ -12,6 +11,11 @@ function fakeRequest() {
 
 describe('endOrphanedPart: a file part that can no longer get bytes once its request closed', () => {
   const orphanedMs = 100
+  // The watch runs on timers: fake ones make "within the grace" exact on a loaded machine, where a
+  // real 50 ms sleep once outlasted the 100 ms grace.
+  const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms)
+  beforeEach(() => vi.useFakeTimers())
+  afterEach(() => vi.useRealTimers())
 
   it('destroys a part that keeps asking for bytes after the request closed', async () => {
     const { request, close } = fakeRequest()
