@@ -190,8 +190,8 @@ describe.concurrent('the refused-body bounds', () => {
           if (sending && socket.writable) socket.once('drain', flood)
         }
         flood()
-        // The other bounds are kept far away: on a loaded machine sending 4 MiB took over 400 ms.
       },
+      // The other bounds are kept far away: on a loaded machine sending 4 MiB took over 400 ms.
       { lingerMs: 5_000, lingerIdleMs: 2_000 },
     )
     sending = false
