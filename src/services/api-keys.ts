@@ -95,7 +95,12 @@ export class ApiKeyService {
    */
   cached(apiKey: string, now = this.now()): Principal | undefined {
     if (this.cache.size === 0 || !KEY_PATTERN.test(apiKey)) return undefined
-    const entry = this.cache.get(sha256Hex(apiKey))
+    return this.fromCache(sha256Hex(apiKey), now)
+  }
+
+  /** The cached principal of a key's hash while its entry is still valid. */
+  private fromCache(hash: string, now: number): Principal | undefined {
+    const entry = this.cache.get(hash)
     return entry && entry.validUntil > now ? entry.principal : undefined
   }
 
@@ -107,8 +112,8 @@ export class ApiKeyService {
   async authenticate(apiKey: string, now = this.now()): Promise<Principal | undefined> {
     if (!KEY_PATTERN.test(apiKey)) return undefined
     const hash = sha256Hex(apiKey)
-    const cached = this.cache.get(hash)
-    if (cached && cached.validUntil > now) return cached.principal
+    const cached = this.fromCache(hash, now)
+    if (cached) return cached
     this.cache.delete(hash)
 
     const found = await this.keys.findByHash(hash)
