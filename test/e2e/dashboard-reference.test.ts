@@ -59,9 +59,13 @@ describe.skipIf(!chromiumAvailable)('API reference and Get started pages in Chro
   /** Try it out on GET /api/v1/stats: the status of the answer and the request the browser sent. The answer stays on screen. */
   async function tryStats() {
     const stats = operation('getStats')
-    if (!(await stats.locator('.opblock-body').isVisible())) await stats.locator('.opblock-summary-control').click()
-    const tryButton = stats.getByRole('button', { name: 'Try it out' })
-    if (await tryButton.isVisible()) await tryButton.click()
+    const summary = stats.locator('.opblock-summary-control')
+    if ((await summary.getAttribute('aria-expanded')) !== 'true') await summary.click()
+    // Swagger UI renders the body after the click returns: wait for its one try-out button, which
+    // reads "Try it out" until pressed and "Cancel" after (checking visibility at once raced).
+    const tryOut = stats.locator('.try-out__btn').first()
+    await tryOut.waitFor()
+    if (!(await tryOut.getAttribute('class'))?.includes('cancel')) await tryOut.click()
     const clear = stats.getByRole('button', { name: 'Clear' })
     if (await clear.isVisible()) await clear.click()
     const [request] = await Promise.all([
