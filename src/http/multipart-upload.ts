@@ -79,6 +79,16 @@ export async function receiveFilePart<Staged>(
         })
         endOrphanedPart(request, part.file)
         const source = new PassThrough()
+        // A malformed body further on makes @fastify/multipart destroy this part, even one whose
+        // bytes had all arrived but were not yet read; the pipeline below then waits for an 'end'
+        // that never comes (nodejs/node#29724), and the upload with its temp file with it.
+        part.file.once('close', () => {
+          if (part.file.readableEnded) return
+          partCut = true
+          const error = new Error('The file part was closed before all of its bytes were read.')
+          fromBody(error)
+          source.destroy(error)
+        })
         pipeline(part.file, source).catch((error: unknown) => {
           // The parser ends a part cut off by the client without an error: a premature close.
           // (A store that gives up fails the pipeline with its own error instead.)

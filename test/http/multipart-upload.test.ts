@@ -1,7 +1,10 @@
 import { EventEmitter } from 'node:events'
-import { PassThrough } from 'node:stream'
+import { PassThrough, Readable, Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { Multipart } from '@fastify/multipart'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { endOrphanedPart } from '../../src/http/multipart-upload.js'
+import { InvalidRequestError } from '../../src/errors.js'
+import { endOrphanedPart, receiveFilePart } from '../../src/http/multipart-upload.js'
 
 /** A stand-in for the raw request: only its 'close' and `destroyed` matter here. */
 function fakeRequest() {
@@ -56,4 +59,33 @@ describe('endOrphanedPart: a file part that can no longer get bytes once its req
     await sleep(orphanedMs * 3)
     expect(part.destroyed).toBe(true)
   })
+})
+
+describe('receiveFilePart: a file part the parser destroys', () => {
+  it('fails the upload as a malformed body when the part closes with bytes still unread, instead of waiting forever', async () => {
+    const { request } = fakeRequest()
+    // Every byte of the part has arrived (push(null)), and it is destroyed before the store read
+    // them all: what @fastify/multipart does when the body turns out malformed after this part.
+    const file = new Readable({ read() {} })
+    for (let i = 0; i < 100; i++) file.push(Buffer.alloc(1_000))
+    file.push(null)
+    const part = { type: 'file', fieldname: 'file', filename: 'a.bin', file } as unknown as Multipart
+    async function* parts(): AsyncGenerator<Multipart> {
+      yield part
+      await new Promise(() => {}) // the parser's error reaches the iterator later, if ever
+    }
+    let stored: Promise<void> | undefined
+    const stage = (source: Readable) => {
+      // A slow store: 1 KiB at a time, 10 ms each.
+      const sink = new Writable({ highWaterMark: 1_024, write: (_chunk, _encoding, done) => void setTimeout(done, 10) })
+      stored = pipeline(source, sink)
+      setTimeout(() => file.destroy(), 20)
+      return stored
+    }
+    const discard = vi.fn(async () => {})
+    const received = receiveFilePart(request, parts(), stage, discard)
+    await expect(received).rejects.toBeInstanceOf(InvalidRequestError)
+    await expect(stored).rejects.toThrow()
+    expect(discard).not.toHaveBeenCalled() // nothing was staged
+  }, 5_000)
 })
