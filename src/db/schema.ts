@@ -127,6 +127,8 @@ export type AccountRow = Selectable<AccountsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type FileRow = Selectable<FilesTable>
 export type NewFileRow = Insertable<FilesTable>
+/** A file as a list page reads it: the columns it is shown with, not its owner or storage key. */
+export type ListedFile = Omit<FileRow, 'account_id' | 'storage_key'>
 export type SessionRow = Selectable<SessionsTable>
 export type AccountInviteRow = Selectable<AccountInvitesTable>
 export type UploadRow = Selectable<UploadsTable>

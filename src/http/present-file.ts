@@ -1,4 +1,4 @@
-import type { FileRow } from '../db/schema.js'
+import type { ListedFile } from '../db/schema.js'
 import type { FileObject } from './schemas.js'
 import { utcDay } from '../lib/utc-day.js'
 
@@ -18,7 +18,7 @@ export function formatUploadDate(epochMs: number): string {
   return `${utcDay(epochMs)} ${TWO_DIGITS[Math.floor(seconds / 3600)]}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}:${TWO_DIGITS[seconds % 60]}`
 }
 
-export function presentFile(file: FileRow, linkBaseUrl: string): FileObject {
+export function presentFile(file: ListedFile, linkBaseUrl: string): FileObject {
   return {
     file_id: file.id,
     filename: file.filename,

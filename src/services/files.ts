@@ -3,7 +3,7 @@ import mime from 'mime-types'
 import { DailyUploadLimitExceededError, NotFoundError } from '../errors.js'
 import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import type { FilesRepository } from '../db/repositories/files-repository.js'
-import type { FileRow } from '../db/schema.js'
+import type { FileRow, ListedFile } from '../db/schema.js'
 import type { BlobStore, StoredBlob } from '../storage/blob-store.js'
 import { utcDay } from '../lib/utc-day.js'
 import type { AccountLimits } from './account-limits.js'
@@ -25,7 +25,7 @@ export interface StagedUpload {
 }
 
 export interface FilePage {
-  files: FileRow[]
+  files: ListedFile[]
   total: number
 }
 

@@ -340,6 +340,15 @@ for (const dialect of DIALECTS) {
           expect(await files.listPage(owner.id, 6, 10)).toEqual([])
         })
 
+        it('listPage reads each file with the columns it is shown with, each in its place, and leaves out owner and storage key', async () => {
+          const { id } = await newAccount()
+          const row = await newFile(id, { size: 7, content_type: 'image/png', sha256: 'b'.repeat(64), created_at: T0 + 1 })
+          await files.countDownload(row)
+          const { account_id: _owner, storage_key: _key, ...shown } = (await files.findOwned(id, row.id))!
+          expect(shown.download_count).toBe(1)
+          for (const oldestFirst of [false, true]) expect(await files.listPage(id, 0, 10, oldestFirst)).toEqual([shown])
+        })
+
         it('deleteOwned removes the row and lowers every counter, downloads included', async () => {
           const { id } = await newAccount()
           const kept = await newFile(id, { size: 1000 })

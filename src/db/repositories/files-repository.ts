@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, FileRow, NewFileRow } from '../schema.js'
+import type { Database, FileRow, ListedFile, NewFileRow } from '../schema.js'
 import { compiledOnce } from './compiled-query.js'
 import { keysInBatches } from './keys-in-batches.js'
 
@@ -14,33 +14,33 @@ export async function insertFileIn(trx: Transaction<Database>, file: NewFileRow)
   return row
 }
 
-/** Every column of `files`, in the table's order: a page is read as arrays of these (compiled-query.ts). */
-const FILE_COLUMNS = [
+/**
+ * The columns of a list page, read as arrays (compiled-query.ts): each column read costs
+ * better-sqlite3 about as much per row as finding the row, so a page leaves out the two that are
+ * never shown (the owner, known already, and the storage key).
+ */
+const LISTED_COLUMNS = [
   'id',
-  'account_id',
   'token',
   'filename',
   'size',
   'content_type',
   'sha256',
-  'storage_key',
   'created_at',
   'download_count',
-] as const satisfies ReadonlyArray<keyof FileRow>
+] as const satisfies ReadonlyArray<keyof ListedFile>
 
-function toFileRow(row: FileRow | unknown[]): FileRow {
+function toListedFile(row: ListedFile | unknown[]): ListedFile {
   if (!Array.isArray(row)) return row
   return {
     id: row[0] as number,
-    account_id: row[1] as number,
-    token: row[2] as string,
-    filename: row[3] as string,
-    size: row[4] as number,
-    content_type: row[5] as string,
-    sha256: row[6] as string,
-    storage_key: row[7] as string,
-    created_at: row[8] as number,
-    download_count: row[9] as number,
+    token: row[1] as string,
+    filename: row[2] as string,
+    size: row[3] as number,
+    content_type: row[4] as string,
+    sha256: row[5] as string,
+    created_at: row[6] as number,
+    download_count: row[7] as number,
   }
 }
 
@@ -59,7 +59,7 @@ export class FilesRepository {
         (accountId: number, offset: number, limit: number) =>
           db
             .selectFrom('files')
-            .select(FILE_COLUMNS)
+            .select(LISTED_COLUMNS)
             .where('account_id', '=', accountId)
             .orderBy('created_at', direction)
             .orderBy('id', direction)
@@ -87,8 +87,8 @@ export class FilesRepository {
    * Newest first, ties by id (highest first); served by the files_account_order index.
    * `oldestFirst` walks the same index from its other end, for pages nearer that end.
    */
-  async listPage(accountId: number, offset: number, limit: number, oldestFirst = false): Promise<FileRow[]> {
-    return (await this.pageQueries[oldestFirst ? 'asc' : 'desc'](accountId, offset, limit)).map(toFileRow)
+  async listPage(accountId: number, offset: number, limit: number, oldestFirst = false): Promise<ListedFile[]> {
+    return (await this.pageQueries[oldestFirst ? 'asc' : 'desc'](accountId, offset, limit)).map(toListedFile)
   }
 
   /** Deletes the row and lowers the account's counters in one transaction; undefined if absent. */
