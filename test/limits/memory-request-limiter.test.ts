@@ -97,4 +97,24 @@ describe('MemoryRequestLimiter', () => {
     const decisions = await Promise.all(Array.from({ length: 40 }, async () => limiter.consume('a', { perMinute: 13, perDay: 100 }, NOON)))
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(13)
   })
+
+  it('stays exact through a window of 200,000 requests as they leave it, by consume and by peek', async () => {
+    // Large enough that the log outgrows V8's regular heap pages, where shift() copied it whole.
+    const limiter = new MemoryRequestLimiter()
+    const limits = { perMinute: 1_000_000, perDay: 100_000_000 }
+    const times: number[] = []
+    for (let i = 0; i < 200_000; i++) {
+      const at = NOON + Math.floor(i * 0.25) // 4 requests a millisecond, 50 s in all
+      times.push(at)
+      void limiter.consume('a', limits, at)
+    }
+    const inWindow = (now: number) => times.filter((time) => time > now - 60 * SECOND).length
+    for (const now of [NOON + 60 * SECOND, NOON + 61 * SECOND, NOON + 85 * SECOND, NOON + 109 * SECOND, NOON + 110 * SECOND]) {
+      const peeked = await limiter.peek('a', limits, now)
+      expect(peeked.remaining, `peek at +${now - NOON} ms`).toBe(limits.perMinute - inWindow(now))
+      const consumed = await limiter.consume('a', limits, now)
+      times.push(now)
+      expect(consumed.remaining, `consume at +${now - NOON} ms`).toBe(limits.perMinute - inWindow(now))
+    }
+  })
 })
