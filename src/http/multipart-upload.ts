@@ -49,6 +49,10 @@ export async function receiveFilePart<Staged>(
   const fromBody = (error: unknown) => {
     if (typeof error === 'object' && error !== null) bodyErrors.add(error)
   }
+  const cutBy = (error: unknown) => {
+    partCut = true
+    fromBody(error)
+  }
   try {
     for (let partCount = 1; ; partCount++) {
       const next = await parts.next().catch((error: unknown) => {
@@ -73,10 +77,7 @@ export async function receiveFilePart<Staged>(
         if (part.file.destroyed) throw new InvalidRequestError('The multipart body ends inside the file part.')
         // From now on a pipeline listens, so a cut that happens while the daily slot is being
         // reserved still fails the upload instead of leaving it waiting for bytes.
-        part.file.on('error', (error: unknown) => {
-          partCut = true
-          fromBody(error)
-        })
+        part.file.on('error', cutBy)
         endOrphanedPart(request, part.file)
         const source = new PassThrough()
         // A malformed body further on makes @fastify/multipart destroy this part, even one whose
@@ -84,18 +85,14 @@ export async function receiveFilePart<Staged>(
         // that never comes (nodejs/node#29724), and the upload with its temp file with it.
         part.file.once('close', () => {
           if (part.file.readableEnded) return
-          partCut = true
           const error = new Error('The file part was closed before all of its bytes were read.')
-          fromBody(error)
+          cutBy(error)
           source.destroy(error)
         })
         pipeline(part.file, source).catch((error: unknown) => {
           // The parser ends a part cut off by the client without an error: a premature close.
           // (A store that gives up fails the pipeline with its own error instead.)
-          if (isPrematureClose(error)) {
-            partCut = true
-            fromBody(error)
-          }
+          if (isPrematureClose(error)) cutBy(error)
           source.destroy(error as Error)
         })
         staged = await stage(source, decodeFormFilename(part.filename))
