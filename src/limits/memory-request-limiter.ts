@@ -30,6 +30,11 @@ function expire(window: AccountWindow, now: number): void {
   window.head = head
 }
 
+/** Requests counted in the last 60 s (after expire). */
+function minuteUsed(window: AccountWindow): number {
+  return window.times.length - window.head
+}
+
 /** ms until the oldest request in the window leaves it; a whole window when it is empty. */
 function minuteResetMs(window: AccountWindow, now: number): number {
   return window.head < window.times.length ? window.times[window.head]! + WINDOW_MS - now : WINDOW_MS
@@ -55,9 +60,7 @@ export class MemoryRequestLimiter implements RequestLimiter {
       window.dayCount = 0
     }
     expire(window, now)
-    const minuteUsed = window.times.length - window.head
-
-    const allowed = minuteUsed < limits.perMinute && window.dayCount < limits.perDay
+    const allowed = minuteUsed(window) < limits.perMinute && window.dayCount < limits.perDay
     if (allowed) {
       window.times.push(now)
       window.dayCount += 1
@@ -66,7 +69,7 @@ export class MemoryRequestLimiter implements RequestLimiter {
     return decide({
       limits,
       allowed,
-      minuteUsed: minuteUsed + (allowed ? 1 : 0),
+      minuteUsed: minuteUsed(window),
       minuteResetMs: minuteResetMs(window, now),
       dayUsed: window.dayCount,
       dayResetSeconds: secondsUntilUtcMidnight(now),
@@ -77,12 +80,12 @@ export class MemoryRequestLimiter implements RequestLimiter {
     const window = this.windows.get(accountKey)
     // Dropping what has left the window changes no count; the entries were dead already.
     if (window) expire(window, now)
-    const minuteUsed = window ? window.times.length - window.head : 0
+    const used = window ? minuteUsed(window) : 0
     const dayUsed = window && window.day === utcDay(now) ? window.dayCount : 0
     return decide({
       limits,
-      allowed: minuteUsed < limits.perMinute && dayUsed < limits.perDay,
-      minuteUsed,
+      allowed: used < limits.perMinute && dayUsed < limits.perDay,
+      minuteUsed: used,
       minuteResetMs: window ? minuteResetMs(window, now) : WINDOW_MS,
       dayUsed,
       dayResetSeconds: secondsUntilUtcMidnight(now),
@@ -98,7 +101,7 @@ export class MemoryRequestLimiter implements RequestLimiter {
   private sweep(now: number): void {
     const day = utcDay(now)
     for (const [key, window] of this.windows) {
-      const idle = window.times.length === window.head || window.times[window.times.length - 1]! <= now - WINDOW_MS
+      const idle = minuteUsed(window) === 0 || window.times[window.times.length - 1]! <= now - WINDOW_MS
       if (idle && window.day !== day) this.windows.delete(key)
     }
   }
