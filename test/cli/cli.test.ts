@@ -109,7 +109,7 @@ describe('fileshare CLI', () => {
         scripts: Record<string, string>
       }
       expect(pkg.bin.fileshare).toMatch(/^(\.\/)?bin\/fileshare\.js$/)
-      expect(pkg.scripts.start).toBe('node --max-semi-space-size=8 dist/server.js')
+      expect(pkg.scripts.start).toBe('node --max-semi-space-size=8 --max-old-space-size=1024 dist/server.js')
     })
   })
 
