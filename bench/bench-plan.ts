@@ -24,6 +24,11 @@ export interface BenchPlan {
   warmupSeconds: number
   /** Before the first load run on a server, per metadata call, discarded: until V8 has optimized the hot code. */
   serverWarmupSeconds: number
+  /**
+   * The order of the metrics-cost runs, without and with the Prometheus listener. Two 10-second
+   * runs a side differed by 5 to 12 % from the machine's noise alone, more than the 5 % measured.
+   */
+  metricsTurns: ReadonlyArray<'off' | 'on'>
 }
 
 function integerFromEnv(name: string, fallback: number): number {
@@ -50,6 +55,7 @@ export function benchPlan(): BenchPlan {
     loadSeconds: integerFromEnv('BENCH_SECONDS', quick ? 3 : 10),
     warmupSeconds: quick ? 1 : 2,
     serverWarmupSeconds: quick ? 2 : 5,
+    metricsTurns: quick ? ['off', 'on', 'on', 'off'] : ['off', 'on', 'on', 'off', 'off', 'on', 'on', 'off'],
   }
 }
 

@@ -421,7 +421,7 @@ export function metricsSection(results: BenchResults, { standalone = false } = {
   lines.push(
     `The same call as in the metadata table (the small account's middle file, ${plan.connections} connections, ` +
       `${plan.loadSeconds} s per run after warm-up) on two server processes of the same build and data folder, started the ` +
-      `same way except that the second has \`FILESHARE_METRICS_ADDR=${metrics.address}\`. They take turns (off, on, on, off), ` +
+      `same way except that the second has \`FILESHARE_METRICS_ADDR=${metrics.address}\`. They take turns (${plan.metricsTurns.join(', ')}), ` +
       `so that a change in the machine's load hits both sides alike. One scrape of /metrics after the runs: ${metrics.scrapeBytes} bytes.`,
     '',
     '| Server | Requests/s (mean) | p50 | p99 | Server CPU per request | Each run, req/s |',

@@ -347,7 +347,7 @@ async function measureMetadata(server: RunningServer, account: Account, middleFi
 
 /**
  * The cost of the Prometheus listener: GET /files/:id on two fresh server processes of the same
- * build and data folder, without and with FILESHARE_METRICS_ADDR, taking turns (off, on, on, off).
+ * build and data folder, without and with FILESHARE_METRICS_ADDR, taking turns (plan.metricsTurns).
  * Skips itself, saying why, when the build does not read the variable or nothing answers there.
  */
 async function measureMetricsCost(
@@ -391,7 +391,7 @@ async function measureMetricsCost(
   const route = `/api/v1/files/${fileId}`
   for (const server of [off, on]) await autocannon(`${server.url}${route}`, plan.serverWarmupSeconds, account)
   const runs = { off: [] as MeasuredLoad[], on: [] as MeasuredLoad[] }
-  for (const side of ['off', 'on', 'on', 'off'] as const) {
+  for (const side of plan.metricsTurns) {
     log(`metrics: GET /files/:id, metrics ${side}`)
     runs[side].push(await load(side === 'off' ? off : on, `${(side === 'off' ? off : on).url}${route}`, account))
   }
