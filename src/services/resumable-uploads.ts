@@ -88,6 +88,8 @@ export interface ChunkResult {
   upload: ResumableUpload
   /** Bytes this chunk added. */
   received: number
+  /** Whether this chunk declared the upload's length (a deferred one, until now unknown). */
+  declared: boolean
 }
 
 function present(row: UploadRow, file: FileRow | null = null): ResumableUpload {
@@ -203,11 +205,16 @@ export class ResumableUploadService {
 
   /** Appends one chunk at the client's offset; completes the upload when it reaches its length. */
   async append(owner: Owner, id: string, chunk: Chunk): Promise<ChunkResult> {
-    // A chunk for an upload that is already complete: the retry of a completing PATCH whose answer got lost.
+    // A chunk for an upload that is already complete: the retry of a completing PATCH whose answer
+    // got lost (the same chunk, ending where the upload does), or an empty PATCH at its length.
     const alreadyComplete = async (completed: UploadRow): Promise<ChunkResult> => {
-      this.checkOffset(completed, chunk.offset)
-      if ((chunk.contentLength ?? 0) > 0) throw new UploadLengthExceededError(completed.upload_offset)
-      return { upload: present(completed, await this.fileOf(completed)), received: 0 }
+      const bytes = chunk.contentLength ?? 0
+      const repeatsCompletingChunk = bytes > 0 && chunk.offset + bytes === completed.upload_offset
+      if (!repeatsCompletingChunk) {
+        this.checkOffset(completed, chunk.offset)
+        if (bytes > 0) throw new UploadLengthExceededError(completed.upload_offset)
+      }
+      return { upload: present(completed, await this.fileOf(completed)), received: 0, declared: false }
     }
     const first = await this.findOwned(owner.accountId, id)
     if (first.status === 'complete') return alreadyComplete(first)
@@ -217,7 +224,8 @@ export class ResumableUploadService {
       first,
       async (token, row) => {
         this.checkOffset(row, chunk.offset)
-        if (chunk.length !== undefined) row = await this.declareLength(row, token, chunk.length, owner.limits.maxFileSize)
+        const declared = chunk.length !== undefined && row.length === null
+        if (chunk.length !== undefined) row = await this.declareLength(row, token, chunk.length)
         const limit = row.max_length
         if (chunk.contentLength !== undefined && row.upload_offset + chunk.contentLength > limit) throw await this.overLimit(row, token)
         const hash = await this.loadHash(row)
@@ -232,9 +240,10 @@ export class ResumableUploadService {
         const received = updated.upload_offset - row.upload_offset
         if (updated.length !== null && updated.upload_offset === updated.length) {
           const file = await this.complete(updated, token, hash)
-          return { upload: present({ ...updated, status: 'complete' }, file), received }
+          return { upload: present({ ...updated, status: 'complete' }, file), received, declared }
         }
-        return { upload: present({ ...updated, expires_at: received > 0 ? this.now() + this.timing.expiryMs : row.expires_at }), received }
+        const expiresAt = received > 0 ? this.now() + this.timing.expiryMs : row.expires_at
+        return { upload: present({ ...updated, expires_at: expiresAt }), received, declared }
       },
       alreadyComplete,
     )
@@ -348,14 +357,15 @@ export class ResumableUploadService {
     }
   }
 
-  private async declareLength(row: UploadRow, token: string, length: number, maxFileSize: number): Promise<UploadRow> {
+  /** A deferred length is held to max_file_size as it was when the upload was created (its max_length). */
+  private async declareLength(row: UploadRow, token: string, length: number): Promise<UploadRow> {
     if (row.length !== null) {
       if (row.length === length) return row
       throw new InvalidRequestError(`Upload-Length is already ${row.length}; it cannot change.`)
     }
     if (length < row.upload_offset)
       throw new InvalidRequestError(`Upload-Length ${length} is below the ${row.upload_offset} bytes received.`)
-    if (length > maxFileSize) throw await this.overLimit(row, token)
+    if (length > row.max_length) throw await this.overLimit(row, token)
     if (!(await this.uploads.declareLength(row.id, token, length))) throw new UploadLockedError()
     return { ...row, length, max_length: length }
   }

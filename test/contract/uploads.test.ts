@@ -282,7 +282,16 @@ describe('resumable uploads (tus 1.0.0)', () => {
       const repeat = await patch(c, url, 3000, Buffer.alloc(0))
       expect(repeat.status).toBe(204)
       expect(repeat.headers.get('fileshare-file-id')).toBe(String(fileId))
+      // And the completing chunk itself sent again.
+      const resent = await patch(c, url, 2000, content.subarray(2000))
+      expect(resent.status).toBe(204)
+      expect(resent.headers.get('upload-offset')).toBe('3000')
+      expect(resent.headers.get('fileshare-file-id')).toBe(String(fileId))
+      // Any other chunk is still refused: at another offset, or past the length.
+      await expectRefused(await patch(c, url, 1000, content.subarray(1000, 2000)), 409, 'upload_offset_mismatch')
+      await expectRefused(await patch(c, url, 3000, Buffer.from('x')), 413, 'upload_length_exceeded')
       expect(await uploadsToday(c)).toBe(1)
+      expect(await listedFile(c, fileId)).toMatchObject({ size: 3000, sha256: sha256(content) })
     })
 
     it('creation-with-upload: the POST body is the first chunk, and may be the whole file', async () => {
@@ -347,6 +356,16 @@ describe('resumable uploads (tus 1.0.0)', () => {
       const file = await listedFile(c, fileId)
       expect(file).toMatchObject({ filename: 'empty.txt', size: 0, sha256: sha256(Buffer.alloc(0)) })
       expect((await download(c, file!)).length).toBe(0)
+    })
+
+    it('a zero-length creation with a body is refused before anything is created', async () => {
+      const c = await client()
+      const response = await createUpload(c, { length: 0, filename: 'not-empty.txt', body: Buffer.from('abc') })
+      await expectRefused(response, 413, 'upload_length_exceeded')
+      expect(response.headers.get('location')).toBeNull()
+      expect(await uploadsToday(c)).toBe(0)
+      const listed = await fetch(`${t.api}/files`, { headers: bearer(c.apiKey) })
+      expect(((await listed.json()) as { files: unknown[] }).files).toEqual([])
     })
 
     it('a checksum that matches is accepted; one that does not is refused with 460 and nothing of the chunk is kept', async () => {
@@ -565,6 +584,19 @@ describe('resumable uploads (tus 1.0.0)', () => {
       expect((await resumableBytes(t)).filter((entry) => !before.includes(entry))).toEqual([])
     })
 
+    it('a deferred length is held to max_file_size as it was when the upload was created', async () => {
+      const c = await client()
+      await t.app.services.accounts.setLimits(c.accountId, { max_file_size: 1000 })
+      const url = await newUpload(c, { defer: true })
+      await t.app.services.accounts.setLimits(c.accountId, { max_file_size: 5000 })
+      await expectRefused(await patch(c, url, 0, randomBytes(10), { 'upload-length': '3000' }), 413, 'file_too_large')
+      expect((await head(c, url)).status).toBe(404)
+      expect(await uploadsToday(c)).toBe(0)
+      // An upload created under the new limit may use it.
+      const later = await newUpload(c, { defer: true })
+      expect((await patch(c, later, 0, randomBytes(10), { 'upload-length': '3000' })).status).toBe(204)
+    })
+
     it('413 upload_length_exceeded for bytes past Upload-Length; the upload stays as it was', async () => {
       const c = await client()
       const url = await newUpload(c, { length: 10 })
@@ -732,6 +764,51 @@ describe('resumable uploads (tus 1.0.0)', () => {
       expect(statuses).toEqual([204, 204, 204, 429])
       await expectRefused(last!, 429, 'rate_limited')
       expect(last!.headers.get('retry-after')).toMatch(/^[0-9]+$/)
+    })
+
+    it('refused PATCHes are counted even while free requests are left, and so is one that only repeats its length', async () => {
+      const c = await client()
+      await t.app.services.accounts.setLimits(c.accountId, { requests_per_minute: 10 })
+      const url = await newUpload(c, { length: 100 })
+      const refusals: Array<[Response, number, string]> = [
+        [await patch(c, url, 7, Buffer.from('abc')), 409, 'upload_offset_mismatch'],
+        [await patch(c, url, 0, Buffer.from('abc'), { 'tus-resumable': '0.2.2' }), 412, 'tus_version_not_supported'],
+        [await patch(c, url, 0, Buffer.from('abc'), { 'content-type': 'text/plain' }), 415, 'unsupported_media_type'],
+        [
+          await patch(c, url, 0, Buffer.from('abc'), { 'upload-checksum': `sha256 ${digest('sha256', Buffer.from('abd'))}` }),
+          460,
+          'checksum_mismatch',
+        ],
+      ]
+      for (const [index, [response, status, code]] of refusals.entries()) {
+        expect(rateLimit(response)).toEqual({ limit: 10, remaining: 8 - index })
+        await expectRefused(response, status, code)
+      }
+      const again = await patch(c, url, 0, Buffer.alloc(0), { 'upload-length': '100' })
+      expect(again.status).toBe(204)
+      expect(rateLimit(again)).toEqual({ limit: 10, remaining: 4 })
+      // A chunk that stores bytes is still free.
+      const stored = await patch(c, url, 0, Buffer.from('abc'))
+      expect(stored.status).toBe(204)
+      expect(rateLimit(stored)).toEqual({ limit: 10, remaining: 4 })
+    })
+
+    it('a request refused before its body or id is read still counts', async () => {
+      const c = await client()
+      await t.app.services.accounts.setLimits(c.accountId, { requests_per_minute: 3 })
+      const unknown = `${t.api}/uploads/${'z'.repeat(22)}`
+      const statuses: number[] = []
+      for (let i = 0; i < 4; i++) {
+        const response = await fetch(unknown, {
+          method: 'DELETE',
+          headers: { ...bearer(c.apiKey), ...TUS, 'content-type': 'text/xml' },
+          body: '<a/>',
+        })
+        statuses.push(response.status)
+        if (response.status === 415) expect(rateLimit(response).remaining).toBe(2 - i)
+        else await expectRefused(response, 429, 'rate_limited')
+      }
+      expect(statuses).toEqual([415, 415, 415, 429])
     })
 
     it('an upload patched far more often than its length needs runs out of free requests, then is counted up to 429', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
-import { InvalidRequestError, UnsupportedMediaTypeError } from '../../errors.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { InvalidRequestError, UnsupportedMediaTypeError, UploadLengthExceededError } from '../../errors.js'
 import type { ResumableUpload } from '../../services/resumable-uploads.js'
 import { sendError } from '../plugins/error-handler.js'
 import { countRequest, showLimits } from '../plugins/authenticate.js'
@@ -18,6 +18,13 @@ import {
   parseChecksum,
   parseMetadata,
 } from '../tus-headers.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** This HEAD, PATCH or DELETE spent one of its upload's free requests instead of counting. */
+    freeUploadRequest: boolean
+  }
+}
 
 export interface UploadsRoutesOptions {
   /**
@@ -80,8 +87,20 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     if (request.method === 'POST' || request.method === 'PATCH') return done(null)
     done(Object.assign(new Error(`Unsupported Media Type: ${request.headers['content-type'] ?? ''}`), { statusCode: 415 }))
   })
+  app.decorateRequest('freeUploadRequest', false)
   // tus answers 413 for a file over the limit (the multipart upload answers 403).
-  app.setErrorHandler((error, request, reply) => sendError(request, reply, error as Error, { file_too_large: 413 }))
+  app.setErrorHandler(async (error, request, reply) => {
+    let answer = error as Error
+    // A refused PATCH stored nothing: like an empty one, it counts even when it was free.
+    if (request.freeUploadRequest && request.method === 'PATCH') {
+      try {
+        await countAsWell(request, reply)
+      } catch (limited) {
+        answer = limited as Error
+      }
+    }
+    return sendError(request, reply, answer, { file_too_large: 413 })
+  })
 
   // Relative to the public URL's path, so that it still works behind a proxy that serves us under one.
   const basePath = `${new URL(app.config.publicUrl).pathname.replace(/\/+$/, '')}${app.prefix}/uploads`
@@ -92,18 +111,24 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
 
   /**
    * HEAD, PATCH and DELETE on an owned upload spend one of its free requests; anything else counts.
-   * Resolves true when the request was free (not counted).
+   * A hook of their routes, right after authentication: before the body is parsed or the id
+   * checked, so that no refusal escapes both.
    */
-  const deferredCount = async (request: Parameters<typeof countRequest>[1], reply: FastifyReply, id: string): Promise<boolean> => {
-    if (!countsRequests) return false
+  const spendOrCount = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const id = (request.params as { upload_id?: string }).upload_id ?? ''
     if (await uploads.takeFreeRequest(request.principal.account.id, id)) {
+      request.freeUploadRequest = true
       await showLimits(app, request, reply)
-      return true
+    } else {
+      await countRequest(app, request, reply)
     }
-    await countRequest(app, request, reply)
-    return false
   }
-  const deferred: { rateLimit?: 'deferred' } = countsRequests ? { rateLimit: 'deferred' } : {}
+  /** Counts a request that had been free after all (once). */
+  const countAsWell = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    request.freeUploadRequest = false
+    await countRequest(app, request, reply)
+  }
+  const deferred = countsRequests ? { config: { rateLimit: 'deferred' as const }, onRequest: spendOrCount } : {}
 
   app.post(
     '/uploads',
@@ -127,6 +152,8 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
       const contentLength = integerHeader(request, 'Content-Length')
       const hasBody = (contentLength ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
       if (hasBody && !isOffsetStream(header(request, 'content-type'))) throw new UnsupportedMediaTypeError()
+      // An empty upload is a file at once: a first chunk could only go past its length.
+      if (length === 0 && (contentLength ?? 0) > 0) throw new UploadLengthExceededError(0)
       const principal = owner(request.principal)
       let upload = await uploads.create(principal, { length, metadata, filename })
       if (hasBody) {
@@ -156,7 +183,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
   app.head(
     '/uploads/:upload_id',
     {
-      config: deferred,
+      ...deferred,
       schema: {
         operationId: 'getUploadOffset',
         summary: 'The offset of a resumable upload (tus HEAD)',
@@ -166,7 +193,6 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
       },
     },
     async (request, reply) => {
-      await deferredCount(request, reply, request.params.upload_id)
       checkTusVersion(request, reply)
       const upload = await uploads.status(request.principal.account.id, request.params.upload_id)
       uploadHeaders(reply, upload)
@@ -203,7 +229,8 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
   app.patch(
     '/uploads/:upload_id',
     {
-      config: { ...deferred, continuesItself: true },
+      ...deferred,
+      config: { ...deferred.config, continuesItself: true },
       schema: {
         operationId: 'appendToUpload',
         summary: 'Append a chunk at Upload-Offset (tus PATCH)',
@@ -218,13 +245,12 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     },
     async (request, reply) => {
       const id = request.params.upload_id
-      const free = await deferredCount(request, reply, id)
       checkTusVersion(request, reply)
       if (!isOffsetStream(header(request, 'content-type'))) throw new UnsupportedMediaTypeError()
       const offset = integerHeader(request, 'Upload-Offset')
       if (offset === undefined) throw new InvalidRequestError('A PATCH needs Upload-Offset.')
       const length = integerHeader(request, 'Upload-Length')
-      const { upload, received } = await uploads.append(owner(request.principal), id, {
+      const { upload, received, declared } = await uploads.append(owner(request.principal), id, {
         offset,
         length,
         source: request.raw,
@@ -234,7 +260,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
       })
       // A chunk that moved nothing, declared nothing and completed nothing is counted even with
       // free requests left: empty PATCHes must not become a way around the limits.
-      if (free && received === 0 && length === undefined && !upload.file) await countRequest(app, request, reply)
+      if (request.freeUploadRequest && received === 0 && !declared && !upload.file) await countAsWell(request, reply)
       uploadHeaders(reply, upload)
       return reply.code(204).send()
     },
@@ -243,17 +269,17 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
   app.delete(
     '/uploads/:upload_id',
     {
-      config: deferred,
+      ...deferred,
       schema: {
         operationId: 'terminateUpload',
         summary: 'Terminate an unfinished upload (tus termination): its bytes go, its daily upload slot comes back',
         params: UploadIdParams,
         security,
-        response: { 204: NoContent, ...tusErrors, 423: ErrorBody },
+        // 415: a body of a type other than JSON or text (read and ignored otherwise).
+        response: { 204: NoContent, ...tusErrors, 415: ErrorBody, 423: ErrorBody },
       },
     },
     async (request, reply) => {
-      await deferredCount(request, reply, request.params.upload_id)
       checkTusVersion(request, reply)
       await uploads.terminate(request.principal.account.id, request.params.upload_id)
       return reply.code(204).send()
