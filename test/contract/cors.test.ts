@@ -2,6 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bearer, fileForm, startTestApp, type TestApp } from '../helpers/test-app.js'
 
 const ORIGIN = { origin: 'https://app.example.org' }
+const TUS_REQUEST_HEADERS = ['upload-offset', 'upload-length', 'upload-metadata', 'upload-defer-length', 'upload-checksum', 'tus-resumable']
+const TUS_RESPONSE_HEADERS = [
+  'upload-offset',
+  'upload-length',
+  'upload-metadata',
+  'upload-defer-length',
+  'upload-expires',
+  'tus-resumable',
+  'tus-version',
+  'tus-extension',
+  'tus-max-size',
+  'tus-checksum-algorithm',
+  'fileshare-file-id',
+]
+
+/** The names of a comma-separated header list, lower-cased (header names are case-insensitive). */
+const names = (value: string | null) => (value ?? '').split(',').map((name) => name.trim().toLowerCase())
 
 /** Browsers may call /api/v1 from any origin with a key (never with cookies): src/http/cors.ts. */
 describe('cross-origin access to /api/v1', () => {
@@ -47,6 +64,56 @@ describe('cross-origin access to /api/v1', () => {
       expect(response.headers.get('access-control-expose-headers')).toEqual(expect.stringContaining('RateLimit-Remaining'))
       expect(response.headers.get('access-control-expose-headers')).toEqual(expect.stringContaining('X-Request-Id'))
       await response.arrayBuffer()
+    }
+  })
+
+  it('a preflight for /api/v1/uploads allows every tus request header', async () => {
+    const response = await fetch(`${t.api}/uploads`, {
+      method: 'OPTIONS',
+      headers: { ...ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'upload-length' },
+    })
+    expect(response.status).toBe(204)
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    expect(names(response.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(TUS_REQUEST_HEADERS))
+  })
+
+  it('an answer of /api/v1/uploads exposes every tus response header', async () => {
+    const response = await fetch(`${t.api}/uploads`, {
+      method: 'POST',
+      headers: { ...ORIGIN, ...bearer(apiKey), 'tus-resumable': '1.0.0', 'upload-length': '5', 'upload-metadata': 'filename aGkudHh0' },
+    })
+    expect(response.status).toBe(201)
+    const exposed = names(response.headers.get('access-control-expose-headers'))
+    expect(exposed).toEqual(expect.arrayContaining(TUS_RESPONSE_HEADERS))
+    // And whatever tus header this answer really carries.
+    const carried = [...response.headers.keys()].filter((name) => /^(upload-|tus-|fileshare-)/.test(name))
+    expect(carried.length).toBeGreaterThan(0)
+    expect(exposed).toEqual(expect.arrayContaining(carried))
+  })
+
+  // They match no route, so they are answered by a not-found handler, not by a route's hooks.
+  it('an unknown path or method under /api/v1 is a 404 with the CORS headers (and Tus-Resumable under /uploads)', async () => {
+    const unknown: [method: string, path: string, tus: boolean][] = [
+      ['GET', '/nope', false],
+      ['GET', '/files/1/extra', false],
+      ['PUT', '/files/1', false],
+      ['POST', '/stats', false],
+      ['PUT', '/uploads/abc', true],
+      ['HEAD', '/uploads', true],
+      ['GET', '/uploads', true],
+      ['GET', '/uploads/abc/extra?x=1', true],
+    ]
+    for (const [method, path, tus] of unknown) {
+      for (const headers of [ORIGIN, { ...ORIGIN, ...bearer(apiKey) }]) {
+        const what = `${method} ${path}`
+        const response = await fetch(`${t.api}${path}`, { method, headers })
+        expect(response.status, what).toBe(404)
+        expect(response.headers.get('access-control-allow-origin'), what).toBe('*')
+        expect(names(response.headers.get('access-control-expose-headers')), what).toEqual(expect.arrayContaining(TUS_RESPONSE_HEADERS))
+        expect(response.headers.get('tus-resumable'), what).toBe(tus ? '1.0.0' : null)
+        if (method === 'HEAD') expect(await response.text(), what).toBe('')
+        else expect(await response.json(), what).toEqual({ success: false, error: { code: 'not_found', message: expect.any(String) } })
+      }
     }
   })
 

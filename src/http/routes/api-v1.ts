@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { NotFoundError } from '../../errors.js'
 import { corsHeaders, isPreflight, PREFLIGHT_HEADERS } from '../cors.js'
 import { authenticate } from '../plugins/authenticate.js'
+import { sendError } from '../plugins/error-handler.js'
 import { tusResponseHeaders } from '../tus-headers.js'
 import { filesRoutes } from './files.js'
 import { statsRoutes } from './stats.js'
@@ -16,6 +17,15 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
   app.options('/*', { schema: { hide: true } }, async (request, reply) => {
     if (!isPreflight(request)) throw new NotFoundError(`No route for OPTIONS ${request.url.split('?')[0]}.`)
     return reply.code(204).headers(PREFLIGHT_HEADERS).send()
+  })
+
+  // A path or method no route takes: answered here rather than by the app-wide handler, so that
+  // the hooks of this scope (CORS) run for it too; under /uploads it is a tus answer as well.
+  const uploadsPath = `${app.prefix}/uploads`
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0]!
+    if (path === uploadsPath || path.startsWith(`${uploadsPath}/`)) await tusResponseHeaders(request, reply)
+    return sendError(request, reply, new NotFoundError(`No route for ${request.method} ${path}.`))
   })
 
   app.get(
