@@ -292,6 +292,18 @@ describe('POST /api/v1/files/upload', () => {
       expect(await response.json()).toMatchObject({ success: false })
       expect(await settlesTo(traces, nothingLeft)).toEqual(nothingLeft)
     })
+
+    it('takes a body whose file part ends at its delimiter but lacks the final "--" (docs/api.md): its bytes are all there', async () => {
+      const content = 'all of it'
+      const unclosed = Buffer.concat([partHead(filePart('filename="unclosed.txt"', '')), Buffer.from(`${content}\r\n--${BOUNDARY}`)])
+      const response = await postBody(unclosed, MULTIPART)
+      expect(response.status).toBe(201)
+      expect(await response.json()).toMatchObject({
+        filename: 'unclosed.txt',
+        size: content.length,
+        sha256: sha256Hex(Buffer.from(content)),
+      })
+    })
   })
 
   describe('max_file_size (403 file_too_large)', () => {
