@@ -35,6 +35,9 @@ class AccessLogInstead extends LogController {
   override routeNotFound(): void {}
 }
 
+/** The request headers that carry secrets, as pino redaction path segments. */
+const SECRET_HEADERS = ['.authorization', '.cookie', '["x-csrf-token"]']
+
 export interface BuildOptions {
   /** Overrides of Fastify's logger (tests capture or silence it). */
   logger?: FastifyServerOptions['logger']
@@ -53,9 +56,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
-      // Keys travel only in this header; never let them reach a log line. The wildcard also covers
-      // plugins' own trace lines (@fastify/multipart logs `busboyOptions.headers`).
-      redact: { paths: ['headers.authorization', '*.headers.authorization'], censor: '[redacted]' },
+      // Keys travel only in Authorization, dashboard sessions in the cookie and their CSRF token in
+      // its header: none may reach a log line. The wildcards also cover plugins' own trace lines
+      // (@fastify/multipart logs `busboyOptions.headers`).
+      redact: { paths: SECRET_HEADERS.flatMap((name) => [`headers${name}`, `*.headers${name}`]), censor: '[redacted]' },
       stream: options.logStream ?? batchedStdout(),
     },
     // One access-log line per request instead of Fastify's two (plugins/observability.ts).

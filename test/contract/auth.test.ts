@@ -309,4 +309,22 @@ describe('logging', () => {
     for (const text of [apiKey, secret, free.apiKey, wrongKey]) expect(log).not.toContain(text)
     expect(log).not.toMatch(/fsk_[A-Za-z0-9_-]{10}/)
   })
+
+  it('never writes a session cookie or a CSRF token into the logs, even at trace', async () => {
+    const lines: string[] = []
+    const { app, api } = await startLoggedApp(lines)
+    const { apiKey } = await app.services.accounts.create('cookies@example.test', 'pro')
+    const session = randomBytes(32).toString('base64url')
+    const csrf = randomBytes(32).toString('base64url')
+    const secrets = { cookie: `fileshare_session=${session}`, 'x-csrf-token': csrf }
+    // The multipart parser logs every request header at trace ("Providing options to busboy").
+    const upload = await fetch(`${api}/files/upload`, { method: 'POST', headers: { ...bearer(apiKey), ...secrets }, body: fileForm('x') })
+    expect(upload.status).toBe(201)
+    app.log.info({ req: { headers: secrets } }, 'dashboard headers logged on purpose')
+
+    const log = lines.join('')
+    expect(log).toContain('Providing options to busboy')
+    expect(log).toContain('dashboard headers logged on purpose')
+    for (const text of [session, csrf]) expect(log).not.toContain(text)
+  })
 })
