@@ -560,6 +560,27 @@ describe('dashboard pages: headers and markup', () => {
     }
   })
 
+  it('an unknown dashboard path is a 404 with the same headers; the HTML one keeps its stricter policy', async () => {
+    for (const [method, path, accept] of [
+      ['GET', '/dashboard/api/nope', 'application/json'],
+      ['POST', '/dashboard/api/nope', 'application/json'],
+      ['GET', '/dashboard/nope', 'text/html'],
+    ] as const) {
+      const what = `${method} ${path} (${accept})`
+      const response = await fetch(`${t.url}${path}`, { method, headers: { accept, origin: 'https://files.example.test' } })
+      expect(response.status, what).toBe(404)
+      expect(response.headers.get('content-type'), what).toContain(accept)
+      expect(response.headers.get('content-security-policy'), what).toContain("frame-ancestors 'none'")
+      expect(response.headers.get('content-security-policy'), what).toContain(
+        accept === 'text/html' ? "default-src 'none'" : "default-src 'self'",
+      )
+      expect(response.headers.get('x-frame-options'), what).toBe('DENY')
+      expect(response.headers.get('x-content-type-options'), what).toBe('nosniff')
+      expect(response.headers.get('permissions-policy'), what).toContain('camera=()')
+      expect(response.headers.get('cache-control'), what).toBe('no-store')
+    }
+  })
+
   it('Swagger UI is served from this service, and only its two files', async () => {
     expect((await fetch(`${t.url}/dashboard/assets/swagger-ui/swagger-ui.css`)).status).toBe(200)
     expect((await fetch(`${t.url}/dashboard/assets/swagger-ui/index.html`)).status).toBe(404)

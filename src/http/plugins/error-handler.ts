@@ -114,6 +114,19 @@ export function writeClientError(error: Error & { code?: string }, socket: Socke
   socket.destroy(error)
 }
 
+/**
+ * The answer to a path or method no route takes: the JSON 404, or a page for a browser on an
+ * unknown dashboard path. The API and the dashboard use it as their own not-found handlers, so
+ * that their hooks (CORS, security headers) run for it too.
+ */
+export function sendNotFound(request: FastifyRequest, reply: FastifyReply) {
+  if (sendHtmlNotFound(request, reply, true)) {
+    request.errorCode = 'not_found'
+    return reply
+  }
+  return sendError(request, reply, new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0]}.`))
+}
+
 export default fp(
   async (app) => {
     app.decorateRequest('errorCode', null)
@@ -125,14 +138,7 @@ export default fp(
       }
       return sendError(request, reply, error as FastifyError)
     })
-    app.setNotFoundHandler((request, reply) => {
-      // And so does one on an unknown dashboard path.
-      if (sendHtmlNotFound(request, reply, true)) {
-        request.errorCode = 'not_found'
-        return reply
-      }
-      return sendError(request, reply, new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0]}.`))
-    })
+    app.setNotFoundHandler(sendNotFound)
   },
   { name: 'error-handler' },
 )

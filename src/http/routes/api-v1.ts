@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { NotFoundError } from '../../errors.js'
 import { corsHeaders, isPreflight, PREFLIGHT_HEADERS } from '../cors.js'
 import { authenticate } from '../plugins/authenticate.js'
-import { sendError } from '../plugins/error-handler.js'
+import { sendNotFound } from '../plugins/error-handler.js'
 import { tusResponseHeaders } from '../tus-headers.js'
 import { filesRoutes } from './files.js'
 import { statsRoutes } from './stats.js'
@@ -25,7 +25,7 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0]!
     if (path === uploadsPath || path.startsWith(`${uploadsPath}/`)) await tusResponseHeaders(request, reply)
-    return sendError(request, reply, new NotFoundError(`No route for ${request.method} ${path}.`))
+    return sendNotFound(request, reply)
   })
 
   app.get(

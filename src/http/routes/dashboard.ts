@@ -7,6 +7,7 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { loadSession } from '../plugins/dashboard-session.js'
+import { sendNotFound } from '../plugins/error-handler.js'
 import { dashboardApiRoutes } from './dashboard-api.js'
 import { NotFoundError } from '../../errors.js'
 
@@ -110,13 +111,16 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ? { ...SECURITY_HEADERS, 'Cross-Origin-Opener-Policy': 'same-origin' }
     : SECURITY_HEADERS
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.headers(headers)
+    // Where absent only: the not-found page brings a stricter policy of its own.
+    for (const [name, value] of Object.entries(headers)) if (!reply.hasHeader(name)) reply.header(name, value)
     const type = String(reply.getHeader('content-type') ?? '')
     if (type.startsWith('text/html') || type.startsWith('application/json')) reply.header('Cache-Control', 'no-store')
     return payload
   })
   await app.register(cookie)
   app.addHook('onRequest', loadSession(app))
+  // A path no route takes is answered in this scope, so that the headers above go on it too.
+  app.setNotFoundHandler(sendNotFound)
 
   await app.register(fastifyStatic, { root: path.join(PUBLIC_DIR, 'assets'), prefix: '/assets/', index: false, list: false })
   await app.register(fastifyStatic, {
