@@ -28,6 +28,15 @@ describe('sanitizeFilename', () => {
     expect(sanitizeFilename('line\u2028para\u2029.txt')).toBe('linepara.txt')
   })
 
+  it('drops the bidirectional formatting characters that disguise an extension, and keeps joiners', () => {
+    expect(sanitizeFilename('invoice\u202efdp.exe')).toBe('invoicefdp.exe')
+    const bidi = '\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069'
+    expect(sanitizeFilename(`a${bidi}b.txt`)).toBe('ab.txt')
+    // A family emoji is three people held together by zero-width joiners; Persian needs the non-joiner.
+    expect(sanitizeFilename('\u{1f468}\u200d\u{1f469}\u200d\u{1f467}.png')).toBe('\u{1f468}\u200d\u{1f469}\u200d\u{1f467}.png')
+    expect(sanitizeFilename('\u0645\u06cc\u200c\u062e\u0648\u0627\u0645.txt')).toBe('\u0645\u06cc\u200c\u062e\u0648\u0627\u0645.txt')
+  })
+
   it('normalises to Unicode NFC', () => {
     const decomposed = 'Cafe\u0301 na\u0308ive.txt'
     const result = sanitizeFilename(decomposed)
@@ -79,7 +88,7 @@ describe('sanitizeFilename', () => {
       fc.string({ unit: 'grapheme', maxLength: 400 }),
       fc.string({ unit: 'binary', maxLength: 400 }),
       fc
-        .array(fc.constantFrom('a', '/', '\\', '\u0000', '\u0301', 'e', 'é', '€', '😀', '\u200d', '.', ' '), { maxLength: 400 })
+        .array(fc.constantFrom('a', '/', '\\', '\u0000', '\u0301', 'e', 'é', '€', '😀', '\u200d', '\u202e', '.', ' '), { maxLength: 400 })
         .map((chars) => chars.join('')),
     )
     fc.assert(
@@ -88,7 +97,7 @@ describe('sanitizeFilename', () => {
         expect(name.length).toBeGreaterThan(0)
         expect(utf8Bytes(name)).toBeLessThanOrEqual(255)
         expect(name).not.toMatch(/[/\\]/)
-        expect(name).not.toMatch(/[\p{Cc}\u2028\u2029]/u)
+        expect(name).not.toMatch(/[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u)
         expect(name.normalize('NFC')).toBe(name)
         expect(isWellFormed(name)).toBe(true)
         // Sanitizing is idempotent: a stored name comes back unchanged.
