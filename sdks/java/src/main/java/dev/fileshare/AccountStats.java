@@ -12,7 +12,7 @@ import java.util.Map;
  */
 public record AccountStats(Stats stats, Limits limits, String plan, Map<String, Object> extra) {
     /**
-     * Keeps {@code extra} unmodifiable and never null.
+     * Keeps {@code extra} unmodifiable and never null (its values may be null: a field the API sent as null).
      *
      * @param stats the account's figures
      * @param limits the account's effective limits
@@ -20,6 +20,6 @@ public record AccountStats(Stats stats, Limits limits, String plan, Map<String, 
      * @param extra top-level fields this SDK does not know yet (never null)
      */
     public AccountStats {
-        extra = extra == null ? Map.of() : Map.copyOf(extra);
+        extra = Json.copyExtra(extra);
     }
 }

@@ -34,7 +34,7 @@ public record FileInfo(
     private static final DateTimeFormatter API_DATE = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
     /**
-     * Keeps {@code extra} unmodifiable and never null.
+     * Keeps {@code extra} unmodifiable and never null (its values may be null: a field the API sent as null).
      *
      * @param fileId unique across the service, never reused
      * @param filename the cleaned-up name
@@ -47,7 +47,7 @@ public record FileInfo(
      * @param extra fields of the API's object this SDK does not know yet (never null)
      */
     public FileInfo {
-        extra = extra == null ? Map.of() : Map.copyOf(extra);
+        extra = Json.copyExtra(extra);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.fileshare;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,13 +22,22 @@ final class Json {
 
     private Json() {}
 
+    /**
+     * An unmodifiable copy of the unknown fields, in the API's order. Unlike {@code Map.copyOf} it
+     * keeps null values: a field the API sent as null is kept, not dropped.
+     */
+    static Map<String, Object> copyExtra(Map<String, Object> extra) {
+        if (extra == null || extra.isEmpty()) return Map.of();
+        return Collections.unmodifiableMap(new LinkedHashMap<>(extra));
+    }
+
     private static Map<String, Object> extra(JsonNode node, Set<String> known) {
         Map<String, Object> extra = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> field = it.next();
             if (known.contains(field.getKey())) continue;
-            Object value = MAPPER.convertValue(field.getValue(), Object.class);
-            if (value != null) extra.put(field.getKey(), value);
+            // A null value is kept too (as null): unknown fields are never dropped.
+            extra.put(field.getKey(), MAPPER.convertValue(field.getValue(), Object.class));
         }
         return extra;
     }

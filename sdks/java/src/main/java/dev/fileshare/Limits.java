@@ -13,7 +13,7 @@ import java.util.Map;
  */
 public record Limits(long maxFileSize, long dailyUploads, long requestsPerMinute, long requestsPerDay, Map<String, Object> extra) {
     /**
-     * Keeps {@code extra} unmodifiable and never null.
+     * Keeps {@code extra} unmodifiable and never null (its values may be null: a field the API sent as null).
      *
      * @param maxFileSize largest file allowed, in bytes
      * @param dailyUploads uploads allowed per UTC day
@@ -22,6 +22,6 @@ public record Limits(long maxFileSize, long dailyUploads, long requestsPerMinute
      * @param extra fields this SDK does not know yet (never null)
      */
     public Limits {
-        extra = extra == null ? Map.of() : Map.copyOf(extra);
+        extra = Json.copyExtra(extra);
     }
 }

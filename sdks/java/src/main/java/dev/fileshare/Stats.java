@@ -13,7 +13,7 @@ import java.util.Map;
  */
 public record Stats(long totalFiles, long totalSize, long totalDownloads, long uploadsToday, Map<String, Object> extra) {
     /**
-     * Keeps {@code extra} unmodifiable and never null.
+     * Keeps {@code extra} unmodifiable and never null (its values may be null: a field the API sent as null).
      *
      * @param totalFiles files the account has now
      * @param totalSize sum of their sizes, in bytes
@@ -22,6 +22,6 @@ public record Stats(long totalFiles, long totalSize, long totalDownloads, long u
      * @param extra fields this SDK does not know yet (never null)
      */
     public Stats {
-        extra = extra == null ? Map.of() : Map.copyOf(extra);
+        extra = Json.copyExtra(extra);
     }
 }

@@ -171,7 +171,9 @@ final class Transport {
             try {
                 body = Json.MAPPER.readTree(text);
             } catch (IOException e) {
-                throw new FileshareException(status + ": the answer is not JSON", e);
+                String requestId = response.headers().firstValue("x-request-id").orElse(null);
+                throw new FileshareException(status + ": the answer is not JSON",
+                        new FileshareException.ErrorDetails(status, null, requestId, null, null), e);
             }
         }
         return new Result(status, response.headers(), body);

@@ -243,4 +243,146 @@ class FakeServerTest {
             assertNull(fake.requests.get(0).header("Authorization"), "OPTIONS is sent without the key");
         }
     }
+
+    @Test
+    void unknownFieldsSentAsNullAreKeptNotDropped() throws Exception {
+        String stats = "{\"success\":true,\"stats\":{\"total_files\":1,\"total_size\":2,\"total_downloads\":3,"
+                + "\"uploads_today\":4,\"future_stat\":null,\"other_stat\":6},\"limits\":{\"max_file_size\":10,\"daily_uploads\":11,"
+                + "\"requests_per_minute\":12,\"requests_per_day\":13,\"future_limit\":null},\"plan\":\"pro\",\"notice\":null}";
+        String file = FakeServer.file(3, "a".repeat(64), 1, "http://x/download/t");
+        String withNull = file.substring(0, file.length() - 1) + ",\"expires_at\":null,\"tags\":[\"x\",null]}";
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            String path = ex.getRequestURI().getPath();
+            if (path.endsWith("/stats")) FakeServer.json(ex, 200, stats);
+            else if (path.endsWith("/files/3")) FakeServer.json(ex, 200, "{\"success\":true,\"file\":" + withNull + "}");
+            else FakeServer.json(ex, 200, "{\"success\":true,\"files\":[" + withNull + "],"
+                    + "\"pagination\":{\"page\":1,\"limit\":20,\"total\":1,\"pages\":1}}");
+        }); FileshareClient client = fake.client().build()) {
+            AccountStats s = client.stats();
+            assertTrue(s.stats().extra().containsKey("future_stat"), "stats: " + s.stats().extra());
+            assertNull(s.stats().extra().get("future_stat"));
+            assertEquals(6, s.stats().extra().get("other_stat"));
+            assertEquals(List.of("future_stat", "other_stat"), List.copyOf(s.stats().extra().keySet()));
+            assertTrue(s.limits().extra().containsKey("future_limit"), "limits: " + s.limits().extra());
+            assertTrue(s.extra().containsKey("notice"), "top level: " + s.extra());
+            assertNull(s.extra().get("notice"));
+            assertThrows(UnsupportedOperationException.class, () -> s.stats().extra().put("x", 1));
+
+            for (FileInfo f : List.of(client.files().get(3), client.files().list().files().get(0))) {
+                assertTrue(f.extra().containsKey("expires_at"), "file: " + f.extra());
+                assertNull(f.extra().get("expires_at"));
+                assertEquals(java.util.Arrays.asList("x", null), f.extra().get("tags"));
+                assertEquals(3, f.fileId());
+                assertThrows(UnsupportedOperationException.class, () -> f.extra().remove("expires_at"));
+            }
+        }
+    }
+
+    @Test
+    void aSuccessThatIsNotJsonCarriesStatusAndRequestId() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            ex.getResponseHeaders().set("X-Request-Id", "req-not-json");
+            byte[] page = "<html>a proxy's page</html>".getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "text/html");
+            ex.sendResponseHeaders(200, page.length);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(page);
+            }
+        }); FileshareClient client = fake.client().build()) {
+            FileshareException e = assertThrows(FileshareException.class, client::stats);
+            assertEquals(FileshareException.class, e.getClass());
+            assertEquals(200, e.status());
+            assertEquals("req-not-json", e.requestId());
+            assertNull(e.code());
+            assertTrue(e.getMessage().contains("not JSON"), e.getMessage());
+            assertEquals(1, fake.requests.size(), "not retried");
+        }
+    }
+
+    /** Writes {@code body} in {@code pieces} parts, {@code pauseMs} apart: slow, but never idle for long. */
+    private static void trickle(com.sun.net.httpserver.HttpExchange ex, byte[] body, int pieces, long pauseMs) throws IOException {
+        ex.sendResponseHeaders(200, body.length);
+        OutputStream out = ex.getResponseBody();
+        int step = (body.length + pieces - 1) / pieces;
+        for (int at = 0; at < body.length; at += step) {
+            try {
+                Thread.sleep(pauseMs);
+            } catch (InterruptedException e) {
+                throw new IOException(e);
+            }
+            out.write(body, at, Math.min(step, body.length - at));
+            out.flush();
+        }
+        out.close();
+    }
+
+    @Test
+    void aTransferLongerThanTheTimeoutSucceedsWhileBytesKeepMoving() throws Exception {
+        Duration timeout = Duration.ofMillis(400);
+        long timeoutNanos = timeout.toNanos();
+        byte[] content = new byte[10 * 64 * 1024];
+        new java.util.Random(3).nextBytes(content);
+        String sha = Sha256.hex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            String path = ex.getRequestURI().getPath();
+            if (path.endsWith("/stats")) {
+                ex.getResponseHeaders().set("Content-Type", "application/json");
+                trickle(ex, STATS.getBytes(StandardCharsets.UTF_8), 8, 150); // about 1.2 s
+            } else if (path.startsWith("/download/")) {
+                ex.getResponseHeaders().set("ETag", "\"" + sha + "\"");
+                trickle(ex, content, 10, 150); // about 1.5 s
+            } else {
+                FakeServer.json(ex, 201, "{\"success\":true," + FakeServer.file(8, sha, content.length, "http://x/download/t").substring(1));
+            }
+        }); FileshareClient client = fake.client().maxRetries(0).timeout(timeout).build()) {
+            // A JSON answer whose body trickles in.
+            long start = System.nanoTime();
+            assertEquals(1, client.stats().stats().totalFiles());
+            assertTrue(System.nanoTime() - start > 2 * timeoutNanos, "the answer took longer than the timeout");
+
+            // A download whose body trickles in.
+            start = System.nanoTime();
+            Path dest = dir.resolve("slow.bin");
+            client.download(fake.origin() + "/download/slow", dest);
+            assertTrue(System.nanoTime() - start > 2 * timeoutNanos, "the download took longer than the timeout");
+            assertArrayEquals(content, Files.readAllBytes(dest));
+
+            // An upload whose source yields a 64 KiB block every 150 ms (about 1.5 s in all).
+            java.io.InputStream slow = new java.io.InputStream() {
+                private int at;
+
+                private void pace() throws IOException {
+                    if (at % (64 * 1024) != 0 || at >= content.length) return;
+                    try {
+                        Thread.sleep(150);
+                    } catch (InterruptedException e) {
+                        throw new IOException(e);
+                    }
+                }
+
+                @Override
+                public int read() throws IOException {
+                    pace();
+                    return at < content.length ? content[at++] & 0xff : -1;
+                }
+
+                @Override
+                public int read(byte[] b, int off, int len) throws IOException {
+                    if (at >= content.length) return -1;
+                    pace();
+                    int n = Math.min(len, Math.min(content.length - at, 64 * 1024 - at % (64 * 1024)));
+                    System.arraycopy(content, at, b, off, n);
+                    at += n;
+                    return n;
+                }
+            };
+            start = System.nanoTime();
+            FileInfo uploaded = client.files().upload(slow, UploadOptions.builder().size(content.length).build());
+            assertTrue(System.nanoTime() - start > 2 * timeoutNanos, "the upload took longer than the timeout");
+            assertEquals(8, uploaded.fileId());
+            byte[] sent = fake.requests.get(fake.requests.size() - 1).body();
+            String body = new String(sent, StandardCharsets.ISO_8859_1);
+            assertTrue(body.contains(new String(content, StandardCharsets.ISO_8859_1)), "the whole content arrived");
+        }
+    }
 }

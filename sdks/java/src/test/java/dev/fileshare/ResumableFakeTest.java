@@ -1,0 +1,198 @@
+package dev.fileshare;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import com.sun.net.httpserver.HttpExchange;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Resumable uploads against a fake tus 1.0.0 server: when the SDK switches to them, the
+ * per-chunk {@code Upload-Checksum}, and the whole-file SHA-256 check at the end.
+ */
+class ResumableFakeTest {
+    private static final String UPLOAD_PATH = "/api/v1/uploads/u1";
+
+    @TempDir
+    Path dir;
+
+    private static byte[] content(int size) {
+        byte[] b = new byte[size];
+        new Random(11).nextBytes(b);
+        return b;
+    }
+
+    private static byte[] digest(byte[] data, int from, int to) throws Exception {
+        MessageDigest d = MessageDigest.getInstance("SHA-256");
+        d.update(data, from, to - from);
+        return d.digest();
+    }
+
+    private static String hex(byte[] data) throws Exception {
+        return Sha256.hex(digest(data, 0, data.length));
+    }
+
+    /**
+     * A fake of the server's {@code /uploads} (tus 1.0.0: creation, checksum with sha256) and of
+     * {@code /files/upload} (multipart). The file record of {@code GET /uploads/{id}} claims
+     * {@code claimedSha256}, or the SHA-256 of the bytes received when null.
+     */
+    private static final class TusFake {
+        final ByteArrayOutputStream received = new ByteArrayOutputStream();
+        final String claimedSha256;
+        long length = -1;
+
+        TusFake(String claimedSha256) {
+            this.claimedSha256 = claimedSha256;
+        }
+
+        synchronized void handle(HttpExchange ex, int n) throws IOException {
+            String method = ex.getRequestMethod();
+            String path = ex.getRequestURI().getPath();
+            ex.getResponseHeaders().set("Tus-Resumable", "1.0.0");
+            if (method.equals("OPTIONS") && path.equals("/api/v1/uploads")) {
+                ex.getResponseHeaders().set("Tus-Version", "1.0.0");
+                ex.getResponseHeaders().set("Tus-Extension", "creation,creation-defer-length,termination,checksum");
+                ex.getResponseHeaders().set("Tus-Checksum-Algorithm", "sha256");
+                ex.sendResponseHeaders(204, -1);
+            } else if (method.equals("POST") && path.equals("/api/v1/uploads")) {
+                length = Long.parseLong(ex.getRequestHeaders().getFirst("Upload-Length"));
+                ex.getResponseHeaders().set("Location", UPLOAD_PATH);
+                ex.sendResponseHeaders(201, -1);
+            } else if (method.equals("GET") && path.equals(UPLOAD_PATH)) {
+                byte[] bytes = received.toByteArray();
+                String sha;
+                try {
+                    sha = claimedSha256 != null ? claimedSha256 : hex(bytes);
+                } catch (Exception e) {
+                    throw new IOException(e);
+                }
+                FakeServer.json(ex, 200, "{\"success\":true,\"upload\":{\"offset\":" + bytes.length + ",\"length\":" + length
+                        + ",\"file\":" + FakeServer.file(42, sha, bytes.length, "http://x/download/t") + "}}");
+            } else {
+                FakeServer.json(ex, 404, FakeServer.error("not_found", "No route " + method + " " + path));
+            }
+        }
+
+        synchronized void patch(HttpExchange ex, byte[] body) throws IOException {
+            long offset = Long.parseLong(ex.getRequestHeaders().getFirst("Upload-Offset"));
+            if (offset != received.size()) {
+                FakeServer.json(ex, 409, FakeServer.error("offset_mismatch", "offset"));
+                return;
+            }
+            received.write(body);
+            ex.getResponseHeaders().set("Tus-Resumable", "1.0.0");
+            ex.getResponseHeaders().set("Upload-Offset", Integer.toString(received.size()));
+            if (received.size() == length) ex.getResponseHeaders().set("Fileshare-File-Id", "42");
+            ex.sendResponseHeaders(204, -1);
+        }
+    }
+
+    /** A FakeServer that routes to {@code tus} (PATCH with the body it recorded); multipart uploads are answered with {@code multipartSha256}. */
+    private static FakeServer server(TusFake tus, String multipartSha256, long multipartSize) throws IOException {
+        FakeServer[] self = new FakeServer[1];
+        self[0] = new FakeServer((ex, n) -> {
+            String method = ex.getRequestMethod();
+            String path = ex.getRequestURI().getPath();
+            if (method.equals("PATCH") && path.equals(UPLOAD_PATH)) {
+                List<FakeServer.Seen> seen = self[0].requests;
+                tus.patch(ex, seen.get(seen.size() - 1).body());
+            } else if (method.equals("POST") && path.equals("/api/v1/files/upload")) {
+                FakeServer.json(ex, 201, "{\"success\":true,"
+                        + FakeServer.file(7, multipartSha256, multipartSize, "http://x/download/m").substring(1));
+            } else {
+                tus.handle(ex, n);
+            }
+        });
+        return self[0];
+    }
+
+    private static String sequence(FakeServer fake) {
+        return fake.requests.stream().map(r -> r.method() + " " + r.path()).collect(Collectors.joining(", "));
+    }
+
+    @Test
+    void sourcesAtTheThresholdGoThroughTusAndSmallerOnesThroughMultipart() throws Exception {
+        int threshold = 1000;
+        byte[] atThreshold = content(threshold);
+        Path path = dir.resolve("big.bin");
+        Files.write(path, atThreshold);
+        byte[] below = Arrays.copyOf(atThreshold, threshold - 1);
+        TusFake tus = new TusFake(null);
+        try (FakeServer fake = server(tus, hex(below), below.length);
+             FileshareClient client = fake.client().resumableThreshold(threshold).chunkSize(400).build()) {
+            // Exactly at the threshold (a path): OPTIONS, creation, three PATCHes (400 + 400 + 200), the file.
+            FileInfo file = client.files().upload(path);
+            assertEquals(42, file.fileId());
+            assertEquals("OPTIONS /api/v1/uploads, POST /api/v1/uploads, PATCH " + UPLOAD_PATH + ", PATCH " + UPLOAD_PATH
+                    + ", PATCH " + UPLOAD_PATH + ", GET " + UPLOAD_PATH, sequence(fake));
+            assertArrayEquals(atThreshold, tus.received.toByteArray());
+            assertEquals(Integer.toString(threshold), fake.requests.get(1).header("Upload-Length"));
+            assertEquals("0", fake.requests.get(2).header("Upload-Offset"));
+            assertEquals("400", fake.requests.get(3).header("Upload-Offset"));
+            assertEquals("800", fake.requests.get(4).header("Upload-Offset"));
+            String metadata = fake.requests.get(1).header("Upload-Metadata");
+            assertTrue(metadata.contains("filename " + Base64.getEncoder().encodeToString("big.bin".getBytes())), metadata);
+
+            // One byte less (bytes): a single multipart POST, no tus request at all.
+            fake.requests.clear();
+            FileInfo small = client.files().upload(below, null);
+            assertEquals(7, small.fileId());
+            assertEquals("POST /api/v1/files/upload", sequence(fake));
+            assertTrue(fake.requests.get(0).header("Content-Type").startsWith("multipart/form-data"));
+        }
+    }
+
+    @Test
+    void everyPatchCarriesTheSha256OfItsChunk() throws Exception {
+        byte[] data = content(2500);
+        TusFake tus = new TusFake(null);
+        try (FakeServer fake = server(tus, "unused", 0);
+             FileshareClient client = fake.client().build()) {
+            FileInfo file = client.files().upload(data, UploadOptions.builder().resumable(true).chunkSize(1000).build());
+            assertEquals(hex(data), file.sha256());
+            List<FakeServer.Seen> patches = fake.requests.stream().filter(r -> r.method().equals("PATCH")).toList();
+            assertEquals(3, patches.size(), sequence(fake));
+            int[][] chunks = {{0, 1000}, {1000, 2000}, {2000, 2500}};
+            for (int i = 0; i < patches.size(); i++) {
+                FakeServer.Seen patch = patches.get(i);
+                // Independent of what was received: the digest of the source's own slice...
+                String expected = "sha256 " + Base64.getEncoder().encodeToString(digest(data, chunks[i][0], chunks[i][1]));
+                assertEquals(expected, patch.header("Upload-Checksum"), "PATCH #" + (i + 1));
+                // ... and of the body that PATCH actually carried.
+                assertEquals("sha256 " + Base64.getEncoder().encodeToString(digest(patch.body(), 0, patch.body().length)),
+                        patch.header("Upload-Checksum"));
+                assertEquals("application/offset+octet-stream", patch.header("Content-Type"));
+                assertEquals("1.0.0", patch.header("Tus-Resumable"));
+            }
+        }
+    }
+
+    @Test
+    void aWholeFileSha256MismatchAfterAResumableUploadIsAnIntegrityException() throws Exception {
+        byte[] data = content(1500);
+        String wrong = "0".repeat(64);
+        TusFake tus = new TusFake(wrong);
+        try (FakeServer fake = server(tus, "unused", 0);
+             FileshareClient client = fake.client().build()) {
+            IntegrityException e = assertThrows(IntegrityException.class,
+                    () -> client.files().upload(data, UploadOptions.builder().resumable(true).chunkSize(600).build()));
+            assertEquals(wrong, e.expected());
+            assertEquals(hex(data), e.actual());
+            // The upload itself went through tus to the end; the check failed on the file it became.
+            assertArrayEquals(data, tus.received.toByteArray());
+            assertEquals("GET " + UPLOAD_PATH, sequence(fake).substring(sequence(fake).lastIndexOf(", ") + 2));
+            assertTrue(fake.requests.stream().noneMatch(r -> r.path().equals("/api/v1/files/upload")));
+        }
+    }
+}
