@@ -314,6 +314,124 @@ def test_resumable_upload_resumes_from_head_after_a_failed_chunk() -> None:
     assert file.size == len(data) and state["patches"] == 4 and len(sleeps) == 1
 
 
+class FakeServer:
+    """A stand-in for the API that takes both kinds of upload and records every request.
+
+    Multipart (``POST /files/upload``) and tus (``OPTIONS``/``POST /uploads``, ``PATCH``, then
+    ``GET`` of the upload). The records it answers carry the SHA-256 of the bytes it received,
+    or ``sha256`` when given (a server that stored other bytes)."""
+
+    UPLOAD = "/api/v1/uploads/up1"
+
+    def __init__(self, *, tus: bool = True, sha256: str | None = None) -> None:
+        self.tus = tus
+        self.sha256 = sha256
+        self.calls: list[tuple[str, str]] = []
+        self.received = bytearray()
+        self.length: int | None = None
+
+    def record(self, data: bytes) -> dict[str, Any]:
+        return {**FILE, "size": len(data), "sha256": self.sha256 or hashlib.sha256(data).hexdigest()}
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        body = request.read()
+        method, path = request.method, request.url.path
+        self.calls.append((method, path))
+        tus = {"tus-resumable": "1.0.0"}
+        if (method, path) == ("OPTIONS", "/api/v1/uploads"):
+            if not self.tus:
+                return error(404, "not_found")
+            offered = {"tus-version": "1.0.0", "tus-extension": "creation,checksum,termination", "tus-checksum-algorithm": "sha256"}
+            return httpx.Response(204, headers={**tus, **offered})
+        if (method, path) == ("POST", "/api/v1/files/upload"):
+            assert request.headers["content-type"].startswith("multipart/form-data; boundary=")
+            content = body.split(b"\r\n\r\n", 1)[1].rsplit(b"\r\n--", 1)[0]
+            return httpx.Response(201, json={"success": True, **self.record(content)})
+        if (method, path) == ("POST", "/api/v1/uploads"):
+            assert self.tus
+            self.length = int(request.headers["upload-length"])
+            return httpx.Response(201, headers={**tus, "location": self.UPLOAD})
+        if (method, path) == ("PATCH", self.UPLOAD):
+            assert request.headers["content-type"] == "application/offset+octet-stream"
+            assert int(request.headers["upload-offset"]) == len(self.received)
+            self.received += body
+            done = {"fileshare-file-id": "7"} if len(self.received) == self.length else {}
+            return httpx.Response(204, headers={**tus, "upload-offset": str(len(self.received)), **done})
+        if (method, path) == ("GET", self.UPLOAD):
+            upload = {"offset": len(self.received), "length": self.length, "file": self.record(bytes(self.received))}
+            return httpx.Response(200, json={"success": True, "upload": upload})
+        if (method, path) == ("DELETE", self.UPLOAD):
+            return httpx.Response(204, headers=tus)
+        raise AssertionError(f"unexpected {method} {path}")
+
+
+def upload_with(flavour: str, handler: Handler, source: Any, **options: Any) -> fileshare.FileRecord:
+    """``files.upload(source)`` through a Client or an AsyncClient on a MockTransport."""
+    if flavour == "sync":
+        client, _ = make(handler, **options)
+        with client:
+            return client.files.upload(source)
+    aclient, _ = make_async(handler, **options)
+
+    async def run() -> fileshare.FileRecord:
+        async with aclient:
+            return await aclient.files.upload(source)
+
+    return asyncio.run(run())
+
+
+THRESHOLD = 100
+TUS_CALLS = [
+    ("OPTIONS", "/api/v1/uploads"),
+    ("POST", "/api/v1/uploads"),
+    ("PATCH", FakeServer.UPLOAD),  # chunks of 40 bytes: 40 + 40 + 20 (or + 21)
+    ("PATCH", FakeServer.UPLOAD),
+    ("PATCH", FakeServer.UPLOAD),
+    ("GET", FakeServer.UPLOAD),
+]
+MULTIPART_CALLS = [("POST", "/api/v1/files/upload")]
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+@pytest.mark.parametrize("kind", ["bytes", "path"])
+@pytest.mark.parametrize("size, resumable", [(THRESHOLD - 1, False), (THRESHOLD, True), (THRESHOLD + 1, True)])
+def test_resumable_threshold_picks_tus_at_or_above_it_and_multipart_below(
+    flavour: str, kind: str, size: int, resumable: bool, tmp_path: Path
+) -> None:
+    data = (bytes(range(256)) * 2)[:size]
+    source: Any = data
+    if kind == "path":
+        source = tmp_path / "a.bin"
+        source.write_bytes(data)
+    server = FakeServer()
+    file = upload_with(flavour, server, source, resumable_threshold=THRESHOLD, chunk_size=40)
+    assert file.sha256 == hashlib.sha256(data).hexdigest() and file.size == size
+    if resumable:
+        assert server.calls == TUS_CALLS and bytes(server.received) == data
+    else:
+        assert server.calls == MULTIPART_CALLS  # below the threshold: not even an OPTIONS
+        assert server.received == b""
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_above_the_threshold_without_tus_on_the_server_is_multipart(flavour: str) -> None:
+    server = FakeServer(tus=False)
+    data = bytes(range(256))
+    file = upload_with(flavour, server, data, resumable_threshold=THRESHOLD)
+    assert file.sha256 == hashlib.sha256(data).hexdigest()
+    assert server.calls == [("OPTIONS", "/api/v1/uploads"), *MULTIPART_CALLS]
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_integrity_error_when_a_resumable_upload_hashes_differently(flavour: str) -> None:
+    server = FakeServer(sha256="0" * 64)  # the finished upload names a file with another SHA-256
+    data = (bytes(range(256)) * 2)[:THRESHOLD]
+    with pytest.raises(fileshare.IntegrityError) as caught:
+        upload_with(flavour, server, data, resumable_threshold=THRESHOLD, chunk_size=40)
+    assert caught.value.expected == "0" * 64 and caught.value.actual == hashlib.sha256(data).hexdigest()
+    assert server.calls == TUS_CALLS and bytes(server.received) == data  # it went through tus, and whole
+
+
 def test_resumable_true_needs_a_server_that_offers_it() -> None:
     handler, _ = sequence(httpx.Response(404, json={"success": False, "error": {"code": "not_found", "message": "x"}}))
     client, _ = make(handler)
