@@ -50,7 +50,7 @@ export class LimitExceededError extends FileshareError {}
 /** 404: no such file (or not this account's), no such upload, no file behind a link. */
 export class NotFoundError extends FileshareError {}
 
-/** Any other 4xx: the request was refused as it is; retrying it unchanged will not help. */
+/** Any other 4xx (and a 3xx: redirects are not followed): the request was refused as it is; retrying it unchanged will not help. */
 export class BadRequestError extends FileshareError {}
 
 /** 429: a request rate limit. `retryAfter` says how long to wait; `rateLimit` holds `RateLimit-*`. */
@@ -114,7 +114,13 @@ export function errorFromResponse(status: number, headers: Headers, bodyText: st
   const requestId = headers.get('x-request-id') ?? undefined
   const retryAfter = parseRetryAfter(headers.get('retry-after'))
   const init: FileshareErrorInit = { status, code, requestId, retryAfter }
-  const message = `${status}${code ? ` ${code}` : ''}: ${serverMessage ?? (bodyText.trim().slice(0, 200) || 'no message')}`
+  let detail = serverMessage ?? (bodyText.trim().slice(0, 200) || 'no message')
+  if (status >= 300 && status < 400) {
+    // Redirects are not followed (the key is never sent elsewhere): a 3xx is refused as sent.
+    const location = headers.get('location')
+    detail = `a redirect${location ? ` to ${location.slice(0, 200)}` : ''}, which is not followed: check baseUrl`
+  }
+  const message = `${status}${code ? ` ${code}` : ''}: ${detail}`
   if (status === 401) return new AuthenticationError(message, init)
   if (status === 403) {
     if (code === 'file_too_large' || code === 'daily_upload_limit_exceeded') return new LimitExceededError(message, init)

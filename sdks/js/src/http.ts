@@ -1,5 +1,5 @@
 // One HTTP exchange at a time: headers, the idle timeout, error mapping, and the retry loop.
-import { APIConnectionError, FileshareError, errorFromResponse } from './errors.js'
+import { APIConnectionError, BadRequestError, FileshareError, errorFromResponse } from './errors.js'
 import { abortReason, withRetries, type RetryPolicy } from './retry.js'
 import { canStreamRequestBodies, isNode, loadNodeIo } from './runtime.js'
 import { USER_AGENT } from './version.js'
@@ -134,12 +134,19 @@ export class Http {
         const io = await loadNodeIo()
         response = await io.sendStreamed(init.url, init.method, headers, init.body, watchdog.signal)
       } else {
-        const requestInit: RequestInit & { duplex?: 'half' } = { method: init.method, headers, signal: watchdog.signal }
+        // Redirects are never followed (as in the other SDKs): the key is not re-sent anywhere, and a
+        // 3xx surfaces as BadRequestError with its status (browsers answer an opaque redirect instead).
+        const requestInit: RequestInit & { duplex?: 'half' } = { method: init.method, headers, signal: watchdog.signal, redirect: 'manual' }
         if (init.body !== undefined) {
           requestInit.body = init.body as BodyInit
           if (init.body instanceof ReadableStream) requestInit.duplex = 'half'
         }
         response = await this.options.fetch(init.url, requestInit)
+        if (response.type === 'opaqueredirect') {
+          throw new BadRequestError('the server answered with a redirect, which is not followed: check baseUrl', {
+            requestId: response.headers.get('x-request-id') ?? undefined,
+          })
+        }
       }
       watchdog.touch()
       return { response, watchdog }

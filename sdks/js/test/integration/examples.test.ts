@@ -1,0 +1,60 @@
+// The examples run as users run them (`node examples/<name>.mjs`, configured by the environment),
+// against the suite's server. They import '@fileshare/sdk', which resolves to this package's dist/
+// (built by `pretest`) through package.json's "exports".
+import { execFile } from 'node:child_process'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import { server } from '../helpers/env.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const EXAMPLES = new URL('../../examples/', import.meta.url)
+
+// What each example must print (the Python SDK's examples, one for one).
+const EXPECTED: Record<string, RegExp[]> = {
+  'quickstart.mjs': [
+    /uploaded #\d+ hello\.txt \(40 bytes\)/,
+    /public link: http/,
+    /downloaded 40 bytes, SHA-256 [0-9a-f]{64}/,
+    /plan pro/,
+    /deleted #\d+/,
+  ],
+  'async-upload-many.mjs': [
+    /#\d+ note-0\.txt: http/,
+    /#\d+ note-2\.txt: http/,
+    /\d+ files in the account/,
+    /deleted 3 of 3 uploaded files/,
+  ],
+  'download-resume.mjs': [/: 3145728 bytes \(kept 1572864\), SHA-256 [0-9a-f]{64}/],
+  'error-handling.mjs': [/not found: not_found \(request id \S+\)/, /uploaded #\d+ hello\.txt/, /deleted #\d+/],
+  'resumable-upload.mjs': [/\[#{40}\] 100%/, /stored #\d+ \(20971520 bytes\), SHA-256 [0-9a-f]{64}/],
+}
+
+describe('examples', () => {
+  it('are the programs listed here, and README links each one', () => {
+    expect(readdirSync(EXAMPLES).sort()).toEqual(Object.keys(EXPECTED).sort())
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    for (const name of Object.keys(EXPECTED)) expect(readme).toContain(`](examples/${name})`)
+  })
+
+  it.each(Object.keys(EXPECTED))(
+    '%s runs against the server',
+    async (name) => {
+      expect(existsSync(new URL('../../dist/index.js', import.meta.url)), 'dist/ is built (npm run build)').toBe(true)
+      const info = server()
+      const key = info.keys.pro
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [fileURLToPath(new URL(name, EXAMPLES))], {
+        cwd: ROOT,
+        env: { ...process.env, FILESHARE_BASE_URL: info.base_url, FILESHARE_API_KEY: key },
+        timeout: 120_000,
+      }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+        throw new Error(`${name} failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`)
+      })
+      const output = stdout + stderr
+      for (const line of EXPECTED[name]!) expect(output, `${name} printed:\n${output}`).toMatch(line)
+      expect(output).not.toContain(key)
+    },
+    120_000,
+  )
+})
