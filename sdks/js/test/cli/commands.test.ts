@@ -1,14 +1,12 @@
 // Every command of the built `fshare`, run as a process against the launcher's server: human
 // output, --json shapes, --help everywhere, usage errors, several FILEs/IDs, and `get` resuming a
 // partial file. The key must show in no output.
-import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fshare, jsonLines, outputs } from '../helpers/cli.js'
-import { randomBytes, server, tempDir } from '../helpers/env.js'
+import { randomBytes, server, sha256Hex, tempDir } from '../helpers/env.js'
 
-const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex')
 const tmp = tempDir()
 const ESC = '\u001b'
 const COMMANDS = ['upload', 'ls', 'info', 'get', 'rm', 'stats']
@@ -105,10 +103,10 @@ describe.sequential('fshare', () => {
       expect(first).toMatchObject({
         ok: true,
         path: 'small.txt',
-        file: { filename: 'small.txt', size: small.length, sha256: sha256(small) },
+        file: { filename: 'small.txt', size: small.length, sha256: sha256Hex(small) },
       })
       expect(missing).toMatchObject({ ok: false, path: 'missing.txt', error: { type: 'Error', code: 'ENOENT', exit_code: 1 } })
-      expect(last).toMatchObject({ ok: true, path: 'data.bin', file: { size: data.length, sha256: sha256(data) } })
+      expect(last).toMatchObject({ ok: true, path: 'data.bin', file: { size: data.length, sha256: sha256Hex(data) } })
       expect(Object.keys(first!.file).sort()).toEqual(
         ['content_type', 'download_count', 'file_id', 'filename', 'public_link', 'sha256', 'size', 'upload_date'].sort(),
       )
@@ -123,7 +121,7 @@ describe.sequential('fshare', () => {
       const run = await fshare(['upload', '--resumable', '--json', 'data.bin'], { cwd: tmp.dir })
       expect(run.code).toBe(0)
       const [line] = jsonLines(run.stdout)
-      expect(line).toMatchObject({ ok: true, file: { size: data.length, sha256: sha256(data), filename: 'data.bin' } })
+      expect(line).toMatchObject({ ok: true, file: { size: data.length, sha256: sha256Hex(data), filename: 'data.bin' } })
       await fshare(['rm', String(line!.file.file_id)])
     })
   })
@@ -161,7 +159,7 @@ describe.sequential('fshare', () => {
       const [human, json] = await Promise.all([fshare(['info', String(dataId)]), fshare(['info', String(dataId), '--json'])])
       expect(human.code).toBe(0)
       expect(human.stdout).toMatch(/^id +\d+$/m)
-      expect(human.stdout).toMatch(new RegExp(`^sha256 +${sha256(data)}$`, 'm'))
+      expect(human.stdout).toMatch(new RegExp(`^sha256 +${sha256Hex(data)}$`, 'm'))
       expect(human.stdout).toMatch(/^size +2\.0 MiB \(2097155 bytes\)$/m)
       expect(JSON.parse(json.stdout)).toMatchObject({ file_id: dataId, filename: 'data.bin', size: data.length, public_link: dataLink })
     })
@@ -187,13 +185,13 @@ describe.sequential('fshare', () => {
         fshare(['get', String(smallId), '-o', '-']),
       ])
       expect(byId.code).toBe(0)
-      expect(byId.stdout).toBe(`saved data.bin (2.0 MiB, sha256 ${sha256(data)})\n`)
-      expect(sha256(readFileSync(tmp.file('by-id/data.bin')))).toBe(sha256(data))
+      expect(byId.stdout).toBe(`saved data.bin (2.0 MiB, sha256 ${sha256Hex(data)})\n`)
+      expect(sha256Hex(readFileSync(tmp.file('by-id/data.bin')))).toBe(sha256Hex(data))
       expect(byLink.code).toBe(0)
       expect(JSON.parse(byLink.stdout)).toEqual({
         path: 'link.bin',
         size: data.length,
-        sha256: sha256(data),
+        sha256: sha256Hex(data),
         resumed_from: 0,
         file_id: null,
       })
@@ -216,15 +214,15 @@ describe.sequential('fshare', () => {
       expect(JSON.parse(run.stdout)).toEqual({
         path: 'partial.bin',
         size: data.length,
-        sha256: sha256(data),
+        sha256: sha256Hex(data),
         resumed_from: 700_000,
         file_id: dataId,
       })
-      expect(sha256(readFileSync(tmp.file('partial.bin')))).toBe(sha256(data))
+      expect(sha256Hex(readFileSync(tmp.file('partial.bin')))).toBe(sha256Hex(data))
 
       writeFileSync(tmp.file('partial2.bin'), data.subarray(0, 1_000_000))
       const human = await fshare(['get', dataLink, '-o', 'partial2.bin'], { cwd: tmp.dir })
-      expect(human.stdout).toBe(`saved partial2.bin (2.0 MiB, resumed at 977 KiB, sha256 ${sha256(data)})\n`)
+      expect(human.stdout).toBe(`saved partial2.bin (2.0 MiB, resumed at 977 KiB, sha256 ${sha256Hex(data)})\n`)
       const again = await fshare(['get', String(dataId), '-o', 'partial2.bin'], { cwd: tmp.dir })
       expect(again.stdout).toContain('already complete')
     })
@@ -235,11 +233,11 @@ describe.sequential('fshare', () => {
       writeFileSync(tmp.file('wrong.bin'), wrong)
       const run = await fshare(['get', String(dataId), '-o', 'wrong.bin', '--json'], { cwd: tmp.dir })
       expect(run.code).toBe(11)
-      expect(JSON.parse(run.stdout)).toMatchObject({ error: { type: 'IntegrityError', exit_code: 11, expected: sha256(data) } })
+      expect(JSON.parse(run.stdout)).toMatchObject({ error: { type: 'IntegrityError', exit_code: 11, expected: sha256Hex(data) } })
       expect(run.stderr).toContain('--no-resume')
       const fresh = await fshare(['get', String(dataId), '-o', 'wrong.bin', '--no-resume', '--json'], { cwd: tmp.dir })
       expect(fresh.code).toBe(0)
-      expect(JSON.parse(fresh.stdout)).toMatchObject({ resumed_from: 0, sha256: sha256(data) })
+      expect(JSON.parse(fresh.stdout)).toMatchObject({ resumed_from: 0, sha256: sha256Hex(data) })
     })
 
     it('a missing output folder is a local error (exit 1)', async () => {

@@ -3,14 +3,12 @@
 // speed and ETA; in a pipe, plain lines without escape codes; with --json, none. And Ctrl-C in
 // the middle of a download: exit 130, the partial file stays, and the next `get` resumes it.
 import { spawn, spawnSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FileRecord } from '../../src/index.js'
 import { BIN, cliEnv, fshare, outputs, startThrottle, underTerminal, type Throttle } from '../helpers/cli.js'
-import { client, randomBytes, server, tempDir } from '../helpers/env.js'
+import { client, randomBytes, server, sha256Hex, tempDir } from '../helpers/env.js'
 
-const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex')
 const hasScript = spawnSync('script', ['--version']).status === 0
 const ESC = '\u001b'
 const MiB = 1024 * 1024
@@ -50,7 +48,7 @@ describe.skipIf(!hasScript)('on a terminal (script -qfec)', () => {
     expect(screen).toMatch(FRAME)
     expect(screen).toMatch(/tty\.bin \u2588{24} 100% {2}2\.0 MiB\/2\.0 MiB {2}[\d.]+ [KM]iB\/s {2}in [\d.]+s/)
     expect(screen).toMatch(/saved tty\.bin \(2\.0 MiB, sha256 [0-9a-f]{64}\)/)
-    expect(sha256(readFileSync(tmp.file('tty.bin')))).toBe(sha256(data))
+    expect(sha256Hex(readFileSync(tmp.file('tty.bin')))).toBe(sha256Hex(data))
   })
 
   it('upload draws one too', async () => {
@@ -64,7 +62,7 @@ describe.skipIf(!hasScript)('on a terminal (script -qfec)', () => {
     const run = await underTerminal(['get', slowLink, '-o', 'tty-json.bin', '--json'], { cwd: tmp.dir, account: 'none' })
     expect(run.code).toBe(0)
     expect(run.stdout).not.toContain(ESC)
-    expect(JSON.parse(run.stdout.trim())).toMatchObject({ path: 'tty-json.bin', size: data.length, sha256: sha256(data) })
+    expect(JSON.parse(run.stdout.trim())).toMatchObject({ path: 'tty-json.bin', size: data.length, sha256: sha256Hex(data) })
   })
 })
 
@@ -118,11 +116,11 @@ describe('Ctrl-C', () => {
     expect(JSON.parse(resumed.stdout)).toEqual({
       path: 'int.bin',
       size: data.length,
-      sha256: sha256(data),
+      sha256: sha256Hex(data),
       resumed_from: partial,
       file_id: null,
     })
-    expect(sha256(readFileSync(tmp.file('int.bin')))).toBe(sha256(data))
+    expect(sha256Hex(readFileSync(tmp.file('int.bin')))).toBe(sha256Hex(data))
   })
 })
 

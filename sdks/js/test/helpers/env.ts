@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -28,4 +29,9 @@ export function randomBytes(size: number, seed = 1): Uint8Array {
     bytes[i] = x & 0xff
   }
   return bytes
+}
+
+/** The SHA-256 of `data` in lower-case hex, as the API reports a file's. */
+export function sha256Hex(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex')
 }

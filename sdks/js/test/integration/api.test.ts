@@ -1,5 +1,4 @@
 // Every call against the real server (started by the shared launcher), and the error classes.
-import { createHash } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { Readable, Writable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -13,9 +12,8 @@ import {
   PermissionDeniedError,
   type FileRecord,
 } from '../../src/index.js'
-import { client, randomBytes, server, tempDir } from '../helpers/env.js'
+import { client, randomBytes, server, sha256Hex, tempDir } from '../helpers/env.js'
 
-const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex')
 const tmp = tempDir()
 afterAll(() => tmp.remove())
 
@@ -27,7 +25,7 @@ describe('files and stats with a pro key', () => {
     writeFileSync(tmp.file('from-path.bin'), data)
     const progress: [number, number | undefined][] = []
     const fromPath = await fs.files.upload(tmp.file('from-path.bin'), { onProgress: (s, t) => progress.push([s, t]) })
-    expect(fromPath).toMatchObject({ filename: 'from-path.bin', size: data.length, sha256: sha256(data), download_count: 0 })
+    expect(fromPath).toMatchObject({ filename: 'from-path.bin', size: data.length, sha256: sha256Hex(data), download_count: 0 })
     expect(fromPath.public_link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/download\//)
     expect(fromPath.uploaded_at).toBeInstanceOf(Date)
     expect(progress.at(-1)).toEqual([data.length, data.length])
@@ -39,11 +37,11 @@ describe('files and stats with a pro key', () => {
     const fromWebStream = await fs.files.upload(new Blob([data as Uint8Array<ArrayBuffer>]).stream(), { filename: 'web.bin' })
     const fromNodeStream = await fs.files.upload(Readable.from([Buffer.from(data)]), { filename: 'node.bin' })
     const empty = await fs.files.upload(new Uint8Array(0), { filename: 'empty.bin' })
-    expect(fromBytes.sha256).toBe(sha256(data))
-    expect(fromBlob).toMatchObject({ filename: 'blob.txt', content_type: 'text/plain', sha256: sha256(data) })
+    expect(fromBytes.sha256).toBe(sha256Hex(data))
+    expect(fromBlob).toMatchObject({ filename: 'blob.txt', content_type: 'text/plain', sha256: sha256Hex(data) })
     expect(fromFile).toMatchObject({ filename: 'résumé "1".txt', size: 6 })
-    expect(fromWebStream.sha256).toBe(sha256(data))
-    expect(fromNodeStream.sha256).toBe(sha256(data))
+    expect(fromWebStream.sha256).toBe(sha256Hex(data))
+    expect(fromNodeStream.sha256).toBe(sha256Hex(data))
     expect(empty.size).toBe(0)
   })
 
@@ -56,7 +54,7 @@ describe('files and stats with a pro key', () => {
       chunkSize: 1024 * 1024,
       onProgress: (s) => progress.push(s),
     })
-    expect(file).toMatchObject({ filename: 'tus.bin', size: data.length, sha256: sha256(data) })
+    expect(file).toMatchObject({ filename: 'tus.bin', size: data.length, sha256: sha256Hex(data) })
     expect(progress.at(-1)).toBe(data.length)
     const again = await fs.files.get(file.file_id)
     expect({ ...again }).toEqual({ ...file })
@@ -66,7 +64,7 @@ describe('files and stats with a pro key', () => {
       resumable: true,
       chunkSize: 1024 * 1024,
     })
-    expect(stream.sha256).toBe(sha256(data))
+    expect(stream.sha256).toBe(sha256Hex(data))
     const zero = await fs.files.upload(new Uint8Array(0), { filename: 'zero.bin', resumable: true })
     expect(zero.size).toBe(0)
   })
@@ -114,18 +112,18 @@ describe('files and stats with a pro key', () => {
     const file = await fs.files.upload(data, { filename: 'dl.bin' })
     const progress: number[] = []
     const result = await fs.download(file, tmp.file('dl.bin'), { onProgress: (n) => progress.push(n) })
-    expect(result).toEqual({ size: data.length, sha256: sha256(data), resumedFrom: 0 })
-    expect(sha256(readFileSync(tmp.file('dl.bin')))).toBe(sha256(data))
+    expect(result).toEqual({ size: data.length, sha256: sha256Hex(data), resumedFrom: 0 })
+    expect(sha256Hex(readFileSync(tmp.file('dl.bin')))).toBe(sha256Hex(data))
     expect(progress.at(-1)).toBe(data.length)
 
     const chunks: Buffer[] = []
     const sink = new Writable({ write: (chunk: Buffer, _enc, done) => void (chunks.push(chunk), done()) })
     await fs.download(file.public_link, sink)
-    expect(sha256(Buffer.concat(chunks))).toBe(sha256(data))
+    expect(sha256Hex(Buffer.concat(chunks))).toBe(sha256Hex(data))
 
     const webChunks: Uint8Array[] = []
     await fs.download(file, new WritableStream({ write: (chunk) => void webChunks.push(chunk) }))
-    expect(sha256(Buffer.concat(webChunks))).toBe(sha256(data))
+    expect(sha256Hex(Buffer.concat(webChunks))).toBe(sha256Hex(data))
     expect((await fs.files.get(file.file_id)).download_count).toBe(3)
 
     const empty = await fs.files.upload(new Uint8Array(0), { filename: 'e.bin' })

@@ -1,13 +1,11 @@
 // Resumes: a partial download continued with Range + If-Range and checked against the ETag, a
 // download cut mid-way, and a resumable upload whose connection drops in the middle of a chunk.
-import { createHash } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { APIConnectionError, Fileshare, IntegrityError, type FileRecord } from '../../src/index.js'
-import { client, randomBytes, server, tempDir } from '../helpers/env.js'
+import { client, randomBytes, server, sha256Hex, tempDir } from '../helpers/env.js'
 import { startCuttingProxy, type CuttingProxy } from '../helpers/proxy.js'
 
-const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex')
 const tmp = tempDir()
 let proxy: CuttingProxy
 beforeAll(async () => {
@@ -30,8 +28,8 @@ describe('download resume', () => {
     writeFileSync(tmp.file('partial.bin'), data.subarray(0, 1_000_000))
     const progress: number[] = []
     const result = await fs.download(file, tmp.file('partial.bin'), { onProgress: (n) => progress.push(n) })
-    expect(result).toEqual({ size: data.length, sha256: sha256(data), resumedFrom: 1_000_000 })
-    expect(sha256(readFileSync(tmp.file('partial.bin')))).toBe(sha256(data))
+    expect(result).toEqual({ size: data.length, sha256: sha256Hex(data), resumedFrom: 1_000_000 })
+    expect(sha256Hex(readFileSync(tmp.file('partial.bin')))).toBe(sha256Hex(data))
     expect(progress[0]).toBe(1_000_000)
     // A range that starts after byte 0 is not a download: the count proves a Range request was sent.
     expect((await fs.files.get(file.file_id)).download_count).toBe(0)
@@ -44,7 +42,7 @@ describe('download resume', () => {
     writeFileSync(tmp.file('fresh.bin'), data.subarray(0, 2_000_000))
     const fresh = await fs.download(file, tmp.file('fresh.bin'), { resume: false })
     expect(fresh.resumedFrom).toBe(0)
-    expect(sha256(readFileSync(tmp.file('fresh.bin')))).toBe(sha256(data))
+    expect(sha256Hex(readFileSync(tmp.file('fresh.bin')))).toBe(sha256Hex(data))
   })
 
   it('a destination that cannot be written fails with its own error at once, not as a lost connection', async () => {
@@ -59,7 +57,7 @@ describe('download resume', () => {
     writeFileSync(tmp.file('wrong.bin'), wrong)
     const error = await fs.download(file, tmp.file('wrong.bin')).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(IntegrityError)
-    expect(error).toMatchObject({ expected: sha256(data) })
+    expect(error).toMatchObject({ expected: sha256Hex(data) })
   })
 
   it('continues after the connection drops in the middle of the body', async () => {
@@ -72,7 +70,7 @@ describe('download resume', () => {
     )
     expect(proxy.cuts).toBe(cutsBefore + 1)
     expect(result.size).toBe(data.length)
-    expect(sha256(readFileSync(tmp.file('cut.bin')))).toBe(sha256(data))
+    expect(sha256Hex(readFileSync(tmp.file('cut.bin')))).toBe(sha256Hex(data))
   })
 })
 
@@ -87,7 +85,7 @@ describe('resumable upload resume', () => {
     const progress: number[] = []
     const file = await fs.files.upload(tmp.file('tus-cut.bin'), { resumable: true, onProgress: (n) => progress.push(n) })
     expect(proxy.cuts).toBeGreaterThanOrEqual(1)
-    expect(file).toMatchObject({ size: data.length, sha256: sha256(data), filename: 'tus-cut.bin' })
+    expect(file).toMatchObject({ size: data.length, sha256: sha256Hex(data), filename: 'tus-cut.bin' })
     // Resumed, not restarted: the first chunk went up once.
     const sent = proxy.upstreamBytes - startBytes
     expect(sent).toBeGreaterThan(40 * MiB + 4 * MiB) // the cut part of chunk 2 went twice

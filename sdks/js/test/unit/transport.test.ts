@@ -1,6 +1,5 @@
 // The transport against stand-in HTTP servers on 127.0.0.1 (the platform's own fetch and node:http):
 // redirects are not followed, and timeoutMs is an idle timeout, never a deadline for a transfer.
-import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -9,10 +8,9 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { APIConnectionError, BadRequestError, Fileshare } from '../../src/index.js'
 import { FILE } from '../helpers/fake-fetch.js'
-import { randomBytes } from '../helpers/env.js'
+import { randomBytes, sha256Hex } from '../helpers/env.js'
 
 const KEY = 'fsk_' + 't'.repeat(43)
-const sha256Hex = (data: Uint8Array) => createHash('sha256').update(data).digest('hex')
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface Seen {

@@ -4,10 +4,9 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { IntegrityError } from '../../src/index.js'
 import { FILE, fakeClient, json, type Recorded } from '../helpers/fake-fetch.js'
-import { randomBytes } from '../helpers/env.js'
+import { randomBytes, sha256Hex } from '../helpers/env.js'
 
 const UPLOAD = 'http://fake.test/api/v1/uploads/abc'
-const sha256Hex = (data: Uint8Array) => createHash('sha256').update(data).digest('hex')
 const sha256Base64 = (data: Uint8Array) => createHash('sha256').update(data).digest('base64')
 
 /**
