@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises'
 import type { Multipart } from '@fastify/multipart'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { InvalidRequestError } from '../../src/errors.js'
-import { endOrphanedPart, receiveFilePart } from '../../src/http/multipart-upload.js'
+import { endOrphanedPart, multipartBoundary, receiveFilePart, watchCloseDelimiter } from '../../src/http/multipart-upload.js'
 
 /** A stand-in for the raw request: only its 'close' and `destroyed` matter here. */
 function fakeRequest() {
@@ -83,9 +83,53 @@ describe('receiveFilePart: a file part the parser destroys', () => {
       return stored
     }
     const discard = vi.fn(async () => {})
-    const received = receiveFilePart(request, parts(), stage, discard)
+    const received = receiveFilePart(request, parts(), stage, discard, () => true)
     await expect(received).rejects.toBeInstanceOf(InvalidRequestError)
     await expect(stored).rejects.toThrow()
     expect(discard).not.toHaveBeenCalled() // nothing was staged
   }, 5_000)
+})
+
+describe('multipartBoundary', () => {
+  it('reads the boundary, unquoted, and refuses what RFC 2046 does not allow', () => {
+    expect(multipartBoundary('multipart/form-data; boundary=abc')).toBe('abc')
+    expect(multipartBoundary('multipart/form-data; BOUNDARY="a b:c"; charset=x')).toBe('a b:c')
+    expect(multipartBoundary('multipart/form-data; boundary=')).toBeUndefined()
+    expect(multipartBoundary('multipart/form-data; boundary=""')).toBeUndefined()
+    expect(multipartBoundary(`multipart/form-data; boundary=${'b'.repeat(71)}`)).toBeUndefined()
+    expect(multipartBoundary('multipart/form-data; boundary="ends in space "')).toBeUndefined()
+    expect(multipartBoundary(undefined)).toBeUndefined()
+  })
+})
+
+describe('watchCloseDelimiter', () => {
+  /** Streams `chunks` through a watched body and tells whether the close delimiter of boundary A arrived. */
+  async function arrives(chunks: string[]): Promise<boolean> {
+    const body = new PassThrough()
+    const arrived = watchCloseDelimiter(body, 'A')
+    for (const chunk of chunks) body.write(Buffer.from(chunk, 'latin1'))
+    body.end()
+    await new Promise((resolve) => body.once('end', resolve))
+    return arrived()
+  }
+  const whole = '--A\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nbytes\r\n--A--\r\nepilogue'
+
+  it('sees the delimiter wherever the chunks split it, even one byte at a time', async () => {
+    for (let cut = 1; cut < whole.length; cut++) {
+      expect(await arrives([whole.slice(0, cut), whole.slice(cut)]), `split at ${cut}`).toBe(true)
+    }
+    expect(await arrives([...whole])).toBe(true)
+  })
+  it('takes a body that opens with it (an empty form)', async () => {
+    expect(await arrives(['--A--'])).toBe(true)
+    expect(await arrives(['-', '-A', '--\r\n'])).toBe(true)
+  })
+  it('does not take a body that stops before it, or a lookalike', async () => {
+    const cut = whole.indexOf('--A--') + 4 // "--A-"
+    expect(await arrives([whole.slice(0, cut)])).toBe(false)
+    expect(await arrives([whole.slice(0, whole.indexOf('--A--'))])).toBe(false) // the part's delimiter only
+    expect(await arrives(['--A\r\n\r\nx--A--'])).toBe(false) // not after a line break
+    expect(await arrives(['--A\r\n\r\n\r\n--B--'])).toBe(false) // another boundary
+    expect(await arrives(['--A\r\n\r\n\r\n--a--'])).toBe(false) // boundaries are case-sensitive
+  })
 })

@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { FileTooLargeError, InvalidRequestError, MissingFileError } from '../../errors.js'
 import { integerParameters } from '../integer-parameters.js'
-import { hasValidBoundary, MULTIPART_FRAMING_ALLOWANCE, receiveFilePart } from '../multipart-upload.js'
+import { MULTIPART_FRAMING_ALLOWANCE, multipartBoundary, receiveFilePart, watchCloseDelimiter } from '../multipart-upload.js'
 import { presentFile } from '../present-file.js'
 import { continueIfExpected } from '../refused-body.js'
 import {
@@ -50,7 +50,8 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       if (!request.isMultipart()) throw new MissingFileError()
-      if (!hasValidBoundary(request.headers['content-type'])) {
+      const boundary = multipartBoundary(request.headers['content-type'])
+      if (boundary === undefined) {
         throw new InvalidRequestError('The multipart boundary is missing or invalid: 1 to 70 characters (RFC 2046).')
       }
       const { principal } = request
@@ -62,11 +63,15 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
       continueIfExpected(request.raw, reply.raw)
 
       const { files } = app.services
+      // Both start listening before the body flows, which is a tick after request.parts() pipes it.
+      const parts = request.parts()
+      const closeDelimiterArrived = watchCloseDelimiter(request.raw, boundary)
       const staged = await receiveFilePart(
         request.raw,
-        request.parts(),
+        parts,
         (source, filename) => files.stage(owner, source, filename),
         (upload) => files.discard(upload),
+        closeDelimiterArrived,
       )
       const file = presentFile(await app.services.files.commit(staged), app.config.linkBaseUrl)
       return reply
