@@ -62,9 +62,23 @@ export function integerHeader(request: FastifyRequest, name: string): number | u
   return raw === undefined ? undefined : parseInteger(name, raw.trim(), 0, Number.MAX_SAFE_INTEGER)
 }
 
+/** Plain digits of a number too large to hold exactly (past 2^53 − 1). */
+const BEYOND_SAFE_INTEGER = /^[1-9][0-9]{15,}$/
+
+/**
+ * Upload-Length, or undefined when absent. Plain digits past 2^53 − 1 are still a length, one
+ * above any max_file_size: Infinity, which the service refuses with 413 file_too_large as it does
+ * every length above the limit, before storing anything.
+ */
+export function uploadLengthHeader(request: FastifyRequest): number | undefined {
+  const raw = header(request, 'upload-length')?.trim()
+  if (raw !== undefined && BEYOND_SAFE_INTEGER.test(raw) && !Number.isSafeInteger(Number(raw))) return Number.POSITIVE_INFINITY
+  return integerHeader(request, 'Upload-Length')
+}
+
 /** Upload-Length or Upload-Defer-Length: 1 on creation; exactly one of them. */
 export function creationLength(request: FastifyRequest): number | undefined {
-  const length = integerHeader(request, 'Upload-Length')
+  const length = uploadLengthHeader(request)
   const deferred = header(request, 'upload-defer-length')
   if (deferred !== undefined && deferred.trim() !== '1') throw new InvalidRequestError('Upload-Defer-Length must be 1.')
   if ((length === undefined) === (deferred === undefined)) {

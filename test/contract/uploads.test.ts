@@ -538,6 +538,11 @@ describe('resumable uploads (tus 1.0.0)', () => {
       const c = await client()
       await t.app.services.accounts.setLimits(c.accountId, { max_file_size: 1000 })
       await expectRefused(await createUpload(c, { length: 1001 }), 413, 'file_too_large')
+      // Digits past 2^53 − 1 are a length too, above any limit; a value that is no number stays 400.
+      for (const huge of ['9007199254740992', '99999999999999999999999999']) {
+        await expectRefused(await createUpload(c, { headers: { 'upload-length': huge } }), 413, 'file_too_large')
+      }
+      await expectRefused(await createUpload(c, { headers: { 'upload-length': '1e30' } }), 400, 'invalid_parameter')
       expect(await uploadsToday(c)).toBe(0)
       expect((await createUpload(c, { length: 1000 })).status).toBe(201)
     })
@@ -559,6 +564,14 @@ describe('resumable uploads (tus 1.0.0)', () => {
       const declared = await newUpload(c, { defer: true })
       await expectRefused(await patch(c, declared, 0, randomBytes(10), { 'upload-length': '1001' }), 413, 'file_too_large')
       expect((await head(c, declared)).status).toBe(404)
+      expect(await uploadsToday(c)).toBe(0)
+      const declaredHuge = await newUpload(c, { defer: true })
+      await expectRefused(
+        await patch(c, declaredHuge, 0, randomBytes(10), { 'upload-length': '18446744073709551616' }),
+        413,
+        'file_too_large',
+      )
+      expect((await head(c, declaredHuge)).status).toBe(404)
       expect(await uploadsToday(c)).toBe(0)
 
       // A body without a length, streamed until it passes the limit.

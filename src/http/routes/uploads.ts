@@ -17,6 +17,7 @@ import {
   OFFSET_OCTET_STREAM,
   parseChecksum,
   parseMetadata,
+  uploadLengthHeader,
 } from '../tus-headers.js'
 
 declare module 'fastify' {
@@ -249,7 +250,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
       if (!isOffsetStream(header(request, 'content-type'))) throw new UnsupportedMediaTypeError()
       const offset = integerHeader(request, 'Upload-Offset')
       if (offset === undefined) throw new InvalidRequestError('A PATCH needs Upload-Offset.')
-      const length = integerHeader(request, 'Upload-Length')
+      const length = uploadLengthHeader(request)
       const { upload, received, declared } = await uploads.append(owner(request.principal), id, {
         offset,
         length,
