@@ -10,11 +10,13 @@ import path from 'node:path'
 import { Fileshare, IntegrityError } from '@fileshare/sdk'
 
 const fileshare = new Fileshare()
+const [givenLink, givenDestination] = process.argv.slice(2)
 let link
 let destination
 let uploaded
-if (process.argv.length === 4) {
-  ;[link, destination] = process.argv.slice(2)
+if (givenLink && givenDestination) {
+  link = givenLink
+  destination = givenDestination
 } else {
   const data = randomBytes(3 * 1024 * 1024)
   uploaded = await fileshare.files.upload(data, { filename: 'resume-me.bin' })

@@ -14,6 +14,10 @@ if (!source) {
   truncateSync(source, 20 * 1024 * 1024)
 }
 
+/**
+ * @param {number} sent
+ * @param {number | undefined} total
+ */
 function bar(sent, total) {
   if (total)
     process.stdout.write(

@@ -33,7 +33,11 @@ const EXPECTED: Record<string, RegExp[]> = {
 
 describe('examples', () => {
   it('are the programs listed here, and README links each one', () => {
-    expect(readdirSync(EXAMPLES).sort()).toEqual(Object.keys(EXPECTED).sort())
+    expect(
+      readdirSync(EXAMPLES)
+        .filter((name) => name.endsWith('.mjs'))
+        .sort(),
+    ).toEqual(Object.keys(EXPECTED).sort())
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
     for (const name of Object.keys(EXPECTED)) expect(readme).toContain(`](examples/${name})`)
   })
