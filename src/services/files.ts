@@ -44,8 +44,8 @@ export class FileService {
    * given back and nothing is stored. The file becomes visible only through commit().
    */
   async stage(owner: Owner, source: Readable, clientFilename: string | undefined, now = this.now()): Promise<StagedUpload> {
-    const day = utcDay(now)
-    if (!(await this.accounts.reserveUpload(owner.accountId, day, owner.limits.dailyUploads))) {
+    const day = await this.accounts.reserveUpload(owner.accountId, utcDay(now), owner.limits.dailyUploads)
+    if (day === undefined) {
       source.resume()
       throw new DailyUploadLimitExceededError(owner.limits.dailyUploads)
     }

@@ -136,10 +136,8 @@ export class ResumableUploadService {
     const maxFileSize = owner.limits.maxFileSize
     if (input.length !== undefined && input.length > maxFileSize) throw new FileTooLargeError(maxFileSize)
     const now = this.now()
-    const day = utcDay(now)
-    if (!(await this.accounts.reserveUpload(owner.accountId, day, owner.limits.dailyUploads))) {
-      throw new DailyUploadLimitExceededError(owner.limits.dailyUploads)
-    }
+    const day = await this.accounts.reserveUpload(owner.accountId, utcDay(now), owner.limits.dailyUploads)
+    if (day === undefined) throw new DailyUploadLimitExceededError(owner.limits.dailyUploads)
     let created: { key: string; state: string } | undefined
     let row: UploadRow
     try {

@@ -235,7 +235,7 @@ for (const dialect of DIALECTS) {
           const granted = await Promise.all(Array.from({ length: 20 }, () => accounts.reserveUpload(id, DAY_1, 7)))
           expect(granted.filter(Boolean)).toHaveLength(7)
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_1, uploads_today: 7 })
-          expect(await accounts.reserveUpload(id, DAY_1, 7)).toBe(false)
+          expect(await accounts.reserveUpload(id, DAY_1, 7)).toBeUndefined()
         })
 
         it('concurrent reservations and releases never pass the limit and end at the exact count', async () => {
@@ -248,7 +248,7 @@ for (const dialect of DIALECTS) {
             accounts.releaseUpload(id, DAY_1).then(() => 'released'),
             accounts.releaseUpload(id, DAY_1).then(() => 'released'),
           ])
-          const granted = outcomes.filter((outcome) => outcome === true).length
+          const granted = outcomes.filter((outcome) => outcome === DAY_1).length
           expect(granted).toBeGreaterThanOrEqual(3)
           expect(granted).toBeLessThanOrEqual(5)
           // 2 held + the granted ones - the 2 released: no reservation or release was lost.
@@ -257,10 +257,24 @@ for (const dialect of DIALECTS) {
 
         it('a new UTC day starts from zero', async () => {
           const { id } = await newAccount()
-          for (let i = 0; i < 3; i++) expect(await accounts.reserveUpload(id, DAY_1, 3)).toBe(true)
-          expect(await accounts.reserveUpload(id, DAY_1, 3)).toBe(false)
-          expect(await accounts.reserveUpload(id, DAY_2, 3)).toBe(true)
+          for (let i = 0; i < 3; i++) expect(await accounts.reserveUpload(id, DAY_1, 3)).toBe(DAY_1)
+          expect(await accounts.reserveUpload(id, DAY_1, 3)).toBeUndefined()
+          expect(await accounts.reserveUpload(id, DAY_2, 3)).toBe(DAY_2)
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_2, uploads_today: 1 })
+        })
+
+        it('a day never goes back: a reservation dated before the current day counts on the current day', async () => {
+          // Two instances either side of midnight (or one that read the clock just before it) take
+          // turns: the count must not restart at each turn, or the limit would never be reached.
+          const { id } = await newAccount()
+          expect(await accounts.reserveUpload(id, DAY_2, 2)).toBe(DAY_2)
+          expect(await accounts.reserveUpload(id, DAY_1, 2)).toBe(DAY_2)
+          expect(await accounts.reserveUpload(id, DAY_2, 2)).toBeUndefined()
+          expect(await accounts.reserveUpload(id, DAY_1, 2)).toBeUndefined()
+          expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_2, uploads_today: 2 })
+          // The slot handed out belongs to the current day, so giving it back gives back a slot today.
+          await accounts.releaseUpload(id, DAY_2)
+          expect(await accounts.reserveUpload(id, DAY_1, 2)).toBe(DAY_2)
         })
 
         it('releasing a slot of a past day leaves today alone; releasing today gives one back, never below zero', async () => {
@@ -279,15 +293,15 @@ for (const dialect of DIALECTS) {
 
         it('a limit of 0 refuses every upload, on any day', async () => {
           const { id } = await newAccount()
-          expect(await accounts.reserveUpload(id, DAY_1, 0)).toBe(false)
-          expect(await accounts.reserveUpload(id, DAY_2, 0)).toBe(false)
+          expect(await accounts.reserveUpload(id, DAY_1, 0)).toBeUndefined()
+          expect(await accounts.reserveUpload(id, DAY_2, 0)).toBeUndefined()
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: '', uploads_today: 0 })
         })
 
         it('slots are counted per account', async () => {
           const [first, second] = [await newAccount(), await newAccount()]
           await Promise.all(Array.from({ length: 4 }, () => accounts.reserveUpload(first.id, DAY_1, 2)))
-          expect(await accounts.reserveUpload(second.id, DAY_1, 2)).toBe(true)
+          expect(await accounts.reserveUpload(second.id, DAY_1, 2)).toBe(DAY_1)
           expect((await accounts.findById(first.id))!.uploads_today).toBe(2)
           expect((await accounts.findById(second.id))!.uploads_today).toBe(1)
         })

@@ -33,20 +33,24 @@ export class AccountsRepository {
 
   /**
    * Takes one of the day's upload slots in a single conditional UPDATE, so that concurrent
-   * uploads (from any number of server processes) never pass the limit.
+   * uploads (from any number of server processes) never pass the limit. Returns the day the slot
+   * counts on, undefined when none is left. A day never goes back: a request dated before the
+   * account's current day (an instance whose clock is behind, or one that read the clock just
+   * before midnight) counts on the current day instead of restarting the count on its own.
    */
-  async reserveUpload(id: number, day: string, limit: number): Promise<boolean> {
-    const result = await this.db
+  async reserveUpload(id: number, day: string, limit: number): Promise<string | undefined> {
+    const row = await this.db
       .updateTable('accounts')
       .set({
-        uploads_today: sql`case when uploads_day = ${day} then uploads_today + 1 else 1 end`,
-        uploads_day: day,
+        uploads_today: sql`case when uploads_day < ${day} then 1 else uploads_today + 1 end`,
+        uploads_day: sql`case when uploads_day < ${day} then ${day} else uploads_day end`,
       })
       .where('id', '=', id)
-      .where((eb) => eb.or([eb('uploads_day', '<>', day), eb('uploads_today', '<', limit)]))
+      .where((eb) => eb.or([eb('uploads_day', '<', day), eb('uploads_today', '<', limit)]))
       .where(sql<boolean>`${limit} > 0`)
+      .returning('uploads_day')
       .executeTakeFirst()
-    return result.numUpdatedRows > 0n
+    return row?.uploads_day
   }
 
   /** Gives back a slot taken by an upload that failed; a slot of a past day is left alone. */
