@@ -70,7 +70,13 @@ export async function openBackends(config: Config, options: OpenBackendsOptions 
     if (config.redisUrl && (options.sharedLimits ?? true)) {
       // Loaded only here: the embedded stack never needs it, and it costs every start about 0.15 s.
       const { Redis } = await import('ioredis')
-      const client = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+      const client = new Redis(config.redisUrl, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        lazyConnect: true,
+        // A Redis that stalls (rather than refuses) fails the command, hence the request with 503.
+        commandTimeout: config.backendTimeoutMs,
+      })
       closers.push(() => client.disconnect())
       client.on('error', options.onRedisError ?? (() => {}))
       await client.connect()

@@ -61,6 +61,8 @@ export const EnvSchema = Type.Object({
   FILESHARE_HEADERS_TIMEOUT_MS: Integer({ default: 30_000, minimum: 1 }),
   FILESHARE_IDLE_TIMEOUT_MS: Integer({ default: 60_000, minimum: 1 }),
   FILESHARE_SHUTDOWN_TIMEOUT_MS: Integer({ default: 30_000, minimum: 0 }),
+  // How long a request waits for PostgreSQL or Redis to answer before it gets 503.
+  FILESHARE_BACKEND_TIMEOUT_MS: Integer({ default: 5_000, minimum: 100, maximum: 600_000 }),
   // Garbage collection: how often the server sweeps (0: never; at most what a Node timer holds, about
   // 24.8 days), and how old leftovers must be: an upload stores its bytes before its row commits.
   FILESHARE_GC_INTERVAL_MS: Integer({ default: 3_600_000, minimum: 0, maximum: 2_147_483_647 }),
@@ -263,6 +265,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     headersTimeoutMs: valid.FILESHARE_HEADERS_TIMEOUT_MS,
     idleTimeoutMs: valid.FILESHARE_IDLE_TIMEOUT_MS,
     shutdownTimeoutMs: valid.FILESHARE_SHUTDOWN_TIMEOUT_MS,
+    backendTimeoutMs: valid.FILESHARE_BACKEND_TIMEOUT_MS,
     gcIntervalMs: valid.FILESHARE_GC_INTERVAL_MS,
     gcGraceMs: valid.FILESHARE_GC_GRACE_MS,
     uploadExpiryMs: valid.FILESHARE_UPLOAD_EXPIRY_MS,

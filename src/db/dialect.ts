@@ -60,12 +60,19 @@ function loadPg(): typeof PG {
  * Opens a PostgreSQL pool. `searchPath` confines the service to one schema (tests use a fresh
  * schema each, so that they can run side by side in one database).
  */
-export function openPostgres(connectionString: string, options: { searchPath?: string; maxConnections?: number } = {}): DatabaseHandle {
+export function openPostgres(
+  connectionString: string,
+  options: { searchPath?: string; maxConnections?: number; queryTimeoutMs?: number } = {},
+): DatabaseHandle {
   const pool = new (loadPg().Pool)({
     connectionString,
     max: options.maxConnections ?? 10,
-    // A database that does not answer fails the request (503) instead of queueing it forever.
-    connectionTimeoutMillis: 5_000,
+    // A database that does not answer fails the request (503) instead of queueing it forever: no
+    // connection, or no answer to a query on a connection that stalled, within queryTimeoutMs (a
+    // refused connection fails at once). Keepalive lets the kernel find a dead peer.
+    connectionTimeoutMillis: options.queryTimeoutMs ?? 5_000,
+    ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
+    keepAlive: true,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   })
   // A client that loses its server must not crash the process, idle (the pool's 'error') or checked

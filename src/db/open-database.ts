@@ -2,11 +2,21 @@ import type { Config } from '../config.js'
 import { openPostgres, openSqlite, type DatabaseHandle } from './dialect.js'
 import { migrateToLatest } from './migrate.js'
 
+/** Without backendTimeoutMs, queries on PostgreSQL wait as long as the database takes. */
+type DatabaseConfig = Pick<Config, 'sqlitePath' | 'databaseUrl' | 'databaseSchema'> & Partial<Pick<Config, 'backendTimeoutMs'>>
+
 /** Opens the configured database and brings its schema up to date. */
-export async function openDatabase(config: Pick<Config, 'sqlitePath' | 'databaseUrl' | 'databaseSchema'>): Promise<DatabaseHandle> {
-  const handle = config.databaseUrl
-    ? openPostgres(config.databaseUrl, { searchPath: config.databaseSchema })
-    : openSqlite(config.sqlitePath)
+export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
+  if (!config.databaseUrl) return migrated(openSqlite(config.sqlitePath))
+  const searchPath = config.databaseSchema
+  // A migration may take longer than a request should wait (an index built on a large table): it
+  // runs on a pool of its own, without the query timeout the service's pool has.
+  const migrating = await migrated(openPostgres(config.databaseUrl, { searchPath }))
+  await migrating.db.destroy()
+  return openPostgres(config.databaseUrl, { searchPath, ...(config.backendTimeoutMs ? { queryTimeoutMs: config.backendTimeoutMs } : {}) })
+}
+
+async function migrated(handle: DatabaseHandle): Promise<DatabaseHandle> {
   try {
     await migrateToLatest(handle)
   } catch (error) {

@@ -5,7 +5,8 @@ import { isConnectionError } from '../lib/network-errors.js'
 /** PostgreSQL states that mean the server cannot serve now: connection exceptions, shutdown, overload. */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/
 /** node-postgres raises these (without a state) when a connection dies or cannot be made. */
-const UNAVAILABLE_MESSAGES = /Connection terminated|connection error|timeout exceeded when trying to connect|not queryable/i
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|connection error|timeout exceeded when trying to connect|not queryable|Query read timeout/i
 
 /** Whether a database error means "the database is unreachable right now", not "this query is wrong". */
 export function isDatabaseUnavailable(error: unknown): boolean {

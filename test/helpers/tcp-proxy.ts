@@ -10,6 +10,13 @@ export interface TcpProxy {
   cut(): Promise<void>
   /** Listens again on the same port. */
   restore(): Promise<void>
+  /**
+   * Holds every byte in both directions, on open connections and new ones, without closing
+   * anything: a backend that stalls (a hung server, a network that drops packets) rather than refuses.
+   */
+  freeze(): void
+  /** Lets the held bytes through again. */
+  thaw(): void
   close(): Promise<void>
   /** Bytes the clients have sent towards the backend so far, over every connection (to cut one midway). */
   readonly bytesFromClients: number
@@ -18,6 +25,7 @@ export interface TcpProxy {
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>()
   let bytesFromClients = 0
+  let frozen = false
   const track = (socket: net.Socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
@@ -31,6 +39,8 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     upstream.on('close', () => client.destroy())
     client.on('data', (chunk: Buffer) => (bytesFromClients += chunk.length))
     client.pipe(upstream).pipe(client)
+    // After pipe(), which resumes its source.
+    if (frozen) for (const socket of [client, upstream]) socket.pause()
   })
   const listen = (port: number) =>
     new Promise<void>((resolve, reject) => {
@@ -52,6 +62,15 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     port,
     cut,
     restore: () => listen(port),
+    // A paused socket is read no further: what the other side sends waits in the kernel's buffers.
+    freeze: () => {
+      frozen = true
+      for (const socket of sockets) socket.pause()
+    },
+    thaw: () => {
+      frozen = false
+      for (const socket of sockets) socket.resume()
+    },
     close: cut,
     get bytesFromClients() {
       return bytesFromClients

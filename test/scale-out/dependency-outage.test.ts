@@ -26,6 +26,7 @@ if (!postgresReachable || !redisReachable)
   console.warn('SKIPPING test/scale-out/dependency-outage.test.ts: PostgreSQL or Redis does not answer.')
 
 type Dependency = 'database' | 'storage' | 'redis'
+const BACKEND_TIMEOUT_MS = 1_000
 
 /**
  * Each dependency of the scale-out stack sits behind a TCP proxy that the test cuts: requests that
@@ -60,6 +61,8 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a dependency 
       FILESHARE_DATA_DIR: await makeTempDir(),
       FILESHARE_LOG_LEVEL: 'silent',
       FILESHARE_CACHE_TTL_MS: '0',
+      // A stalled dependency answers 503 after this long.
+      FILESHARE_BACKEND_TIMEOUT_MS: String(BACKEND_TIMEOUT_MS),
       // Every dependency through a proxy that the test can cut.
       ...scaleOutEnv({
         schema,
@@ -160,6 +163,39 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a dependency 
     await expectUnavailable(await listFiles())
     await expectUnavailable(await download())
     await proxies.redis.restore()
+    await expectWorking()
+  })
+
+  it('a database that stalls instead of refusing: requests that need it answer 503 within the backend timeout, and the service recovers', async () => {
+    const objectsBefore = await storedObjectCount()
+    proxies.database.freeze()
+    try {
+      await expectNotReady('database')
+      for (const request of [listFiles, upload, download]) {
+        const started = Date.now()
+        await expectUnavailable(await request())
+        // A query on a pooled connection, or a new connection, each waits at most the timeout.
+        expect(Date.now() - started).toBeLessThan(3 * BACKEND_TIMEOUT_MS)
+      }
+    } finally {
+      proxies.database.thaw()
+    }
+    await expectWorking()
+    expect(await storedObjectCount()).toBe(objectsBefore)
+  })
+
+  it('a Redis that stalls instead of refusing: requests that need a rate limit answer 503 within the backend timeout, and the service recovers', async () => {
+    proxies.redis.freeze()
+    try {
+      await expectNotReady('redis')
+      for (const request of [listFiles, download]) {
+        const started = Date.now()
+        await expectUnavailable(await request())
+        expect(Date.now() - started).toBeLessThan(3 * BACKEND_TIMEOUT_MS)
+      }
+    } finally {
+      proxies.redis.thaw()
+    }
     await expectWorking()
   })
 
