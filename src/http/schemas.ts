@@ -100,7 +100,9 @@ export const Stats = Type.Object(
     total_files: Type.Integer(),
     total_size: Type.Integer({ description: 'Bytes.' }),
     total_downloads: Type.Integer({ description: 'Sum of download_count over the current files.' }),
-    uploads_today: Type.Integer({ description: 'Successful uploads since 00:00 UTC.' }),
+    uploads_today: Type.Integer({
+      description: 'Daily upload slots used since 00:00 UTC: successful uploads, plus resumable uploads still open.',
+    }),
   },
   { title: 'Stats' },
 )

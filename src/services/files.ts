@@ -16,10 +16,9 @@ export interface Owner {
   limits: Pick<AccountLimits, 'maxFileSize' | 'dailyUploads'>
 }
 
-/** An upload whose bytes are stored and whose daily slot is taken, but that no one can see yet. */
+/** An upload whose bytes are stored, but that no one can see yet, and that holds no daily slot. */
 export interface StagedUpload {
   owner: Owner
-  day: string
   blob: StoredBlob
   filename: string
 }
@@ -40,38 +39,44 @@ export class FileService {
   ) {}
 
   /**
-   * Takes a daily upload slot, then streams the bytes to storage. On any failure the slot is
-   * given back and nothing is stored. The file becomes visible only through commit().
+   * Streams the bytes to storage, once it is clear that a daily upload slot is left (none is
+   * taken yet: commit() takes it with the file's row). On any failure nothing is stored. The
+   * file becomes visible only through commit().
    */
   async stage(owner: Owner, source: Readable, clientFilename: string | undefined, now = this.now()): Promise<StagedUpload> {
-    const day = await this.accounts.reserveUpload(owner.accountId, utcDay(now), owner.limits.dailyUploads)
-    if (day === undefined) {
+    if (!(await this.accounts.hasUploadSlot(owner.accountId, utcDay(now), owner.limits.dailyUploads))) {
       source.resume()
       throw new DailyUploadLimitExceededError(owner.limits.dailyUploads)
     }
-    try {
-      const blob = await this.store.put(source, { maxBytes: owner.limits.maxFileSize })
-      return { owner, day, blob, filename: sanitizeFilename(clientFilename) }
-    } catch (error) {
-      await this.accounts.releaseUpload(owner.accountId, day)
-      throw error
-    }
+    const blob = await this.store.put(source, { maxBytes: owner.limits.maxFileSize })
+    return { owner, blob, filename: sanitizeFilename(clientFilename) }
   }
 
-  /** Records the staged upload: from here on it is listed and its link works. */
+  /**
+   * Records the staged upload, taking a daily upload slot in the same transaction: from here on it
+   * is listed and its link works. When uploads race for the last slot, the first to be recorded
+   * takes it; the others are refused here and keep nothing.
+   */
   async commit(staged: StagedUpload, now = this.now()): Promise<FileRow> {
+    const { dailyUploads } = staged.owner.limits
     let file: FileRow
     try {
-      file = await this.files.insert({
-        account_id: staged.owner.accountId,
-        token: randomToken(24),
-        filename: staged.filename,
-        size: staged.blob.size,
-        content_type: mime.lookup(staged.filename) || 'application/octet-stream',
-        sha256: staged.blob.sha256,
-        storage_key: staged.blob.key,
-        created_at: now,
-      })
+      const inserted = await this.files.insertTakingUploadSlot(
+        {
+          account_id: staged.owner.accountId,
+          token: randomToken(24),
+          filename: staged.filename,
+          size: staged.blob.size,
+          content_type: mime.lookup(staged.filename) || 'application/octet-stream',
+          sha256: staged.blob.sha256,
+          storage_key: staged.blob.key,
+          created_at: now,
+        },
+        utcDay(now),
+        dailyUploads,
+      )
+      if (!inserted) throw new DailyUploadLimitExceededError(dailyUploads)
+      file = inserted
     } catch (error) {
       await this.discard(staged)
       throw error
@@ -81,12 +86,9 @@ export class FileService {
     return file
   }
 
-  /** Drops a staged upload: its bytes go and its daily slot comes back. */
+  /** Drops a staged upload: its bytes go (it holds no slot). */
   async discard(staged: StagedUpload): Promise<void> {
-    await Promise.all([
-      this.store.delete(staged.blob.key).catch(this.onBackgroundError),
-      this.accounts.releaseUpload(staged.owner.accountId, staged.day),
-    ])
+    await this.store.delete(staged.blob.key).catch(this.onBackgroundError)
   }
 
   async list(accountId: number, page: number, limit: number): Promise<FilePage> {

@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import http from 'node:http'
 import net from 'node:net'
 import { Readable } from 'node:stream'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { bearer, fileForm, startTestApp, type TestApp } from '../helpers/test-app.js'
 import { sha256Hex } from '../../src/lib/sha256-hex.js'
 
@@ -94,6 +94,15 @@ describe('POST /api/v1/files/upload', () => {
   const storedBlobs = async () => (await t.storedBlobs()).filter((key) => !blobsBefore.has(key))
   const tmpFiles = async () => (await t.unfinishedWrites()).filter((write) => !unfinishedBefore.has(write))
   const uploadsToday = async () => (await t.app.services.accounts.stats(accountId)).uploadsToday
+  /** Resolves once the server has begun storing an upload's bytes (the store's put was called), on either stack. */
+  const storing = async () => {
+    const put = vi.spyOn(t.app.blobStore, 'put')
+    try {
+      expect(await settlesTo(async () => put.mock.calls.length > 0, true)).toBe(true)
+    } finally {
+      put.mockRestore()
+    }
+  }
   async function listedTotal(): Promise<number> {
     const response = await fetch(`${t.api}/files`, { headers: bearer(apiKey) })
     return ((await response.json()) as { pagination: { total: number } }).pagination.total
@@ -438,6 +447,57 @@ describe('POST /api/v1/files/upload', () => {
       expect(await settlesTo(tmpFiles, [])).toEqual([])
       expect(await uploadsToday()).toBe(4)
     })
+
+    it('an upload in flight holds no slot: it cannot make another refused, and one that fails never counted', async () => {
+      await t.app.services.accounts.setLimits(accountId, { daily_uploads: 2 })
+      expect((await postBody(fileForm('first', 'first.txt'))).status).toBe(201)
+      // A slow upload starts while one slot is left, and stops half-way.
+      const head = partHead(filePart('filename="slow.bin"', ''))
+      const slow = http.request(uploadUrl(), {
+        method: 'POST',
+        headers: { ...bearer(apiKey), 'content-type': MULTIPART, 'content-length': String(head.length + 1024 * 1024 + 100) },
+      })
+      slow.on('error', () => {})
+      slow.write(Buffer.concat([head, randomBytes(256 * 1024)]))
+      await storing()
+      expect(await uploadsToday()).toBe(1)
+      // Another upload meanwhile takes the last slot; the slow one, cut off, leaves nothing.
+      expect((await postBody(fileForm('second', 'second.txt'))).status).toBe(201)
+      slow.destroy()
+      expect(await settlesTo(tmpFiles, [])).toEqual([])
+      expect(await uploadsToday()).toBe(2)
+      expect(await listedTotal()).toBe(2)
+    })
+
+    it('uploads racing for the last slot: the first recorded takes it, the other is refused after its body and keeps nothing', async () => {
+      await t.app.services.accounts.setLimits(accountId, { daily_uploads: 1 })
+      const content = randomBytes(512 * 1024)
+      const body = multipartBody([filePart('filename="late.bin"', content)])
+      // The late upload sends all but its last bytes (the file part's delimiter among them), then
+      // waits while a quick one is recorded.
+      let releaseEnding!: () => void
+      const endingReleased = new Promise<void>((resolve) => (releaseEnding = resolve))
+      async function* lateEnding() {
+        yield body.subarray(0, body.length - 10)
+        await endingReleased
+        yield body.subarray(body.length - 10)
+      }
+      const headers = { ...bearer(apiKey), 'content-type': MULTIPART, 'content-length': String(body.length) }
+      const late = sendRaw(uploadUrl(), headers, Readable.from(lateEnding()))
+      await storing()
+      expect((await postBody(fileForm('quick', 'quick.txt'))).status).toBe(201)
+      releaseEnding()
+      const refused = await late
+      expect(refused.status).toBe(403)
+      expect(refused.json()).toEqual({
+        success: false,
+        error: { code: 'daily_upload_limit_exceeded', message: expect.any(String) },
+      })
+      expect(await listedTotal()).toBe(1)
+      expect(await storedBlobs()).toHaveLength(1)
+      expect(await settlesTo(tmpFiles, [])).toEqual([])
+      expect(await uploadsToday()).toBe(1)
+    })
   })
 
   describe('interrupted upload', () => {
@@ -449,8 +509,8 @@ describe('POST /api/v1/files/upload', () => {
       })
       request.on('error', () => {})
       request.write(Buffer.concat([head, randomBytes(512 * 1024)]))
-      // Wait until the server is writing the file (its daily slot is taken), so the cut is mid-upload.
-      expect(await settlesTo(uploadsToday, 1)).toBe(1)
+      // Wait until the server is writing the file, so the cut is mid-upload.
+      await storing()
       request.destroy()
 
       expect(await settlesTo(traces, nothingLeft)).toEqual(nothingLeft)

@@ -168,9 +168,9 @@ for (const dialect of DIALECTS) {
       })
 
       const newAccount = (email = `owner-${Math.random().toString(36).slice(2)}@example.test`) => accounts.create(email, 'pro', T0)
-      const newFile = (accountId: number, overrides: Partial<NewFileRow> = {}) => {
+      const fileRow = (accountId: number, overrides: Partial<NewFileRow> = {}): NewFileRow => {
         fileCounter++
-        return files.insert({
+        return {
           account_id: accountId,
           token: `token-${fileCounter}-${Math.random().toString(36).slice(2)}`,
           filename: `file-${fileCounter}.txt`,
@@ -180,8 +180,9 @@ for (const dialect of DIALECTS) {
           storage_key: `${fileCounter}`.padStart(32, '0'),
           created_at: T0,
           ...overrides,
-        })
+        }
       }
+      const newFile = (accountId: number, overrides: Partial<NewFileRow> = {}) => files.insert(fileRow(accountId, overrides))
 
       describe('accounts', () => {
         it('create gives a row with empty counters and no overrides, found by id and by email', async () => {
@@ -308,6 +309,16 @@ for (const dialect of DIALECTS) {
       })
 
       describe('files', () => {
+        it('insertTakingUploadSlot: 10 concurrent inserts against 4 slots record exactly 4, and the others write nothing', async () => {
+          const { id } = await newAccount()
+          // A resumable upload holds one of the 5 slots already.
+          expect(await accounts.reserveUpload(id, DAY_1, 5)).toBe(DAY_1)
+          const inserted = await Promise.all(Array.from({ length: 10 }, () => files.insertTakingUploadSlot(fileRow(id), DAY_1, 5)))
+          expect(inserted.filter(Boolean)).toHaveLength(4)
+          expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_1, uploads_today: 5, total_files: 4, total_size: 400 })
+          expect(await files.listPage(id, 0, 100)).toHaveLength(4)
+        })
+
         it('insert returns the row and bumps the account counters', async () => {
           const { id } = await newAccount()
           const row = await newFile(id, { size: 300, filename: 'a.txt' })

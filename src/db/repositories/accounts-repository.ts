@@ -1,8 +1,36 @@
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import type { AccountRow, Database } from '../schema.js'
 import { compiledOnce } from './compiled-query.js'
 
 export type LimitOverrides = Partial<Pick<AccountRow, 'requests_per_minute' | 'requests_per_day' | 'max_file_size' | 'daily_uploads'>>
+
+/**
+ * Takes one of the day's upload slots in a single conditional UPDATE, so that concurrent uploads
+ * (from any number of server processes) never pass the limit; in the caller's transaction when
+ * given one. Returns the day the slot counts on, undefined when none is left. A day never goes
+ * back: a request dated before the account's current day (an instance whose clock is behind, or
+ * one that read the clock just before midnight) counts on the current day instead of restarting
+ * the count on its own.
+ */
+export async function takeUploadSlotIn(
+  db: Kysely<Database> | Transaction<Database>,
+  id: number,
+  day: string,
+  limit: number,
+): Promise<string | undefined> {
+  const row = await db
+    .updateTable('accounts')
+    .set({
+      uploads_today: sql`case when uploads_day < ${day} then 1 else uploads_today + 1 end`,
+      uploads_day: sql`case when uploads_day < ${day} then ${day} else uploads_day end`,
+    })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('uploads_day', '<', day), eb('uploads_today', '<', limit)]))
+    .where(sql<boolean>`${limit} > 0`)
+    .returning('uploads_day')
+    .executeTakeFirst()
+  return row?.uploads_day
+}
 
 export class AccountsRepository {
   private readonly findByIdQuery
@@ -32,25 +60,17 @@ export class AccountsRepository {
   }
 
   /**
-   * Takes one of the day's upload slots in a single conditional UPDATE, so that concurrent
-   * uploads (from any number of server processes) never pass the limit. Returns the day the slot
-   * counts on, undefined when none is left. A day never goes back: a request dated before the
-   * account's current day (an instance whose clock is behind, or one that read the clock just
-   * before midnight) counts on the current day instead of restarting the count on its own.
+   * Whether a slot is left today, without taking it: the multipart upload asks before reading its
+   * bytes and takes the slot only when it records the file (takeUploadSlotIn, with the file's row).
    */
-  async reserveUpload(id: number, day: string, limit: number): Promise<string | undefined> {
-    const row = await this.db
-      .updateTable('accounts')
-      .set({
-        uploads_today: sql`case when uploads_day < ${day} then 1 else uploads_today + 1 end`,
-        uploads_day: sql`case when uploads_day < ${day} then ${day} else uploads_day end`,
-      })
-      .where('id', '=', id)
-      .where((eb) => eb.or([eb('uploads_day', '<', day), eb('uploads_today', '<', limit)]))
-      .where(sql<boolean>`${limit} > 0`)
-      .returning('uploads_day')
-      .executeTakeFirst()
-    return row?.uploads_day
+  async hasUploadSlot(id: number, day: string, limit: number): Promise<boolean> {
+    const account = await this.findById(id)
+    return limit > 0 && account !== undefined && (account.uploads_day < day || account.uploads_today < limit)
+  }
+
+  /** Takes one of the day's upload slots (takeUploadSlotIn) on its own. */
+  reserveUpload(id: number, day: string, limit: number): Promise<string | undefined> {
+    return takeUploadSlotIn(this.db, id, day, limit)
   }
 
   /** Gives back a slot taken by an upload that failed; a slot of a past day is left alone. */

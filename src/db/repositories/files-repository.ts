@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, FileRow, ListedFile, NewFileRow } from '../schema.js'
+import { takeUploadSlotIn } from './accounts-repository.js'
 import { compiledOnce } from './compiled-query.js'
 import { keysInBatches } from './keys-in-batches.js'
 
@@ -73,6 +74,18 @@ export class FilesRepository {
   /** Inserts the row and bumps the account's kept counters in one transaction. */
   insert(file: NewFileRow): Promise<FileRow> {
     return this.db.transaction().execute((trx) => insertFileIn(trx, file))
+  }
+
+  /**
+   * Takes one of the day's upload slots and inserts the row, in one transaction: undefined, with
+   * nothing written, when no slot is left. A slot is then never held by an upload that fails, is
+   * cut off, or whose process dies.
+   */
+  insertTakingUploadSlot(file: NewFileRow, day: string, dailyUploads: number): Promise<FileRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      if ((await takeUploadSlotIn(trx, file.account_id, day, dailyUploads)) === undefined) return undefined
+      return insertFileIn(trx, file)
+    })
   }
 
   async findOwned(accountId: number, id: number): Promise<FileRow | undefined> {

@@ -253,7 +253,7 @@ export interface components {
             total_size: number;
             /** @description Sum of download_count over the current files. */
             total_downloads: number;
-            /** @description Successful uploads since 00:00 UTC. */
+            /** @description Daily upload slots used since 00:00 UTC: successful uploads, plus resumable uploads still open. */
             uploads_today: number;
         };
         /** Limits */
