@@ -9,6 +9,34 @@ import type { RequestLimiter } from './limits/request-limiter.js'
 import { createServices, type ServiceOptions, type Services } from './services/create-services.js'
 import type { BlobStore } from './storage/blob-store.js'
 import { openBlobStore } from './storage/open-blob-store.js'
+import { isConnectionError } from './lib/network-errors.js'
+
+/**
+ * A backend the service cannot start without does not answer: an operator's matter, told in one
+ * line (server.ts) rather than a stack. The message names the variable, never its value.
+ */
+export class BackendUnreachableError extends Error {
+  constructor(backend: string, cause: unknown) {
+    super(`${backend} cannot be reached: ${rootMessage(cause)}`, { cause })
+    this.name = 'BackendUnreachableError'
+  }
+}
+
+/** The innermost cause's message: "connect ECONNREFUSED 127.0.0.1:5432" rather than a wrapper's. */
+function rootMessage(error: unknown): string {
+  let current = error
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause
+  return current instanceof Error ? current.message : String(current)
+}
+
+/** Runs `open`, turning a failed connection into BackendUnreachableError. */
+async function reaching<T>(backend: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open()
+  } catch (error) {
+    throw isConnectionError(error) ? new BackendUnreachableError(backend, error) : error
+  }
+}
 
 export interface Limiters {
   requests: RequestLimiter
@@ -61,7 +89,7 @@ export async function openBackends(config: Config, options: OpenBackendsOptions 
     if (failure) throw failure.reason
   }
   try {
-    const database = await openDatabase(config)
+    const database = await reaching('The database (FILESHARE_DATABASE_URL)', () => openDatabase(config))
     closers.push(() => database.db.destroy())
     const blobStore = await openBlobStore(config)
     closers.push(() => blobStore.close())
@@ -78,8 +106,13 @@ export async function openBackends(config: Config, options: OpenBackendsOptions 
         commandTimeout: config.backendTimeoutMs,
       })
       closers.push(() => client.disconnect())
-      client.on('error', options.onRedisError ?? (() => {}))
-      await client.connect()
+      // connect() itself fails only with "Connection is closed": the reason came as an 'error' event.
+      let lastError: unknown
+      client.on('error', (error: unknown) => {
+        lastError = error
+        ;(options.onRedisError ?? (() => {}))(error)
+      })
+      await reaching('Redis (FILESHARE_REDIS_URL)', () => client.connect().catch((error: unknown) => Promise.reject(lastError ?? error)))
       redis = client
     }
     const limiters = openLimiters(config, redis)

@@ -235,6 +235,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError(variable, `${describeRule(variable) ?? error.message} (${got})`)
   }
   const valid = env as Env
+  // The pattern checks only the scheme; the drivers would throw at start, quoting the value.
+  for (const variable of SECRET_VARIABLES) {
+    const value = (valid as Record<string, unknown>)[variable]
+    if (typeof value === 'string' && !URL.canParse(value)) {
+      throw new ConfigError(variable, 'must be a URL (value not shown: it may hold a password)')
+    }
+  }
   if (valid.FILESHARE_STORAGE === 's3' && !valid.FILESHARE_S3_BUCKET) {
     throw new ConfigError('FILESHARE_S3_BUCKET', 'is required when FILESHARE_STORAGE=s3')
   }

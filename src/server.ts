@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
 import { buildApp, type App } from './app.js'
+import { BackendUnreachableError } from './backends.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 
 /**
@@ -99,6 +100,10 @@ if (isEntryPoint) {
     if (error instanceof ConfigError) {
       console.error(error.message)
       process.exit(2)
+    }
+    if (error instanceof BackendUnreachableError) {
+      console.error(`fileshare: ${error.message}`)
+      process.exit(1)
     }
     throw error
   }

@@ -246,6 +246,10 @@ describe('loadConfig', () => {
       for (const [variable, value] of [
         ['FILESHARE_DATABASE_URL', 'mysql://fileshare:hunter2-secret@db.internal/files'],
         ['FILESHARE_REDIS_URL', 'http://:hunter2-secret@redis.internal:6379'],
+        // The right scheme, but no URL: refused here, not by the driver at start (with a stack
+        // that quoted the whole value).
+        ['FILESHARE_REDIS_URL', 'redis://:hunter2-secret@[bad:6379'],
+        ['FILESHARE_DATABASE_URL', 'postgres://fileshare:hunter2-secret@db.internal:port/files'],
       ] as const) {
         const error = configError({ [variable]: value })
         expect(error.variable).toBe(variable)

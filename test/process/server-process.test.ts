@@ -342,6 +342,26 @@ describe.concurrent('configuration', () => {
     expect(server.stdout()).not.toContain('fileshare is serving')
   })
 
+  it.for([
+    ['FILESHARE_REDIS_URL', 'redis://:hunter2-secret@127.0.0.1:PORT'],
+    ['FILESHARE_DATABASE_URL', 'postgres://fileshare:hunter2-secret@127.0.0.1:PORT/files'],
+  ])('%s that cannot be reached stops the server in one line naming it, never its password', async ([variable, url], { expect }) => {
+    const dataDir = await newDataDir()
+    const closedPort = await freePort() // nothing listens there
+    const server = spawnServer({
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      FILESHARE_DATA_DIR: dataDir,
+      FILESHARE_LOG_LEVEL: 'silent',
+      [variable!]: url!.replace('PORT', String(closedPort)),
+    })
+    expect(await server.exited).toEqual({ code: 1, signal: null })
+    expect(server.stderr().trimEnd().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^fileshare: .*\\(${variable}\\) cannot be reached: connect ECONNREFUSED`)),
+    ])
+    expect(server.stderr() + server.stdout()).not.toContain('hunter2')
+  })
+
   it('`fileshare serve` with a bad value stops too, naming the variable in one line', async () => {
     const dataDir = await newDataDir()
     const server = spawnServer({ FILESHARE_DATA_DIR: dataDir, PORT: '70000' }, [BIN, 'serve'])
