@@ -1,7 +1,8 @@
 import net from 'node:net'
 import { Check, Errors } from 'typebox/schema'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { bearer, fileForm, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
+import { ERROR_REGISTRY } from '../../src/errors.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -164,6 +165,24 @@ describe('internal errors', () => {
   })
   afterEach(async () => {
     await t.close()
+  })
+
+  it('an unexpected fault is exactly 500 internal_error, with the request id and nothing of the cause', async () => {
+    const { apiKey } = await t.createAccount('pro')
+    const { body: uploaded } = await uploadFile(t, apiKey, 'a file')
+    vi.spyOn(t.app.services.files, 'get').mockRejectedValueOnce(new TypeError('secret detail at /work/src/x.ts:1'))
+    const response = await fetch(`${t.api}/files/${uploaded.file_id}`, { headers: bearer(apiKey) })
+    expect(response.status).toBe(500)
+    const requestId = response.headers.get('x-request-id')
+    expect(requestId).toMatch(UUID)
+    const text = await response.text()
+    expect(JSON.parse(text)).toEqual({
+      success: false,
+      error: { code: 'internal_error', message: ERROR_REGISTRY.internal_error.message, request_id: requestId },
+    })
+    expect(text).not.toMatch(/secret|TypeError|\.ts\b|\s+at\s/)
+    // The fault was one request's: the next one is served.
+    expect((await fetch(`${t.api}/files/${uploaded.file_id}`, { headers: bearer(apiKey) })).status).toBe(200)
   })
 
   it('hides the details of a failure behind a generic 5xx body that carries the request id', async () => {
