@@ -9,25 +9,8 @@ import type { RequestLimiter } from './limits/request-limiter.js'
 import { createServices, type ServiceOptions, type Services } from './services/create-services.js'
 import type { BlobStore } from './storage/blob-store.js'
 import { openBlobStore } from './storage/open-blob-store.js'
+import { BackendUnreachableError } from './errors.js'
 import { isConnectionError } from './lib/network-errors.js'
-
-/**
- * A backend the service cannot start without does not answer: an operator's matter, told in one
- * line (server.ts) rather than a stack. The message names the variable, never its value.
- */
-export class BackendUnreachableError extends Error {
-  constructor(backend: string, cause: unknown) {
-    super(`${backend} cannot be reached: ${rootMessage(cause)}`, { cause })
-    this.name = 'BackendUnreachableError'
-  }
-}
-
-/** The innermost cause's message: "connect ECONNREFUSED 127.0.0.1:5432" rather than a wrapper's. */
-function rootMessage(error: unknown): string {
-  let current = error
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause
-  return current instanceof Error ? current.message : String(current)
-}
 
 /** Runs `open`, turning a failed connection into BackendUnreachableError. */
 async function reaching<T>(backend: string, open: () => Promise<T>): Promise<T> {

@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
 import { buildApp, type App } from './app.js'
-import { BackendUnreachableError } from './backends.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
+import { BackendUnreachableError } from './errors.js'
 
 /**
  * GET /metrics (Prometheus text format) on FILESHARE_METRICS_ADDR: a plain listener of its own,
