@@ -126,12 +126,18 @@ describe('creationLength (Upload-Length or Upload-Defer-Length on POST)', () => 
     refusal(() => creationLength(request({ 'upload-defer-length': value })), 'invalid_request')
   })
 
-  it.each(['-1', '1.5', '01', '+1', '1e3', '0x10', '', 'ten', '9007199254740992', '5, 5'])(
-    'Upload-Length %j is refused: plain decimal digits only, at most 2^53 - 1',
+  it.each(['-1', '1.5', '01', '+1', '1e3', '0x10', '', 'ten', '5, 5'])(
+    'Upload-Length %j is refused: plain decimal digits only',
     (value) => {
       refusal(() => creationLength(request({ 'upload-length': value })), 'invalid_parameter')
     },
   )
+
+  it('digits past 2^53 - 1 are a length above any limit (Infinity), refused later as too large', () => {
+    expect(creationLength(request({ 'upload-length': '9007199254740991' }))).toBe(9007199254740991)
+    expect(creationLength(request({ 'upload-length': '9007199254740992' }))).toBe(Number.POSITIVE_INFINITY)
+    expect(creationLength(request({ 'upload-length': '1'.repeat(400) }))).toBe(Number.POSITIVE_INFINITY)
+  })
 
   it('a repeated Upload-Length is refused, even when both say the same', () => {
     refusal(() => creationLength(request({ 'upload-length': ['5', '5'] })), 'invalid_parameter')
