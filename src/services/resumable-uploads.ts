@@ -136,34 +136,42 @@ export class ResumableUploadService {
     const maxFileSize = owner.limits.maxFileSize
     if (input.length !== undefined && input.length > maxFileSize) throw new FileTooLargeError(maxFileSize)
     const now = this.now()
-    const day = await this.accounts.reserveUpload(owner.accountId, utcDay(now), owner.limits.dailyUploads)
-    if (day === undefined) throw new DailyUploadLimitExceededError(owner.limits.dailyUploads)
+    const { dailyUploads } = owner.limits
+    // Asked first, so that an account past its limit costs the store nothing; the slot itself is
+    // taken with the upload's row.
+    if (!(await this.accounts.hasUploadSlot(owner.accountId, utcDay(now), dailyUploads))) {
+      throw new DailyUploadLimitExceededError(dailyUploads)
+    }
     let created: { key: string; state: string } | undefined
     let row: UploadRow
     try {
       created = await this.store.createResumable()
       const hash = await ResumableSha256.create()
-      row = await this.uploads.insert({
-        id: randomToken(16),
-        account_id: owner.accountId,
-        length: input.length ?? null,
-        max_length: input.length ?? maxFileSize,
-        metadata: input.metadata,
-        filename: sanitizeFilename(input.filename),
-        storage_key: created.key,
-        store_state: created.state,
-        hash_state: Buffer.from(hash.save()).toString('base64'),
-        slot_day: day,
-        status: 'open',
-        file_id: null,
-        free_requests: FREE_REQUESTS_AT_CREATION,
-        created_at: now,
-        expires_at: now + this.timing.expiryMs,
-        lease_token: null,
-        lease_expires_at: null,
-      })
+      const inserted = await this.uploads.insertTakingUploadSlot(
+        {
+          id: randomToken(16),
+          account_id: owner.accountId,
+          length: input.length ?? null,
+          max_length: input.length ?? maxFileSize,
+          metadata: input.metadata,
+          filename: sanitizeFilename(input.filename),
+          storage_key: created.key,
+          store_state: created.state,
+          hash_state: Buffer.from(hash.save()).toString('base64'),
+          slot_day: utcDay(now),
+          status: 'open',
+          file_id: null,
+          free_requests: FREE_REQUESTS_AT_CREATION,
+          created_at: now,
+          expires_at: now + this.timing.expiryMs,
+          lease_token: null,
+          lease_expires_at: null,
+        },
+        dailyUploads,
+      )
+      if (!inserted) throw new DailyUploadLimitExceededError(dailyUploads)
+      row = inserted
     } catch (error) {
-      await this.accounts.releaseUpload(owner.accountId, day)
       if (created) await this.store.abortResumable(created.state).catch(this.onBackgroundError)
       throw error
     }
@@ -257,9 +265,7 @@ export class ResumableUploadService {
       row,
       async (token, current) => {
         await this.store.abortResumable(current.store_state)
-        if (await this.uploads.close(current.id, token, 'terminated')) {
-          await this.accounts.releaseUpload(current.account_id, current.slot_day)
-        }
+        await this.uploads.close(current, token, 'terminated')
       },
       forgetCompleted,
     )
@@ -281,10 +287,7 @@ export class ResumableUploadService {
       if (!row || row.lease_token !== token) continue
       try {
         await this.store.abortResumable(row.store_state)
-        if (await this.uploads.close(id, token, 'expired')) {
-          await this.accounts.releaseUpload(row.account_id, row.slot_day)
-          expired++
-        }
+        if (await this.uploads.close(row, token, 'expired')) expired++
       } catch (error) {
         await this.uploads.releaseLease(id, token)
         this.onBackgroundError(error)
@@ -376,7 +379,7 @@ export class ResumableUploadService {
   private async overLimit(row: UploadRow, token: string): Promise<Error> {
     if (row.length !== null) return new UploadLengthExceededError(row.length)
     await this.store.abortResumable(row.store_state).catch(this.onBackgroundError)
-    if (await this.uploads.close(row.id, token, 'terminated')) await this.accounts.releaseUpload(row.account_id, row.slot_day)
+    await this.uploads.close(row, token, 'terminated')
     return new FileTooLargeError(row.max_length)
   }
 

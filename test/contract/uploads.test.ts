@@ -721,6 +721,20 @@ describe('resumable uploads (tus 1.0.0)', () => {
       expect((await patch(c, third, 0, Buffer.from('x'))).headers.get('fileshare-file-id')).not.toBeNull()
       expect(await uploadsToday(c)).toBe(2)
     })
+
+    it('concurrent creations take exactly the slots left; the refused ones keep nothing in the store', async () => {
+      const c = await client()
+      await t.app.services.accounts.setLimits(c.accountId, { daily_uploads: 3 })
+      const before = await resumableBytes(t)
+      const responses = await Promise.all(Array.from({ length: 10 }, () => createUpload(c, { length: 5 })))
+      expect(responses.map((response) => response.status).sort()).toEqual([201, 201, 201, 403, 403, 403, 403, 403, 403, 403])
+      for (const response of responses.filter((response) => response.status === 403)) {
+        await expectRefused(response, 403, 'daily_upload_limit_exceeded')
+      }
+      expect(await uploadsToday(c)).toBe(3)
+      // The three open uploads hold what they hold in the store; the refused ones left nothing.
+      expect((await resumableBytes(t)).length - before.length).toBeLessThanOrEqual(3)
+    })
   })
 
   describe('rate limits', () => {

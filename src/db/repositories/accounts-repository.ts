@@ -32,6 +32,17 @@ export async function takeUploadSlotIn(
   return row?.uploads_day
 }
 
+/** Gives back a slot taken on `day`, in the caller's transaction when given one; a slot of a past day is left alone. */
+export async function releaseUploadSlotIn(db: Kysely<Database> | Transaction<Database>, id: number, day: string): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set({ uploads_today: sql`uploads_today - 1` })
+    .where('id', '=', id)
+    .where('uploads_day', '=', day)
+    .where('uploads_today', '>', 0)
+    .execute()
+}
+
 export class AccountsRepository {
   private readonly findByIdQuery
 
@@ -73,14 +84,8 @@ export class AccountsRepository {
     return takeUploadSlotIn(this.db, id, day, limit)
   }
 
-  /** Gives back a slot taken by an upload that failed; a slot of a past day is left alone. */
-  async releaseUpload(id: number, day: string): Promise<void> {
-    await this.db
-      .updateTable('accounts')
-      .set({ uploads_today: sql`uploads_today - 1` })
-      .where('id', '=', id)
-      .where('uploads_day', '=', day)
-      .where('uploads_today', '>', 0)
-      .execute()
+  /** Gives back a slot taken by an upload that failed (releaseUploadSlotIn) on its own. */
+  releaseUpload(id: number, day: string): Promise<void> {
+    return releaseUploadSlotIn(this.db, id, day)
   }
 }

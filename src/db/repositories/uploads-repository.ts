@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database, FileRow, NewFileRow, NewUploadRow, UploadRow } from '../schema.js'
+import { releaseUploadSlotIn, takeUploadSlotIn } from './accounts-repository.js'
 import { insertFileIn } from './files-repository.js'
 import { keysInBatches } from './keys-in-batches.js'
 
@@ -23,6 +24,23 @@ export class UploadsRepository {
 
   async insert(upload: NewUploadRow): Promise<UploadRow> {
     return this.db.insertInto('uploads').values(upload).returningAll().executeTakeFirstOrThrow()
+  }
+
+  /**
+   * Takes one of the day's upload slots (on `slot_day`, or the account's later current day) and
+   * inserts the upload holding it, in one transaction: undefined, with nothing written, when no
+   * slot is left. A slot is then never taken for an upload that was not recorded.
+   */
+  insertTakingUploadSlot(upload: NewUploadRow, dailyUploads: number): Promise<UploadRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const day = await takeUploadSlotIn(trx, upload.account_id, upload.slot_day, dailyUploads)
+      if (day === undefined) return undefined
+      return trx
+        .insertInto('uploads')
+        .values({ ...upload, slot_day: day })
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    })
   }
 
   findById(id: string): Promise<UploadRow | undefined> {
@@ -132,20 +150,28 @@ export class UploadsRepository {
     })
   }
 
-  /** Ends an open upload the caller holds the lease of: terminated (the row goes) or expired (a tombstone stays). */
-  async close(id: string, token: string, status: 'terminated' | 'expired'): Promise<boolean> {
-    const query =
-      status === 'terminated'
-        ? this.db.deleteFrom('uploads').where('id', '=', id).where('lease_token', '=', token).where('status', '=', 'open')
-        : this.db
-            .updateTable('uploads')
-            .set({ status, lease_token: null, lease_expires_at: null })
-            .where('id', '=', id)
-            .where('lease_token', '=', token)
-            .where('status', '=', 'open')
-    const result = await query.executeTakeFirst()
-    const changed = 'numDeletedRows' in result ? result.numDeletedRows : result.numUpdatedRows
-    return changed > 0n
+  /**
+   * Ends an open upload the caller holds the lease of: terminated (the row goes) or expired (a
+   * tombstone stays), and gives its daily slot back in the same transaction. False, with nothing
+   * changed, when the upload is no longer open under that lease.
+   */
+  close(upload: Pick<UploadRow, 'id' | 'account_id' | 'slot_day'>, token: string, status: 'terminated' | 'expired'): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const query =
+        status === 'terminated'
+          ? trx.deleteFrom('uploads').where('id', '=', upload.id).where('lease_token', '=', token).where('status', '=', 'open')
+          : trx
+              .updateTable('uploads')
+              .set({ status, lease_token: null, lease_expires_at: null })
+              .where('id', '=', upload.id)
+              .where('lease_token', '=', token)
+              .where('status', '=', 'open')
+      const result = await query.executeTakeFirst()
+      const changed = 'numDeletedRows' in result ? result.numDeletedRows : result.numUpdatedRows
+      if (changed === 0n) return false
+      await releaseUploadSlotIn(trx, upload.account_id, upload.slot_day)
+      return true
+    })
   }
 
   /** Forgets a completed upload (its file stays). */
