@@ -6,6 +6,7 @@ import * as dashboard from './migrations/002-dashboard.js'
 import * as filesStorageKey from './migrations/003-files-storage-key.js'
 import * as uploads from './migrations/004-uploads.js'
 import * as sessionLastSeen from './migrations/005-session-last-seen.js'
+import * as accountEmailCase from './migrations/006-account-email-case.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '003-files-storage-key': filesStorageKey,
   '004-uploads': uploads,
   '005-session-last-seen': sessionLastSeen,
+  '006-account-email-case': accountEmailCase,
 }
 
 /** Every migration's name, in the order they run. */

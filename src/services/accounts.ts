@@ -40,7 +40,9 @@ export class AccountService {
   async create(email: string, plan: string) {
     if (!EMAIL_PATTERN.test(email)) throw new InvalidParameterError(`"${email}" is not an email address.`)
     const planName = parsePlan(plan)
-    if (await this.accounts.findByEmail(email)) throw new InvalidParameterError(`An account with email ${email} already exists.`)
+    // In any letter case (ASCII, as findByEmail compares): the existing address is the one named.
+    const existing = await this.accounts.findByEmail(email)
+    if (existing) throw new InvalidParameterError(`An account with email ${existing.email} already exists.`)
     const row = await this.accounts.create(email, planName, this.now())
     const { key, apiKey } = await this.keys.create(row.id)
     return { account: row, keyId: key.id, apiKey }

@@ -111,6 +111,20 @@ describe('dashboard sign-in and sessions', () => {
     await signIn(t, { email: holder.email.toUpperCase() })
   })
 
+  it('signs the holder of a mixed-case email in with it in any letter case: no other account can take it in another case', async () => {
+    const email = `Holder.Case${++holderCounter}-${Date.now()}@Example.test`
+    const { accountId } = await t.createAccount('pro', email)
+    await t.app.services.accountHolders.setPassword(accountId, PASSWORD)
+    // Once, a second account took the address in lower case, and signing in with that case found it instead.
+    await expect(t.createAccount('pro', email.toLowerCase())).rejects.toThrow(`An account with email ${email} already exists.`)
+    for (const typed of [email, email.toLowerCase(), email.toUpperCase()]) {
+      const response = await postJson(t, 'sign-in', { email: typed, password: PASSWORD })
+      expect(response.status, typed).toBe(200)
+      const body = (await response.json()) as { account: { account_id: number; email: string } }
+      expect(body.account).toMatchObject({ account_id: accountId, email })
+    }
+  })
+
   it('answers a wrong password and an unknown email alike (no account enumeration), and sets no cookie', async () => {
     const holder = await createHolder(t)
     const wrongPassword = await postJson(t, 'sign-in', { email: holder.email, password: 'not the password' })

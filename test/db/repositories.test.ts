@@ -7,6 +7,7 @@ import pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openPostgres, openSqlite, type DatabaseHandle, type DialectName } from '../../src/db/dialect.js'
 import { MIGRATION_NAMES, migrateToLatest } from '../../src/db/migrate.js'
+import { AccountHoldersRepository } from '../../src/db/repositories/account-holders-repository.js'
 import { AccountsRepository } from '../../src/db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../../src/db/repositories/api-keys-repository.js'
 import { FilesRepository } from '../../src/db/repositories/files-repository.js'
@@ -85,6 +86,32 @@ for (const dialect of DIALECTS) {
         expect(tables).toEqual(expect.arrayContaining(['accounts', 'api_keys', 'files']))
         const account = await new AccountsRepository(handle.db).create('after-migration@example.test', 'pro', T0)
         expect(account.id).toBe(1)
+      })
+
+      it('refuse emails that differ only in letter case, naming them, and succeed once the operator has changed them', async () => {
+        const handle = open()
+        await migrateToLatest(handle)
+        // Back to the schema before 006, with accounts that the old unique constraint let in.
+        await sql`drop index accounts_email_lower`.execute(handle.db)
+        await sql`delete from kysely_migration where name = '006-account-email-case'`.execute(handle.db)
+        const repository = new AccountsRepository(handle.db)
+        for (const email of ['a@example.test', 'A@example.test', 'b@example.test', 'B@Example.Test', 'b@EXAMPLE.test', 'c@example.test']) {
+          await repository.create(email, 'pro', T0)
+        }
+        await expect(migrateToLatest(handle)).rejects.toThrow(
+          "Cannot make account emails unique regardless of letter case: these accounts' emails differ only in case: " +
+            'a@example.test (account 1) and A@example.test (account 2); ' +
+            'b@example.test (account 3) and B@Example.Test (account 4) and b@EXAMPLE.test (account 5). ' +
+            'Change the email of all but one account of each group in the database, then run "fileshare migrate" again (see docs/cli.md).',
+        )
+        // Nothing changed: the migration is still to run, and no index was made.
+        expect(await repository.list()).toHaveLength(6)
+        await sql`update accounts set email = ${'a2@example.test'} where id = 2`.execute(handle.db)
+        await sql`update accounts set email = ${'b4@example.test'} where id = 4`.execute(handle.db)
+        await expect(migrateToLatest(handle)).rejects.toThrow('b@example.test (account 3) and b@EXAMPLE.test (account 5).')
+        await sql`delete from accounts where id = 5`.execute(handle.db)
+        expect(await migrateToLatest(handle)).toEqual(['006-account-email-case'])
+        await expect(repository.create('C@EXAMPLE.TEST', 'pro', T0)).rejects.toThrow()
       })
 
       // Instances of a scale-out deployment start at once and all migrate; SQLite serves one instance.
@@ -212,6 +239,67 @@ for (const dialect of DIALECTS) {
           await accounts.create('twice@example.test', 'pro', T0)
           await expect(accounts.create('twice@example.test', 'pro', T0)).rejects.toThrow()
           expect(await accounts.list()).toHaveLength(1)
+        })
+
+        it('emails are unique in any letter case, and each is kept as typed', async () => {
+          const created = await accounts.create('Mixed.Case@Example.test', 'pro', T0)
+          await expect(accounts.create('mixed.case@example.TEST', 'pro', T0)).rejects.toThrow()
+          await expect(accounts.create('MIXED.CASE@EXAMPLE.TEST', 'pro', T0)).rejects.toThrow()
+          expect(await accounts.list()).toEqual([created])
+          expect(created.email).toBe('Mixed.Case@Example.test')
+        })
+
+        it('findByEmail finds the one account in any letter case', async () => {
+          const created = await accounts.create('Case.Lookup@Example.test', 'pro', T0)
+          for (const email of [
+            'Case.Lookup@Example.test',
+            'case.lookup@example.test',
+            'CASE.LOOKUP@EXAMPLE.TEST',
+            'cAsE.lOoKuP@eXaMpLe.TeSt',
+          ]) {
+            expect(await accounts.findByEmail(email), email).toEqual(created)
+          }
+          expect(await accounts.findByEmail('case.lookup@example.tes')).toBeUndefined()
+        })
+
+        it('letter case is ASCII only, the same on both dialects: É and é are different letters, as SQLite lower() has it', async () => {
+          const upper = await accounts.create('Émile@example.test', 'pro', T0)
+          const lower = await accounts.create('émile@example.test', 'pro', T0)
+          expect(await accounts.findByEmail('ÉMILE@example.test')).toEqual(upper)
+          expect(await accounts.findByEmail('éMILE@EXAMPLE.TEST')).toEqual(lower)
+        })
+
+        it('the sign-in lookup finds the one account in any letter case, with its password hash', async () => {
+          const holders = new AccountHoldersRepository(open().db)
+          const created = await accounts.create('Holder.Case@Example.test', 'pro', T0)
+          await holders.setPassword(created.id, 'scrypt$hash', T0)
+          for (const email of ['Holder.Case@Example.test', 'holder.case@example.test', 'HOLDER.CASE@EXAMPLE.TEST']) {
+            expect(await holders.findForSignIn(email), email).toEqual({ account: created, passwordHash: 'scrypt$hash' })
+          }
+          expect(await holders.findForSignIn('other@example.test')).toBeUndefined()
+          // ASCII only, in JavaScript as in SQL: É does not fold to é, and the holder of É signs in with É.
+          const accented = await accounts.create('Élodie@example.test', 'pro', T0)
+          await holders.setPassword(accented.id, 'scrypt$accented', T0)
+          expect(await holders.findForSignIn('ÉLODIE@EXAMPLE.TEST')).toEqual({ account: accented, passwordHash: 'scrypt$accented' })
+          expect(await holders.findForSignIn('élodie@example.test')).toBeUndefined()
+        })
+
+        it('lookups by email in any letter case use the unique index on lower(email)', async () => {
+          const { db } = open()
+          await newAccount()
+          const byEmail = sql`select * from accounts where lower(email) = ${'a@example.test'}`
+          const forSignIn = sql`select accounts.* from accounts inner join account_passwords on account_passwords.account_id = accounts.id where lower("accounts"."email") = ${'a@example.test'}`
+          for (const query of [byEmail, forSignIn]) {
+            const plan =
+              dialect.name === 'sqlite'
+                ? await sql<{ detail: string }>`explain query plan ${query}`.execute(db)
+                : await db.connection().execute(async (connection) => {
+                    // A table this small is read whole unless sequential scans are discouraged.
+                    await sql`set enable_seqscan = off`.execute(connection)
+                    return sql<Record<string, string>>`explain ${query}`.execute(connection)
+                  })
+            expect(JSON.stringify(plan.rows)).toContain('accounts_email_lower')
+          }
         })
 
         it('list returns every account in id order', async () => {

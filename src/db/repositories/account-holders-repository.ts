@@ -23,15 +23,15 @@ export class AccountHoldersRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /**
-   * The account that signs in with `email` (letter case aside; an exact match wins) with its
-   * password hash, or undefined when there is none or it has no password yet.
+   * The account that signs in with `email`, in any letter case, with its password hash, or undefined
+   * when there is none or it has no password yet. Letter case is ASCII only (A-Z folds to a-z): what
+   * SQLite's lower() does, and PostgreSQL's on the "C" column (migration 006), whose unique index on
+   * lower(email) makes the match unique and serves it.
    */
   async findForSignIn(email: string): Promise<{ account: AccountRow; passwordHash: string } | undefined> {
+    const folded = email.replace(/[A-Z]+/g, (letters) => letters.toLowerCase())
     const row = await this.accountsWithPasswords()
-      .where(sql<string>`lower(accounts.email)`, '=', email.toLowerCase())
-      .orderBy(sql`case when accounts.email = ${email} then 0 else 1 end`)
-      .orderBy('accounts.id')
-      .limit(1)
+      .where(sql<string>`lower(accounts.email)`, '=', folded)
       .executeTakeFirst()
     return row && splitPassword(row)
   }

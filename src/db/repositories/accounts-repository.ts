@@ -58,8 +58,17 @@ export class AccountsRepository {
     return (await this.findByIdQuery(id))[0]
   }
 
+  /**
+   * The account with `email` in any letter case (ASCII: A-Z folds to a-z, as SQLite's lower() does,
+   * and PostgreSQL's on the "C" column: migration 006). At most one exists: lower(email) is unique.
+   */
   findByEmail(email: string): Promise<AccountRow | undefined> {
-    return this.db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst()
+    const folded = email.replace(/[A-Z]+/g, (letters) => letters.toLowerCase())
+    return this.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where(sql<string>`lower(email)`, '=', folded)
+      .executeTakeFirst()
   }
 
   list(): Promise<AccountRow[]> {
