@@ -69,6 +69,12 @@ for (const name of sections) {
 }
 const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
 
+/** Creates the database with the `fileshare` CLI, as an operator would before creating accounts. */
+async function migrate(env: Record<string, string>): Promise<void> {
+  const result = await runCli(['migrate'], env)
+  if (result.code !== 0) throw new Error(`fileshare migrate exited with code ${result.code}: ${result.stderr}`)
+}
+
 /** Creates an account with the `fileshare` CLI, as an operator would. */
 async function createAccount(env: Record<string, string>, email: string): Promise<Account> {
   const result = await runCli(['account', 'create', '--email', email, '--plan', 'enterprise', '--json'], env)
@@ -417,6 +423,7 @@ async function main(): Promise<void> {
   try {
     const port = await freePort()
     const env = fileshareEnv(dataDir, port)
+    await migrate(env)
     const io = await createAccount(env, 'transfers@bench.test')
     const small = await createAccount(env, 'small@bench.test')
     const large = await createAccount(env, 'large@bench.test')

@@ -30,6 +30,9 @@ import { Tally } from './tally.js'
 /** Creates the accounts with the `fileshare` CLI, as an operator would. */
 async function createAccounts(env: Record<string, string>): Promise<Account[]> {
   const accounts: Account[] = []
+  // `migrate` creates the database; the other commands refuse a missing one.
+  const migrated = await runCli(['migrate'], env)
+  if (migrated.code !== 0) throw new Error(`fileshare migrate exited with code ${migrated.code}: ${migrated.stderr}`)
   for (let i = 1; i <= SETTINGS.accounts; i++) {
     const email = `soak${i}@example.test`
     const result = await runCli(['account', 'create', '--email', email, '--plan', 'pro', '--json'], env)

@@ -212,7 +212,9 @@ async function main() {
       delete env.FILESHARE_REDIS_URL
       if (env.FILESHARE_STORAGE === 's3' && !options.env.FILESHARE_STORAGE) delete env.FILESHARE_STORAGE
       if (attempt === 1) {
-        // The first CLI call creates the database; the others may then run beside the server's start.
+        // `migrate` creates the database (the other commands refuse a missing one); the accounts may
+        // then be created beside the server's start.
+        await cli(env, ['migrate'])
         pro = await createAccount(env, 'pro', 'pro')
         others = Promise.all([
           createAccount(env, 'free', 'free'),

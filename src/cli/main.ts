@@ -1,9 +1,12 @@
+import fs from 'node:fs'
 import { parseArgs } from 'node:util'
 import { openBackends } from '../backends.js'
 import { ConfigError, loadConfig, type Config } from '../config.js'
 import { openDatabase } from '../db/open-database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { AppError } from '../errors.js'
+import { parsePlan } from '../services/accounts.js'
+import { InvalidKeyNameError, keyName } from '../services/api-keys.js'
 import type { Services } from '../services/create-services.js'
 import type { GarbageCollectionReport } from '../services/garbage-collector.js'
 import { presentAccount, presentKey } from './present.js'
@@ -35,6 +38,9 @@ Settings come from the same environment variables as the server (docs/configurat
 
 export class UsageError extends Error {}
 
+/** The embedded stack's SQLite file is missing: the data folder is wrong, or no `migrate` ran yet. */
+export class MissingDatabaseError extends Error {}
+
 type Output = { json: boolean; print: (line: string) => void }
 
 function positiveId(value: string | undefined, what: string): number {
@@ -44,13 +50,49 @@ function positiveId(value: string | undefined, what: string): number {
   return Number(value)
 }
 
-function limitValue(value: string | undefined, flag: string): number | null | undefined {
+/**
+ * The positional arguments after the command's words, refusing more than `names` (the usage's
+ * placeholders): a word too many is a mistake, never to be ignored.
+ */
+function positionalArguments(command: string, rest: string[], names: string[]): Array<string | undefined> {
+  if (rest.length > names.length) {
+    const takes = names.length === 0 ? 'no arguments' : names.join(' ')
+    throw new UsageError(`Unexpected argument "${rest[names.length]}": ${command} takes ${takes}.`)
+  }
+  return names.map((_name, index) => rest[index])
+}
+
+/** Request rates of 0 would lock the account out with a 429 forever (as in the plan table). */
+const LIMIT_MINIMUMS = { 'requests-per-minute': 1, 'requests-per-day': 1, 'max-file-size': 0, 'daily-uploads': 0 } as const
+
+function limitValue(value: string | undefined, flag: keyof typeof LIMIT_MINIMUMS): number | null | undefined {
   if (value === undefined) return undefined
   if (value === 'default') return null
-  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`--${flag} must be a non-negative integer or "default", got "${value}".`)
+  const minimum = LIMIT_MINIMUMS[flag]
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < minimum) {
+    const expected = minimum === 0 ? 'a non-negative integer' : `an integer of at least ${minimum}`
+    throw new UsageError(`--${flag} must be ${expected} or "default", got "${value}".`)
   }
   return Number(value)
+}
+
+/** A plan name as the services take it, refused here as a usage error. */
+function planName(value: string): string {
+  try {
+    return parsePlan(value)
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
+/** The --name of `key create`, by the key service's rule (src/services/api-keys.ts), refused here as a usage error. */
+function keyNameOption(value: string | undefined): string {
+  try {
+    return keyName(value)
+  } catch (error) {
+    if (error instanceof InvalidKeyNameError) throw new UsageError(`--name: ${error.message}`)
+    throw error
+  }
 }
 
 function graceSeconds(value: string): number {
@@ -104,11 +146,24 @@ function formatTime(epochMs: number | null): string {
   return epochMs === null ? '-' : new Date(epochMs).toISOString()
 }
 
+/**
+ * On the embedded stack, every command but `migrate` and `serve` works on an existing database
+ * only: opening a missing one would create an empty database (and its folder) next to the
+ * server's, which then knows nothing of what the command did.
+ */
+function requireDatabase(config: Config): void {
+  if (config.databaseUrl || fs.existsSync(config.sqlitePath)) return
+  throw new MissingDatabaseError(
+    `no database at ${config.sqlitePath}; set FILESHARE_DATA_DIR to the server's data folder, or run "fileshare migrate" to create one`,
+  )
+}
+
 async function withServices<T>(
   config: Config,
   run: (services: Services) => Promise<T>,
   onBackgroundError?: (error: unknown) => void,
 ): Promise<T> {
+  requireDatabase(config)
   // The CLI limits no requests: it needs no Redis connection.
   const backends = await openBackends(config, { sharedLimits: false, ...(onBackgroundError ? { onBackgroundError } : {}) })
   try {
@@ -149,6 +204,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
   const config = loadConfig(env)
   const out: Output = { json: values.json ?? false, print }
   const command = action === undefined ? group : `${group} ${action}`
+  const args = (...names: string[]) => positionalArguments(command, rest, names)
 
   switch (command) {
     case 'serve': {
@@ -165,14 +221,17 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       return 0
     }
     case 'account create': {
+      args()
       if (!values.email || !values.plan) throw new UsageError('account create needs --email and --plan.')
-      const { account, apiKey, keyId } = await withServices(config, (s) => s.accounts.create(values.email!, values.plan!))
+      const plan = planName(values.plan)
+      const { account, apiKey, keyId } = await withServices(config, (s) => s.accounts.create(values.email!, plan))
       if (out.json)
         print(JSON.stringify({ account_id: account.id, email: account.email, plan: account.plan, key_id: keyId, api_key: apiKey }))
       else print(`Created account ${account.id} (${account.email}, ${account.plan}).\nAPI key (shown once, keep it secret): ${apiKey}`)
       return 0
     }
     case 'account list': {
+      args()
       const accounts = await withServices(config, (s) => s.accounts.list())
       const shown = accounts.map(presentAccount)
       if (out.json) print(JSON.stringify(shown))
@@ -180,14 +239,16 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       return 0
     }
     case 'account set-plan': {
-      const id = positiveId(rest[0], 'ID')
-      if (!rest[1]) throw new UsageError('account set-plan needs ID and PLAN.')
-      const account = await withServices(config, (s) => s.accounts.setPlan(id, rest[1]!))
+      const [idArgument, planArgument] = args('ID', 'PLAN')
+      const id = positiveId(idArgument, 'ID')
+      if (!planArgument) throw new UsageError('account set-plan needs ID and PLAN.')
+      const plan = planName(planArgument)
+      const account = await withServices(config, (s) => s.accounts.setPlan(id, plan))
       print(out.json ? JSON.stringify(presentAccount(account)) : `Account ${id} is now on the ${account.plan} plan.`)
       return 0
     }
     case 'account set-limits': {
-      const id = positiveId(rest[0], 'ID')
+      const id = positiveId(args('ID')[0], 'ID')
       const overrides = Object.fromEntries(
         (
           [
@@ -207,7 +268,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       return 0
     }
     case 'account invite': {
-      const id = positiveId(rest[0], 'ID')
+      const id = positiveId(args('ID')[0], 'ID')
       const { account, token, expiresAt } = await withServices(config, (s) => s.accountHolders.createInvite(id))
       // In the fragment: browsers never send it to a server, so it stays out of access logs.
       const link = `${config.publicUrl}/dashboard/invite#${token}`
@@ -216,21 +277,24 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       return 0
     }
     case 'account set-password': {
-      const id = positiveId(rest[0], 'ID')
+      const id = positiveId(args('ID')[0], 'ID')
+      requireDatabase(config) // before the password is asked for
       const password = await readPassword()
       const account = await withServices(config, (s) => s.accountHolders.setPassword(id, password))
       print(`Set the dashboard password of account ${id} (${account.email}); its sessions were signed out.`)
       return 0
     }
     case 'key create': {
-      const accountId = positiveId(rest[0], 'ACCOUNT_ID')
-      const { key, apiKey } = await withServices(config, (s) => s.apiKeys.create(accountId, values.name))
+      const accountId = positiveId(args('ACCOUNT_ID')[0], 'ACCOUNT_ID')
+      const name = keyNameOption(values.name)
+      const { key, apiKey } = await withServices(config, (s) => s.apiKeys.create(accountId, name))
       if (out.json) print(JSON.stringify({ key_id: key.id, account_id: key.account_id, name: key.name, api_key: apiKey }))
       else print(`Created key ${key.id} for account ${accountId}.\nAPI key (shown once, keep it secret): ${apiKey}`)
       return 0
     }
     case 'key list': {
-      const keys = await withServices(config, (s) => s.apiKeys.list(positiveId(rest[0], 'ACCOUNT_ID')))
+      const accountId = positiveId(args('ACCOUNT_ID')[0], 'ACCOUNT_ID')
+      const keys = await withServices(config, (s) => s.apiKeys.list(accountId))
       if (out.json) print(JSON.stringify(keys.map(presentKey)))
       else
         for (const k of keys) {
@@ -240,7 +304,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       return 0
     }
     case 'key revoke': {
-      const key = await withServices(config, (s) => s.apiKeys.revoke(positiveId(rest[0], 'KEY_ID')))
+      const keyId = positiveId(args('KEY_ID')[0], 'KEY_ID')
+      const key = await withServices(config, (s) => s.apiKeys.revoke(keyId))
       print(out.json ? JSON.stringify(presentKey(key)) : `Key ${key.id} is revoked.`)
       return 0
     }
@@ -328,7 +393,8 @@ export async function execute(argv: string[], env: NodeJS.ProcessEnv, output: Cl
   try {
     return await runCli(argv, env, (line) => output.stdout(line))
   } catch (error) {
-    const known = error instanceof UsageError || error instanceof ConfigError || error instanceof AppError
+    const known =
+      error instanceof UsageError || error instanceof ConfigError || error instanceof MissingDatabaseError || error instanceof AppError
     output.stderr(`fileshare: ${oneLine(known ? error.message : String((error as Error).message ?? error))}`)
     return error instanceof UsageError ? 2 : 1
   }

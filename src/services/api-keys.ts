@@ -1,6 +1,6 @@
 import { sha256Hex } from '../lib/sha256-hex.js'
 import type { Config } from '../config.js'
-import { NotFoundError } from '../errors.js'
+import { InvalidRequestError, NotFoundError } from '../errors.js'
 import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import type { ApiKeysRepository } from '../db/repositories/api-keys-repository.js'
 import type { AccountRow, ApiKeyRow } from '../db/schema.js'
@@ -13,6 +13,41 @@ const KEY_PATTERN = /^fsk_[A-Za-z0-9_-]{43}$/
 const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 6
 const LAST_USED_RESOLUTION_MS = 60_000
 const CACHE_MAX_ENTRIES = 10_000
+
+/** The name a key gets when none is given. */
+export const DEFAULT_KEY_NAME = 'default'
+/** The longest key name, in characters (Unicode code points, as JSON Schema's maxLength counts them), after trimming. */
+export const KEY_NAME_MAX_LENGTH = 100
+/** C0 controls (tab and newline among them), DEL and C1 controls: a name is one line of text. */
+const KEY_NAME_CONTROL = '\\x00-\\x1F\\x7F-\\x9F'
+/**
+ * The key-name rule as a JSON Schema pattern (the dashboard's body schema), with
+ * KEY_NAME_MAX_LENGTH as maxLength: no control character, and at least one that is not a space.
+ */
+export const KEY_NAME_PATTERN = `^[^${KEY_NAME_CONTROL}]*[^\\s${KEY_NAME_CONTROL}][^${KEY_NAME_CONTROL}]*$`
+const CONTROL_CHARACTER = new RegExp(`[${KEY_NAME_CONTROL}]`)
+
+/** A key name that breaks the rule of keyName(). */
+export class InvalidKeyNameError extends InvalidRequestError {}
+
+/**
+ * The one rule for key names, wherever keys are created (the CLI, the dashboard): no control
+ * character (C0, DEL, C1: no newline, tab or escape), then trimmed of surrounding white space,
+ * 1 to KEY_NAME_MAX_LENGTH characters. No name at all is DEFAULT_KEY_NAME; an empty one is refused.
+ */
+export function keyName(name: string | undefined): string {
+  if (name === undefined) return DEFAULT_KEY_NAME
+  if (CONTROL_CHARACTER.test(name)) {
+    throw new InvalidKeyNameError('The key name must not contain control characters (such as a newline, tab or escape).')
+  }
+  const trimmed = name.trim()
+  if (trimmed === '') throw new InvalidKeyNameError('The key name must contain a character other than spaces.')
+  const length = [...trimmed].length
+  if (length > KEY_NAME_MAX_LENGTH) {
+    throw new InvalidKeyNameError(`The key name must be at most ${KEY_NAME_MAX_LENGTH} characters, got ${length}.`)
+  }
+  return trimmed
+}
 
 /** The caller behind a valid key. */
 export interface Principal {
@@ -48,13 +83,17 @@ export class ApiKeyService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Creates a key; the whole key is returned only here and only its hash is stored. */
-  async create(accountId: number, name = 'default', options: { expiresAt?: number } = {}) {
+  /**
+   * Creates a key; the whole key is returned only here and only its hash is stored. The name
+   * follows keyName()'s rule (InvalidKeyNameError otherwise); none at all is DEFAULT_KEY_NAME.
+   */
+  async create(accountId: number, name?: string, options: { expiresAt?: number } = {}) {
+    const checkedName = keyName(name)
     if (!(await this.accounts.findById(accountId))) throw new NotFoundError(`No account with id ${accountId}.`)
     const apiKey = KEY_PREFIX + randomToken(32)
     const row = await this.keys.create({
       account_id: accountId,
-      name,
+      name: checkedName,
       prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH),
       // A fast hash is enough: the key carries 256 random bits (passwords, which do not, use scrypt).
       key_hash: sha256Hex(apiKey),

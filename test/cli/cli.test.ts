@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCommand } from '../helpers/cli.js'
+import { createDatabase, runCommand } from '../helpers/cli.js'
 import { BIN, cleanEnv, ROOT, type CliResult } from '../helpers/server-process.js'
 import { bearer, makeTempDir, startTestApp } from '../helpers/test-app.js'
 import { MIGRATION_NAMES } from '../../src/db/migrate.js'
@@ -17,18 +17,37 @@ function fileshare(dataDir: string, args: string[], extraEnv: Record<string, str
 
 /** Runs the real binary, `node bin/fileshare.js ...args`, against `dataDir`. */
 function fileshareProcess(dataDir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+  return binary(args, { FILESHARE_DATA_DIR: dataDir, ...extraEnv })
+}
+
+/** Runs the real binary in `cwd` (the checkout unless given) with exactly `env` over a clean environment. */
+function binary(args: string[], env: Record<string, string>, cwd = ROOT): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env: cleanEnv({ FILESHARE_DATA_DIR: dataDir, ...extraEnv }) },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
-        resolve({ code, stdout, stderr })
-      },
-    )
+    execFile(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env) }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
+      resolve({ code, stdout, stderr })
+    })
   })
 }
+
+/** Runs the real binary with `stdin` piped in (account set-password reads it). */
+function binaryWithInput(args: string[], env: Record<string, string>, stdin: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env) })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }))
+    child.stdin.end(stdin)
+  })
+}
+
+/** What every command but migrate and serve answers on a data folder without a database. */
+const noDatabase = (dataDir: string) =>
+  `fileshare: no database at ${path.join(dataDir, 'fileshare.sqlite')}; set FILESHARE_DATA_DIR to the server's data folder, ` +
+  `or run "fileshare migrate" to create one\n`
 
 /** Runs a command that must succeed and returns its stdout. */
 async function ok(dataDir: string, ...args: string[]): Promise<string> {
@@ -59,6 +78,12 @@ describe('fileshare CLI', () => {
     tempDirs.push(dir)
     return dir
   }
+  /** A new data folder with its database, as `fileshare migrate` creates it. */
+  const newDatabase = async () => {
+    const dir = await newDataDir()
+    await createDatabase({ FILESHARE_DATA_DIR: dir })
+    return dir
+  }
 
   afterAll(async () => {
     await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
@@ -87,7 +112,7 @@ describe('fileshare CLI', () => {
     })
 
     it('the real binary runs a command, and reports a refusal in one line with its exit code', async () => {
-      const dataDir = await newDataDir()
+      const dataDir = await newDatabase()
       const created = await fileshareProcess(dataDir, ['account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json'])
       expect(created).toMatchObject({ code: 0, stderr: '' })
       expect(JSON.parse(created.stdout)).toMatchObject({ account_id: 1, api_key: expect.stringMatching(/^fsk_[A-Za-z0-9_-]{43}$/) })
@@ -116,7 +141,7 @@ describe('fileshare CLI', () => {
   describe('accounts', () => {
     let dataDir: string
     beforeAll(async () => {
-      dataDir = await newDataDir()
+      dataDir = await newDatabase()
     })
 
     it('account create prints the account id and a new API key', async () => {
@@ -162,8 +187,8 @@ describe('fileshare CLI', () => {
     })
 
     it('account list on an empty database prints nothing and succeeds', async () => {
-      expect(await ok(await newDataDir(), 'account', 'list')).toBe('')
-      expect(await json(await newDataDir(), 'account', 'list', '--json')).toEqual([])
+      expect(await ok(await newDatabase(), 'account', 'list')).toBe('')
+      expect(await json(await newDatabase(), 'account', 'list', '--json')).toEqual([])
     })
 
     it('account set-plan changes the plan', async () => {
@@ -194,13 +219,42 @@ describe('fileshare CLI', () => {
       const { account_id } = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
       await ok(dataDir, 'account', 'set-limits', String(account_id), '--max-file-size', '0', '--daily-uploads', '0')
     })
+
+    it('account create refuses an email that differs only in letter case exactly as a duplicate, and keeps emails as typed', async () => {
+      const dir = await newDataDir()
+      await ok(dir, 'migrate')
+      const created = await json<CreatedAccount & { email: string }>(
+        dir,
+        'account',
+        'create',
+        '--email',
+        'Case.Taken@Example.test',
+        '--plan',
+        'pro',
+        '--json',
+      )
+      expect(created.email).toBe('Case.Taken@Example.test')
+      const duplicate = await fileshare(dir, ['account', 'create', '--email', 'Case.Taken@Example.test', '--plan', 'pro'])
+      expect(duplicate).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'fileshare: An account with email Case.Taken@Example.test already exists.\n',
+      })
+      for (const email of ['case.taken@example.test', 'CASE.TAKEN@EXAMPLE.TEST']) {
+        expect(await fileshare(dir, ['account', 'create', '--email', email, '--plan', 'pro']), email).toEqual(duplicate)
+      }
+      const listed = await json<Array<{ account_id: number; email: string }>>(dir, 'account', 'list', '--json')
+      expect(listed.map(({ account_id, email }) => ({ account_id, email }))).toEqual([
+        { account_id: created.account_id, email: 'Case.Taken@Example.test' },
+      ])
+    })
   })
 
   describe('keys', () => {
     let dataDir: string
     let account: CreatedAccount
     beforeAll(async () => {
-      dataDir = await newDataDir()
+      dataDir = await newDatabase()
       account = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
     })
 
@@ -233,6 +287,45 @@ describe('fileshare CLI', () => {
       expect(listText.trim().split('\n')).toHaveLength(3)
     })
 
+    it('key create names a key "default" unless given a name, which is trimmed; up to 100 characters', async () => {
+      const id = String(account.account_id)
+      const named = async (...args: string[]) =>
+        (await json<{ key_id: number; name: string }>(dataDir, 'key', 'create', id, ...args, '--json')).name
+      expect(await named()).toBe('default')
+      expect(await named('--name', '  ci deploy  ')).toBe('ci deploy')
+      expect(await named('--name', 'x'.repeat(100))).toBe('x'.repeat(100))
+      // Characters, not UTF-16 units: 100 emoji are 200 units.
+      expect(await named('--name', '\u{1F511}'.repeat(100))).toBe('\u{1F511}'.repeat(100))
+      expect(await named('--name=Ünïcødé name')).toBe('Ünïcødé name')
+      const listed = await json<Array<{ name: string }>>(dataDir, 'key', 'list', id, '--json')
+      expect(listed.map((key) => key.name)).toEqual(expect.arrayContaining(['default', 'ci deploy', 'x'.repeat(100)]))
+    })
+
+    it.for([
+      ['empty', ''],
+      ['only spaces', '   '],
+      ['101 characters', 'x'.repeat(101)],
+      ['300 characters', 'y'.repeat(300)],
+      ['101 characters after trimming', ` ${'z'.repeat(101)} `],
+      ['a newline', 'two\nlines'],
+      ['a trailing newline', 'name\n'],
+      ['a carriage return', 'name\rforged'],
+      ['a tab', 'tab\there'],
+      ['an escape sequence', 'red \u001b[31mname'],
+      ['a NUL', 'nul\u0000'],
+      ['a DEL', 'del\u007f'],
+      ['a C1 control (NEL)', 'next\u0085line'],
+      ['a C1 control (CSI)', 'csi\u009b31m'],
+    ])('key create --name with %s is a usage error (exit 2, one line) and creates no key', async ([, name], { expect }) => {
+      const id = String(account.account_id)
+      const before = await json<unknown[]>(dataDir, 'key', 'list', id, '--json')
+      const result = await fileshare(dataDir, ['key', 'create', id, `--name=${name}`, '--json'])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^fileshare: --name: The key name must /)])
+      expect(await json<unknown[]>(dataDir, 'key', 'list', id, '--json')).toHaveLength(before.length)
+    })
+
     it('key revoke revokes one key; the account keeps its others', async () => {
       const created = await json<{ key_id: number; api_key: string }>(dataDir, 'key', 'create', String(account.account_id), '--json')
       const stdout = await ok(dataDir, 'key', 'revoke', String(created.key_id))
@@ -261,7 +354,7 @@ describe('fileshare CLI', () => {
   })
 
   it('a key from `account create --json` and one from `key create --json` work against a server on the same data', async () => {
-    const dataDir = await newDataDir()
+    const dataDir = await newDatabase()
     const created = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
     const second = await json<{ api_key: string }>(dataDir, 'key', 'create', String(created.account_id), '--json')
     await ok(dataDir, 'account', 'set-limits', String(created.account_id), '--daily-uploads', '3', '--requests-per-day', '900')
@@ -282,7 +375,7 @@ describe('fileshare CLI', () => {
   })
 
   it('the database holds only a hash of each key', async () => {
-    const dataDir = await newDataDir()
+    const dataDir = await newDatabase()
     const created = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')
     const second = await json<{ api_key: string }>(dataDir, 'key', 'create', String(created.account_id), '--json')
     const keys = [created.api_key, second.api_key]
@@ -318,6 +411,82 @@ describe('fileshare CLI', () => {
     }
   })
 
+  describe('a data folder without a database', () => {
+    // Every command but migrate and serve: none may create an empty database the server never sees.
+    const commands: Array<[string, string[]]> = [
+      ['account create', ['account', 'create', '--email', 'typo@example.com', '--plan', 'pro', '--json']],
+      ['account list', ['account', 'list']],
+      ['account list --json', ['account', 'list', '--json']],
+      ['account set-plan', ['account', 'set-plan', '1', 'pro']],
+      ['account set-limits', ['account', 'set-limits', '1', '--daily-uploads', '3']],
+      ['account invite', ['account', 'invite', '1']],
+      ['key create', ['key', 'create', '1', '--name', 'ci']],
+      ['key list', ['key', 'list', '1']],
+      ['key revoke', ['key', 'revoke', '1']],
+      ['gc', ['gc', '--dry-run']],
+    ]
+
+    it.for(commands)(
+      '%s refuses an empty data folder (exit 1, one line naming the path) and creates nothing',
+      async ([, args], { expect }) => {
+        const dataDir = await newDataDir()
+        expect(await fileshare(dataDir, args)).toEqual({ code: 1, stdout: '', stderr: noDatabase(dataDir) })
+        expect(await fs.readdir(dataDir)).toEqual([])
+      },
+    )
+
+    it.for(commands)('%s refuses a data folder that does not exist, and creates no folder', async ([, args], { expect }) => {
+      const dataDir = path.join(await newDataDir(), 'typo', 'data')
+      expect(await fileshare(dataDir, args)).toEqual({ code: 1, stdout: '', stderr: noDatabase(dataDir) })
+      expect(await fs.readdir(path.dirname(path.dirname(dataDir)))).toEqual([])
+    })
+
+    it('the real binary, run where there is no data and without FILESHARE_DATA_DIR, names ./data and creates nothing', async () => {
+      const cwd = await newDataDir()
+      const created = await binary(['account', 'create', '--email', 'typo@example.com', '--plan', 'pro', '--json'], {}, cwd)
+      // The path is the resolved one: the folder the command looked in, whatever the current directory.
+      expect(created).toEqual({ code: 1, stdout: '', stderr: noDatabase(path.join(await fs.realpath(cwd), 'data')) })
+      expect(await fs.readdir(cwd)).toEqual([])
+      const listed = await binary(['account', 'list'], { FILESHARE_DATA_DIR: 'relative/typo' }, cwd)
+      expect(listed).toEqual({ code: 1, stdout: '', stderr: noDatabase(path.join(await fs.realpath(cwd), 'relative/typo')) })
+      expect(await fs.readdir(cwd)).toEqual([])
+    })
+
+    it('account set-password refuses before it reads the password', async () => {
+      const dataDir = path.join(await newDataDir(), 'missing')
+      const result = await binaryWithInput(
+        ['account', 'set-password', '1'],
+        { FILESHARE_DATA_DIR: dataDir },
+        'correct horse battery staple\n',
+      )
+      expect(result).toEqual({ code: 1, stdout: '', stderr: noDatabase(dataDir) })
+      await expect(fs.stat(dataDir)).rejects.toMatchObject({ code: 'ENOENT' })
+    })
+
+    it('configuration errors come first, then usage errors, then the missing database', async () => {
+      const dataDir = path.join(await newDataDir(), 'missing')
+      const config = await fileshare(dataDir, ['account', 'list'], { FILESHARE_LOG_LEVEL: 'loud' })
+      expect(config.code).toBe(1)
+      expect(config.stderr).toContain('FILESHARE_LOG_LEVEL')
+      expect(config.stderr).not.toContain('no database')
+      for (const args of [['frobnicate'], ['account', 'list', 'extra'], ['key', 'create', 'abc'], ['key', 'create', '1', '--name', '']]) {
+        const usage = await fileshare(dataDir, args)
+        expect(usage.code, args.join(' ')).toBe(2)
+        expect(usage.stderr).not.toContain('no database')
+      }
+      // help needs no database either.
+      expect(await fileshare(dataDir, ['help'])).toMatchObject({ code: 0, stderr: '' })
+      await expect(fs.stat(dataDir)).rejects.toMatchObject({ code: 'ENOENT' })
+    })
+
+    it('migrate creates the database (and its folder); then the other commands work on it', async () => {
+      const dataDir = path.join(await newDataDir(), 'new', 'data')
+      expect(await ok(dataDir, 'migrate')).toContain('up to date')
+      expect(await json(dataDir, 'account', 'list', '--json')).toEqual([])
+      expect(await json(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro', '--json')).toMatchObject({ account_id: 1 })
+    })
+  })
+
   describe('migrate', () => {
     it('is idempotent and keeps the data', async () => {
       const dataDir = await newDataDir()
@@ -334,7 +503,7 @@ describe('fileshare CLI', () => {
       // Every command migrates on open; without a lock, one of them failed with "table accounts already exists".
       for (let round = 0; round < 3; round++) {
         const dataDir = await newDataDir()
-        const results = await Promise.all(Array.from({ length: 6 }, () => fileshareProcess(dataDir, ['account', 'list'])))
+        const results = await Promise.all(Array.from({ length: 6 }, () => fileshareProcess(dataDir, ['migrate'])))
         for (const result of results) expect(result).toMatchObject({ code: 0, stderr: '' })
         const database = new SQLite(path.join(dataDir, 'fileshare.sqlite'), { readonly: true })
         try {
@@ -352,7 +521,7 @@ describe('fileshare CLI', () => {
     let account: CreatedAccount
     let takenEmail: string
     beforeAll(async () => {
-      dataDir = await newDataDir()
+      dataDir = await newDatabase()
       takenEmail = nextEmail()
       account = await json<CreatedAccount>(dataDir, 'account', 'create', '--email', takenEmail, '--plan', 'pro', '--json')
     })
@@ -402,6 +571,47 @@ describe('fileshare CLI', () => {
       expect(config.stderr).toContain('FILESHARE_LOG_LEVEL')
       const limit = await fileshare(dataDir, ['account', 'set-limits', String(account.account_id), '--requests-per-day', 'many'])
       expect(limit.stderr).toContain('--requests-per-day')
+    })
+
+    // Exit 2 for what the command line itself gets wrong: unknown or missing arguments, one too
+    // many, and option or argument values out of their range; the data is never asked.
+    const usageErrors: Array<[string, (id: string, keyId: string) => string[], RegExp]> = [
+      ['a request rate per minute of 0', (id) => ['account', 'set-limits', id, '--requests-per-minute', '0'], /--requests-per-minute/],
+      ['a request rate per day of 0', (id) => ['account', 'set-limits', id, '--requests-per-day', '0'], /--requests-per-day/],
+      ['a negative daily upload limit', (id) => ['account', 'set-limits', id, '--daily-uploads=-1'], /--daily-uploads/],
+      ['a negative file size limit', (id) => ['account', 'set-limits', id, '--max-file-size=-5'], /--max-file-size/],
+      ['a limit of 400 digits', (id) => ['account', 'set-limits', id, '--max-file-size', '9'.repeat(400)], /--max-file-size/],
+      ['an unknown plan on create', () => ['account', 'create', '--email', 'new@example.test', '--plan', 'gold'], /gold/],
+      ['an unknown plan on set-plan', (id) => ['account', 'set-plan', id, 'gold'], /gold/],
+      ['account list extra junk', () => ['account', 'list', 'extra', 'junk'], /"extra".*account list takes no arguments/],
+      ['account create with an argument', () => ['account', 'create', 'extra', '--email', 'new@example.test', '--plan', 'pro'], /"extra"/],
+      ['account set-plan ID PLAN extra', (id) => ['account', 'set-plan', id, 'business', 'extra'], /"extra".*ID PLAN/],
+      ['account set-limits ID extra', (id) => ['account', 'set-limits', id, 'extra', '--daily-uploads', '5'], /"extra"/],
+      ['account invite ID extra', (id) => ['account', 'invite', id, 'extra'], /"extra"/],
+      ['account set-password ID extra', (id) => ['account', 'set-password', id, 'extra'], /"extra"/],
+      ['key create ACCOUNT_ID extra', (id) => ['key', 'create', id, 'extra'], /"extra".*ACCOUNT_ID/],
+      ['key list ACCOUNT_ID extra', (id) => ['key', 'list', id, 'extra'], /"extra"/],
+      ['key revoke KEY_ID extra', (_id, keyId) => ['key', 'revoke', keyId, 'extra'], /"extra".*KEY_ID/],
+      ['gc extra', () => ['gc', 'extra'], /gc extra/],
+    ]
+    it.for(usageErrors)('%s: exit 2 with one line naming it, nothing on stdout', async ([, args, names], { expect }) => {
+      const [key] = await json<Array<{ key_id: number }>>(dataDir, 'key', 'list', String(account.account_id), '--json')
+      const result = await fileshare(dataDir, args(String(account.account_id), String(key!.key_id)))
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^fileshare: /)])
+      expect(result.stderr).toMatch(names)
+    })
+
+    // Exit 1 for what only the data can tell, or a failure.
+    it.for<[string, (id: string) => string[]]>([
+      ['a duplicate email', () => ['account', 'create', '--email', takenEmail, '--plan', 'pro']],
+      ['an unknown account', () => ['account', 'set-limits', '999999', '--requests-per-minute', '5']],
+      ['an unknown key', () => ['key', 'revoke', '999999']],
+    ])('%s: exit 1', async ([, args], { expect }) => {
+      const result = await fileshare(dataDir, args(String(account.account_id)))
+      expect(result).toMatchObject({ code: 1, stdout: '' })
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1)
     })
 
     it('leaves the database as it was', async () => {

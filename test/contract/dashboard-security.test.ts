@@ -515,6 +515,35 @@ describe("dashboard actions go through the API's services and limits", () => {
       })
       await expectError(refused, 400, 'invalid_request')
     }
+    // The key service's rule (as `fileshare key create --name`): no control characters (C0, DEL, C1).
+    const before = await (await dashboardRequest(t, session, 'GET', 'keys')).json()
+    for (const name of [
+      'two\nlines',
+      'name\n',
+      'tab\there',
+      'red \u001b[31mname',
+      'nul\u0000',
+      'del\u007f',
+      'next\u0085line',
+      'csi\u009b31m',
+      '\u0001',
+    ]) {
+      const refused = await dashboardRequest(t, session, 'POST', 'keys', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      })
+      await expectError(refused, 400, 'invalid_request')
+    }
+    expect(await (await dashboardRequest(t, session, 'GET', 'keys')).json()).toEqual(before)
+    // 100 characters, not UTF-16 units; non-ASCII and inner spaces are fine.
+    for (const name of ['\u{1F511}'.repeat(100), 'Ünïcødé  name']) {
+      const accepted = await dashboardRequest(t, session, 'POST', 'keys', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      })
+      expect(accepted.status, name).toBe(201)
+      expect(((await accepted.json()) as { key: { name: string } }).key.name).toBe(name)
+    }
     const revoked = await dashboardRequest(t, session, 'DELETE', `keys/${key.key_id}`)
     expect(revoked.status).toBe(200)
     expect(await revoked.json()).toMatchObject({ key: { revoked_at: expect.any(String) } })

@@ -15,3 +15,12 @@ export async function runCommand(args: string[], env: Record<string, string>): P
   })
   return { code, stdout, stderr }
 }
+
+/**
+ * Creates the database of a new data folder with `fileshare migrate`, as an operator does before
+ * the first command (every other command refuses a data folder without a database).
+ */
+export async function createDatabase(env: Record<string, string>): Promise<void> {
+  const result = await runCommand(['migrate'], env)
+  if (result.code !== 0) throw new Error(`fileshare migrate exited with code ${result.code}: ${result.stderr}`)
+}

@@ -62,6 +62,7 @@ describe('kill -9 during uploads and deletes, then restart', () => {
       expect(result, `fileshare ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' })
       return result.stdout
     }
+    await cli('migrate') // creates the database, which the other commands only open
     const { account_id: accountId, api_key: apiKey } = JSON.parse(
       await cli('account', 'create', '--email', 'crash@example.test', '--plan', 'pro', '--json'),
     ) as { account_id: number; api_key: string }

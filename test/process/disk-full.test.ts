@@ -40,6 +40,7 @@ describe.skipIf(mountError !== undefined)('a full disk under the data folder', (
   let auth: Record<string, string>
 
   beforeAll(async () => {
+    expect(await runCommand(['migrate'], { FILESHARE_DATA_DIR: dataDir })).toMatchObject({ code: 0 })
     const created = await runCommand(['account', 'create', '--email', 'full@example.test', '--plan', 'pro', '--json'], {
       FILESHARE_DATA_DIR: dataDir,
     })

@@ -65,6 +65,7 @@ async function crashAndResume(expect: ExpectStatic, stack: Stack): Promise<{ res
   cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }))
   const env = { ...BASE_ENV, ...stack.env }
 
+  expect(await runCommand(['migrate'], { FILESHARE_DATA_DIR: dataDir, ...env })).toMatchObject({ code: 0 })
   const created = await runCommand(['account', 'create', '--email', 'crash@example.test', '--plan', 'pro', '--json'], {
     FILESHARE_DATA_DIR: dataDir,
     ...env,

@@ -294,6 +294,7 @@ describe.concurrent('a running server and the CLI on the same data, default cach
 describe.concurrent('configuration', () => {
   it('`fileshare serve` serves too, with public_link on FILESHARE_PUBLIC_URL', async ({ onTestFinished }) => {
     const dataDir = await newDataDir()
+    await cliOk(dataDir, 'migrate')
     const { api_key } = await cliJson<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro')
     const server = await startServerProcess(onTestFinished, {
       dataDir,
@@ -423,6 +424,7 @@ describe.concurrent('SIGTERM', () => {
 
   it('lets an in-flight upload finish with 201, refuses new connections, and exits 0', async ({ onTestFinished }) => {
     const dataDir = await newDataDir()
+    await cliOk(dataDir, 'migrate')
     const { api_key } = await cliJson<CreatedAccount>(dataDir, 'account', 'create', '--email', nextEmail(), '--plan', 'pro')
     const server = await startServerProcess(onTestFinished, { dataDir })
 

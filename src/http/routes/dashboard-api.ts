@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { plansWithApiAccess } from '../../services/account-limits.js'
+import { KEY_NAME_MAX_LENGTH, KEY_NAME_PATTERN } from '../../services/api-keys.js'
 import { PASSWORD_MAX_LENGTH } from '../../lib/passwords.js'
 import type { SignedIn } from '../../services/sessions.js'
 import { integerParameters } from '../integer-parameters.js'
@@ -16,7 +17,9 @@ const SignInBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 3
 const InviteBody = Type.Object({ token: Type.String({ maxLength: 100 }), password: Password })
 const InviteDetailsBody = Type.Object({ token: Type.String({ maxLength: 100 }) })
 const PasswordChangeBody = Type.Object({ current_password: Password, new_password: Password })
-const KeyBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }) })
+// The key service's rule (src/services/api-keys.ts keyName), checked here too so that a refused
+// name answers 400 invalid_request like any other bad body.
+const KeyBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: KEY_NAME_MAX_LENGTH, pattern: KEY_NAME_PATTERN }) })
 const KeyParams = Type.Object({ key_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
 
 /**
@@ -89,7 +92,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     })
 
     signedIn.post('/keys', { schema: { body: KeyBody } }, async (request, reply) => {
-      const { key, apiKey } = await services.apiKeys.create(request.principal.account.id, request.body.name.trim())
+      const { key, apiKey } = await services.apiKeys.create(request.principal.account.id, request.body.name)
       return reply.code(201).send({ success: true as const, key: presentDashboardKey(key), api_key: apiKey })
     })
 
