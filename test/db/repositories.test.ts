@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { sql } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openPostgres, openSqlite, type DatabaseHandle, type DialectName } from '../../src/db/dialect.js'
 import { MIGRATION_NAMES, migrateToLatest } from '../../src/db/migrate.js'
 import { AccountHoldersRepository } from '../../src/db/repositories/account-holders-repository.js'
-import { AccountsRepository } from '../../src/db/repositories/accounts-repository.js'
+import { AccountsRepository, releaseUploadSlotIn, takeUploadSlotIn } from '../../src/db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../../src/db/repositories/api-keys-repository.js'
 import { FilesRepository } from '../../src/db/repositories/files-repository.js'
-import type { NewFileRow } from '../../src/db/schema.js'
+import type { Database, NewFileRow } from '../../src/db/schema.js'
 import { createPgSchema, dropPgSchema, isPostgresReachable, PG_URL } from '../helpers/scale-out-env.js'
 import { makeTempDir } from '../helpers/test-app.js'
 
@@ -184,11 +184,13 @@ for (const dialect of DIALECTS) {
       let accounts: AccountsRepository
       let files: FilesRepository
       let apiKeys: ApiKeysRepository
+      let db: Kysely<Database>
       let fileCounter = 0
 
       beforeEach(async () => {
         const handle = open()
         await migrateToLatest(handle)
+        db = handle.db
         accounts = new AccountsRepository(handle.db)
         files = new FilesRepository(handle.db)
         apiKeys = new ApiKeysRepository(handle.db)
@@ -321,21 +323,21 @@ for (const dialect of DIALECTS) {
       describe('daily upload slots', () => {
         it('20 concurrent reservations against a limit of 7 take exactly 7 slots', async () => {
           const { id } = await newAccount()
-          const granted = await Promise.all(Array.from({ length: 20 }, () => accounts.reserveUpload(id, DAY_1, 7)))
+          const granted = await Promise.all(Array.from({ length: 20 }, () => takeUploadSlotIn(db, id, DAY_1, 7)))
           expect(granted.filter(Boolean)).toHaveLength(7)
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_1, uploads_today: 7 })
-          expect(await accounts.reserveUpload(id, DAY_1, 7)).toBeUndefined()
+          expect(await takeUploadSlotIn(db, id, DAY_1, 7)).toBeUndefined()
         })
 
         it('concurrent reservations and releases never pass the limit and end at the exact count', async () => {
           const { id } = await newAccount()
-          await accounts.reserveUpload(id, DAY_1, 5)
-          await accounts.reserveUpload(id, DAY_1, 5)
+          await takeUploadSlotIn(db, id, DAY_1, 5)
+          await takeUploadSlotIn(db, id, DAY_1, 5)
           // 2 taken; release both while 10 more try to reserve: at most 5 may be held at any time.
           const outcomes = await Promise.all([
-            ...Array.from({ length: 10 }, () => accounts.reserveUpload(id, DAY_1, 5)),
-            accounts.releaseUpload(id, DAY_1).then(() => 'released'),
-            accounts.releaseUpload(id, DAY_1).then(() => 'released'),
+            ...Array.from({ length: 10 }, () => takeUploadSlotIn(db, id, DAY_1, 5)),
+            releaseUploadSlotIn(db, id, DAY_1).then(() => 'released'),
+            releaseUploadSlotIn(db, id, DAY_1).then(() => 'released'),
           ])
           const granted = outcomes.filter((outcome) => outcome === DAY_1).length
           expect(granted).toBeGreaterThanOrEqual(3)
@@ -346,51 +348,62 @@ for (const dialect of DIALECTS) {
 
         it('a new UTC day starts from zero', async () => {
           const { id } = await newAccount()
-          for (let i = 0; i < 3; i++) expect(await accounts.reserveUpload(id, DAY_1, 3)).toBe(DAY_1)
-          expect(await accounts.reserveUpload(id, DAY_1, 3)).toBeUndefined()
-          expect(await accounts.reserveUpload(id, DAY_2, 3)).toBe(DAY_2)
+          for (let i = 0; i < 3; i++) expect(await takeUploadSlotIn(db, id, DAY_1, 3)).toBe(DAY_1)
+          expect(await takeUploadSlotIn(db, id, DAY_1, 3)).toBeUndefined()
+          expect(await takeUploadSlotIn(db, id, DAY_2, 3)).toBe(DAY_2)
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_2, uploads_today: 1 })
+        })
+
+        it('hasUploadSlot answers as taking would, without taking', async () => {
+          const { id } = await newAccount()
+          expect(await accounts.hasUploadSlot(id, DAY_1, 1)).toBe(true)
+          expect(await accounts.hasUploadSlot(id, DAY_1, 1)).toBe(true)
+          expect(await takeUploadSlotIn(db, id, DAY_1, 1)).toBe(DAY_1)
+          expect(await accounts.hasUploadSlot(id, DAY_1, 1)).toBe(false)
+          expect(await accounts.hasUploadSlot(id, DAY_2, 1)).toBe(true)
+          expect(await accounts.hasUploadSlot(id, DAY_2, 0)).toBe(false)
+          expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_1, uploads_today: 1 })
         })
 
         it('a day never goes back: a reservation dated before the current day counts on the current day', async () => {
           // Two instances either side of midnight (or one that read the clock just before it) take
           // turns: the count must not restart at each turn, or the limit would never be reached.
           const { id } = await newAccount()
-          expect(await accounts.reserveUpload(id, DAY_2, 2)).toBe(DAY_2)
-          expect(await accounts.reserveUpload(id, DAY_1, 2)).toBe(DAY_2)
-          expect(await accounts.reserveUpload(id, DAY_2, 2)).toBeUndefined()
-          expect(await accounts.reserveUpload(id, DAY_1, 2)).toBeUndefined()
+          expect(await takeUploadSlotIn(db, id, DAY_2, 2)).toBe(DAY_2)
+          expect(await takeUploadSlotIn(db, id, DAY_1, 2)).toBe(DAY_2)
+          expect(await takeUploadSlotIn(db, id, DAY_2, 2)).toBeUndefined()
+          expect(await takeUploadSlotIn(db, id, DAY_1, 2)).toBeUndefined()
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_2, uploads_today: 2 })
           // The slot handed out belongs to the current day, so giving it back gives back a slot today.
-          await accounts.releaseUpload(id, DAY_2)
-          expect(await accounts.reserveUpload(id, DAY_1, 2)).toBe(DAY_2)
+          await releaseUploadSlotIn(db, id, DAY_2)
+          expect(await takeUploadSlotIn(db, id, DAY_1, 2)).toBe(DAY_2)
         })
 
         it('releasing a slot of a past day leaves today alone; releasing today gives one back, never below zero', async () => {
           const { id } = await newAccount()
-          await accounts.reserveUpload(id, DAY_1, 10)
-          await accounts.reserveUpload(id, DAY_2, 10)
-          await accounts.reserveUpload(id, DAY_2, 10)
-          await accounts.releaseUpload(id, DAY_1)
+          await takeUploadSlotIn(db, id, DAY_1, 10)
+          await takeUploadSlotIn(db, id, DAY_2, 10)
+          await takeUploadSlotIn(db, id, DAY_2, 10)
+          await releaseUploadSlotIn(db, id, DAY_1)
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_2, uploads_today: 2 })
-          await accounts.releaseUpload(id, DAY_2)
+          await releaseUploadSlotIn(db, id, DAY_2)
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_2, uploads_today: 1 })
-          await accounts.releaseUpload(id, DAY_2)
-          await accounts.releaseUpload(id, DAY_2)
+          await releaseUploadSlotIn(db, id, DAY_2)
+          await releaseUploadSlotIn(db, id, DAY_2)
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_2, uploads_today: 0 })
         })
 
         it('a limit of 0 refuses every upload, on any day', async () => {
           const { id } = await newAccount()
-          expect(await accounts.reserveUpload(id, DAY_1, 0)).toBeUndefined()
-          expect(await accounts.reserveUpload(id, DAY_2, 0)).toBeUndefined()
+          expect(await takeUploadSlotIn(db, id, DAY_1, 0)).toBeUndefined()
+          expect(await takeUploadSlotIn(db, id, DAY_2, 0)).toBeUndefined()
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: '', uploads_today: 0 })
         })
 
         it('slots are counted per account', async () => {
           const [first, second] = [await newAccount(), await newAccount()]
-          await Promise.all(Array.from({ length: 4 }, () => accounts.reserveUpload(first.id, DAY_1, 2)))
-          expect(await accounts.reserveUpload(second.id, DAY_1, 2)).toBe(DAY_1)
+          await Promise.all(Array.from({ length: 4 }, () => takeUploadSlotIn(db, first.id, DAY_1, 2)))
+          expect(await takeUploadSlotIn(db, second.id, DAY_1, 2)).toBe(DAY_1)
           expect((await accounts.findById(first.id))!.uploads_today).toBe(2)
           expect((await accounts.findById(second.id))!.uploads_today).toBe(1)
         })
@@ -400,7 +413,7 @@ for (const dialect of DIALECTS) {
         it('insertTakingUploadSlot: 10 concurrent inserts against 4 slots record exactly 4, and the others write nothing', async () => {
           const { id } = await newAccount()
           // A resumable upload holds one of the 5 slots already.
-          expect(await accounts.reserveUpload(id, DAY_1, 5)).toBe(DAY_1)
+          expect(await takeUploadSlotIn(db, id, DAY_1, 5)).toBe(DAY_1)
           const inserted = await Promise.all(Array.from({ length: 10 }, () => files.insertTakingUploadSlot(fileRow(id), DAY_1, 5)))
           expect(inserted.filter(Boolean)).toHaveLength(4)
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_1, uploads_today: 5, total_files: 4, total_size: 400 })

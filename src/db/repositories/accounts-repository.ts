@@ -87,14 +87,4 @@ export class AccountsRepository {
     const account = await this.findById(id)
     return limit > 0 && account !== undefined && (account.uploads_day < day || account.uploads_today < limit)
   }
-
-  /** Takes one of the day's upload slots (takeUploadSlotIn) on its own. */
-  reserveUpload(id: number, day: string, limit: number): Promise<string | undefined> {
-    return takeUploadSlotIn(this.db, id, day, limit)
-  }
-
-  /** Gives back a slot taken by an upload that failed (releaseUploadSlotIn) on its own. */
-  releaseUpload(id: number, day: string): Promise<void> {
-    return releaseUploadSlotIn(this.db, id, day)
-  }
 }
