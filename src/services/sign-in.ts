@@ -5,6 +5,7 @@ import { sha256Hex } from '../lib/sha256-hex.js'
 import type { PerKeyLimiter } from '../limits/per-key-limiter.js'
 import type { AccountHolderService } from './account-holders.js'
 import type { SessionService } from './sessions.js'
+import { foldEmailCase } from '../lib/email-case.js'
 
 /** The budgets of failed password checks (sign-ins and the current password of a change). */
 export interface SignInGuards {
@@ -65,7 +66,8 @@ export class SignInService {
    * cannot all slip under a budget), given back when it succeeds.
    */
   private async guarded<T>(email: string, clientIp: string, check: () => Promise<T | undefined>, failure: () => AppError): Promise<T> {
-    const address = email.trim().toLowerCase()
+    // Folded as account emails compare, so that two accounts never share a counter.
+    const address = foldEmailCase(email.trim())
     // Hashes, so that no email address lands in Redis.
     const emailKey = sha256Hex(address)
     const pairKey = sha256Hex(`${clientIp}\n${address}`)

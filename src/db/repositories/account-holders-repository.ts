@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import type { AccountRow, Database } from '../schema.js'
+import { foldEmailCase } from '../../lib/email-case.js'
 
 /** The invitation is newer than the account's password, if it has one: an invitation dies once a password exists. */
 function noPasswordSinceInvite(eb: ExpressionBuilder<Database, 'account_invites'>) {
@@ -29,7 +30,7 @@ export class AccountHoldersRepository {
    * lower(email) makes the match unique and serves it.
    */
   async findForSignIn(email: string): Promise<{ account: AccountRow; passwordHash: string } | undefined> {
-    const folded = email.replace(/[A-Z]+/g, (letters) => letters.toLowerCase())
+    const folded = foldEmailCase(email)
     const row = await this.accountsWithPasswords()
       .where(sql<string>`lower(accounts.email)`, '=', folded)
       .executeTakeFirst()

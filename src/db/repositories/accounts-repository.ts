@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { AccountRow, Database } from '../schema.js'
 import { compiledOnce } from './compiled-query.js'
+import { foldEmailCase } from '../../lib/email-case.js'
 
 export type LimitOverrides = Partial<Pick<AccountRow, 'requests_per_minute' | 'requests_per_day' | 'max_file_size' | 'daily_uploads'>>
 
@@ -63,7 +64,7 @@ export class AccountsRepository {
    * and PostgreSQL's on the "C" column: migration 006). At most one exists: lower(email) is unique.
    */
   findByEmail(email: string): Promise<AccountRow | undefined> {
-    const folded = email.replace(/[A-Z]+/g, (letters) => letters.toLowerCase())
+    const folded = foldEmailCase(email)
     return this.db
       .selectFrom('accounts')
       .selectAll()
