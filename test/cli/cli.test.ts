@@ -1,10 +1,10 @@
-import { execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, runCommand } from '../helpers/cli.js'
-import { BIN, cleanEnv, ROOT, type CliResult } from '../helpers/server-process.js'
+import { BIN, cleanEnv, ROOT, runCliWithInput, type CliResult } from '../helpers/server-process.js'
 import { bearer, makeTempDir, startTestApp } from '../helpers/test-app.js'
 import { MIGRATION_NAMES } from '../../src/db/migrate.js'
 
@@ -27,20 +27,6 @@ function binary(args: string[], env: Record<string, string>, cwd = ROOT): Promis
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
       resolve({ code, stdout, stderr })
     })
-  })
-}
-
-/** Runs the real binary with `stdin` piped in (account set-password reads it). */
-function binaryWithInput(args: string[], env: Record<string, string>, stdin: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env) })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }))
-    child.stdin.end(stdin)
   })
 }
 
@@ -454,7 +440,7 @@ describe('fileshare CLI', () => {
 
     it('account set-password refuses before it reads the password', async () => {
       const dataDir = path.join(await newDataDir(), 'missing')
-      const result = await binaryWithInput(
+      const result = await runCliWithInput(
         ['account', 'set-password', '1'],
         { FILESHARE_DATA_DIR: dataDir },
         'correct horse battery staple\n',

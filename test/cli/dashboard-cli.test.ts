@@ -1,24 +1,9 @@
-import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCommand } from '../helpers/cli.js'
-import { BIN, cleanEnv, ROOT, type CliResult } from '../helpers/server-process.js'
+import { runCliWithInput } from '../helpers/server-process.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
 
 const PASSWORD = 'correct horse battery staple'
-
-/** Runs the real binary with `stdin` piped in, as `echo "$PASSWORD" | fileshare account set-password ID` would. */
-function fileshareWithInput(args: string[], env: Record<string, string>, stdin: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env) })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }))
-    child.stdin.end(stdin)
-  })
-}
 
 /**
  * `account invite` and `account set-password` against the database of a running server (SQLite in
@@ -92,7 +77,7 @@ describe('fileshare account invite / set-password', () => {
   it('set-password reads the first line of stdin, and signs out the sessions of the account', async () => {
     const email = `stdin-${Date.now()}@example.test`
     const { accountId } = await t.createAccount('pro', email)
-    const result = await fileshareWithInput(['account', 'set-password', String(accountId)], env, `${PASSWORD}\nignored second line\n`)
+    const result = await runCliWithInput(['account', 'set-password', String(accountId)], env, `${PASSWORD}\nignored second line\n`)
     expect(result).toEqual({
       code: 0,
       stderr: '',
@@ -109,7 +94,7 @@ describe('fileshare account invite / set-password', () => {
     expect(signedIn.status).toBe(200)
     const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!
 
-    const changed = await fileshareWithInput(['account', 'set-password', String(accountId)], env, 'a different long password')
+    const changed = await runCliWithInput(['account', 'set-password', String(accountId)], env, 'a different long password')
     expect(changed.code).toBe(0)
     expect((await fetch(`${t.url}/dashboard/api/session`, { headers: { cookie } })).status).toBe(401)
     expect((await signIn(email, PASSWORD)).status).toBe(401)
@@ -118,12 +103,12 @@ describe('fileshare account invite / set-password', () => {
 
   it('refuses a short password, empty stdin, and unknown accounts, with one-line errors', async () => {
     const { accountId } = await t.createAccount('pro')
-    const short = await fileshareWithInput(['account', 'set-password', String(accountId)], env, 'short\n')
+    const short = await runCliWithInput(['account', 'set-password', String(accountId)], env, 'short\n')
     expect(short).toEqual({ code: 1, stdout: '', stderr: 'fileshare: The password must have at least 12 characters.\n' })
-    const empty = await fileshareWithInput(['account', 'set-password', String(accountId)], env, '')
+    const empty = await runCliWithInput(['account', 'set-password', String(accountId)], env, '')
     expect(empty.code).toBe(2)
     expect(empty.stderr).toBe('fileshare: account set-password reads the password from stdin, which was empty.\n')
-    expect(await fileshareWithInput(['account', 'set-password', '999999'], env, `${PASSWORD}\n`)).toEqual({
+    expect(await runCliWithInput(['account', 'set-password', '999999'], env, `${PASSWORD}\n`)).toEqual({
       code: 1,
       stdout: '',
       stderr: 'fileshare: No account with id 999999.\n',

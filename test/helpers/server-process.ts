@@ -207,6 +207,20 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
   })
 }
 
+/** Runs the real binary with `stdin` piped in, as `echo "$PASSWORD" | fileshare account set-password ID` would. */
+export function runCliWithInput(args: string[], env: Record<string, string>, stdin: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env) })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }))
+    child.stdin.end(stdin)
+  })
+}
+
 export interface ProcessStatus {
   /** Resident set size now (VmRSS). */
   rssBytes: number
