@@ -16,6 +16,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return typeof message === 'string' && typeof code !== 'string' && UNAVAILABLE_MESSAGES.test(message)
 }
 
+/** Whether the database refused a write that would break a unique constraint or index (SQLite's, PostgreSQL's 23505). */
+export function isUniqueViolation(error: unknown): boolean {
+  const { code } = error as { code?: unknown }
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505'
+}
+
 /** Whether the database refused a write for want of disk space (SQLite's SQLITE_FULL, PostgreSQL's disk_full). */
 export function isDatabaseFull(error: unknown): boolean {
   const { code } = error as { code?: unknown }

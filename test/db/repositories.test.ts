@@ -12,6 +12,7 @@ import { AccountsRepository, releaseUploadSlotIn, takeUploadSlotIn } from '../..
 import { ApiKeysRepository } from '../../src/db/repositories/api-keys-repository.js'
 import { FilesRepository } from '../../src/db/repositories/files-repository.js'
 import type { Database, NewFileRow } from '../../src/db/schema.js'
+import { InvalidParameterError } from '../../src/errors.js'
 import { createPgSchema, dropPgSchema, isPostgresReachable, PG_URL } from '../helpers/scale-out-env.js'
 import { makeTempDir } from '../helpers/test-app.js'
 
@@ -240,6 +241,18 @@ for (const dialect of DIALECTS) {
         it('emails are unique', async () => {
           await accounts.create('twice@example.test', 'pro', T0)
           await expect(accounts.create('twice@example.test', 'pro', T0)).rejects.toThrow()
+          expect(await accounts.list()).toHaveLength(1)
+        })
+
+        it('two creations at once with the same email in different case: one account, and the other gets the duplicate refusal', async () => {
+          const outcomes = await Promise.allSettled([
+            accounts.create('Race@Example.test', 'pro', T0),
+            accounts.create('race@example.TEST', 'pro', T0),
+          ])
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1)
+          const [refused] = outcomes.filter((outcome) => outcome.status === 'rejected')
+          expect(refused!.reason).toBeInstanceOf(InvalidParameterError)
+          expect((refused!.reason as Error).message).toMatch(/already exists/)
           expect(await accounts.list()).toHaveLength(1)
         })
 

@@ -1,5 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { AccountRow, Database } from '../schema.js'
+import { InvalidParameterError } from '../../errors.js'
+import { isUniqueViolation } from '../translate-errors.js'
 import { compiledOnce } from './compiled-query.js'
 import { foldEmailCase } from '../../lib/email-case.js'
 
@@ -51,8 +53,17 @@ export class AccountsRepository {
     this.findByIdQuery = compiledOnce(db, 1, (id: number) => db.selectFrom('accounts').selectAll().where('id', '=', id))
   }
 
-  create(email: string, plan: string, now: number): Promise<AccountRow> {
-    return this.db.insertInto('accounts').values({ email, plan, created_at: now }).returningAll().executeTakeFirstOrThrow()
+  /**
+   * Inserts the account. An email taken meanwhile, in any letter case (two creations at once, past
+   * the service's own check), is the same refusal as the check's, not the driver's message.
+   */
+  async create(email: string, plan: string, now: number): Promise<AccountRow> {
+    try {
+      return await this.db.insertInto('accounts').values({ email, plan, created_at: now }).returningAll().executeTakeFirstOrThrow()
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new InvalidParameterError(`An account with email ${email} (in some letter case) already exists.`)
+      throw error
+    }
   }
 
   async findById(id: number): Promise<AccountRow | undefined> {
