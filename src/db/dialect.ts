@@ -57,6 +57,26 @@ function loadPg(): typeof PG {
 }
 
 /**
+ * A query that timed out is still running, or stuck, on its connection: node-postgres queues what
+ * comes next (a transaction's ROLLBACK among it) behind it, and the pool would hand the connection
+ * on, idle in a transaction that still holds its locks and that a later COMMIT would complete. So
+ * the client ends at once: every later query on it fails, the pool drops it on release, and the
+ * server rolls the transaction back when the connection closes.
+ */
+function endClientOnQueryTimeout(client: PG.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown
+  ;(client as { query: unknown }).query = (...args: unknown[]) => {
+    const result = query(...args)
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if ((error as Error | undefined)?.message === 'Query read timeout') client.end().catch(() => {})
+      })
+    }
+    return result
+  }
+}
+
+/**
  * Opens a PostgreSQL pool. `searchPath` confines the service to one schema (tests use a fresh
  * schema each, so that they can run side by side in one database).
  */
@@ -79,6 +99,9 @@ export function openPostgres(
   // out between two queries (its own 'error'): the query fails, the pool drops the client, the next
   // query connects afresh.
   pool.on('error', () => {})
-  pool.on('connect', (client) => client.on('error', () => {}))
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+    if (options.queryTimeoutMs) endClientOnQueryTimeout(client)
+  })
   return handle(new Kysely<Database>({ dialect: withTranslatedErrors(new PostgresDialect({ pool })) }), 'postgres')
 }
