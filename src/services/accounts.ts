@@ -77,7 +77,8 @@ export class AccountService {
       totalFiles: row.total_files,
       totalSize: row.total_size,
       totalDownloads: row.total_downloads,
-      uploadsToday: row.uploads_day === utcDay(now) ? row.uploads_today : 0,
+      // A later day than this instance's clock is the account's current day (slots never go back).
+      uploadsToday: row.uploads_day >= utcDay(now) ? row.uploads_today : 0,
       limits: effectiveLimits(row, this.config.plans),
     }
   }

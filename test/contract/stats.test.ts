@@ -186,4 +186,13 @@ describe('GET /stats', () => {
     const tomorrow = await t.app.services.accounts.stats(accountId, Date.now() + 86_400_000)
     expect(tomorrow).toMatchObject({ uploadsToday: 0, totalFiles: 1 })
   })
+
+  it("an instance whose clock is still on yesterday shows the count of the account's current day", async () => {
+    // Another instance already counts on the next UTC day (a day never goes back): this one, behind
+    // midnight, counts its uploads there too, and shows that count, not zero.
+    const { accountId, apiKey } = await t.createAccount('pro')
+    await uploadFile(t, apiKey)
+    const yesterday = await t.app.services.accounts.stats(accountId, Date.now() - 86_400_000)
+    expect(yesterday).toMatchObject({ uploadsToday: 1, totalFiles: 1 })
+  })
 })
