@@ -535,14 +535,15 @@ describe("dashboard actions go through the API's services and limits", () => {
       await expectError(refused, 400, 'invalid_request')
     }
     expect(await (await dashboardRequest(t, session, 'GET', 'keys')).json()).toEqual(before)
-    // 100 characters, not UTF-16 units; non-ASCII and inner spaces are fine.
-    for (const name of ['\u{1F511}'.repeat(100), 'Ünïcødé  name']) {
+    // 100 characters, not UTF-16 units, counted after trimming (as the CLI does); non-ASCII and
+    // inner spaces are fine.
+    for (const name of ['\u{1F511}'.repeat(100), 'Ünïcødé  name', `  ${'k'.repeat(100)}  `]) {
       const accepted = await dashboardRequest(t, session, 'POST', 'keys', {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ name }),
       })
       expect(accepted.status, name).toBe(201)
-      expect(((await accepted.json()) as { key: { name: string } }).key.name).toBe(name)
+      expect(((await accepted.json()) as { key: { name: string } }).key.name).toBe(name.trim())
     }
     const revoked = await dashboardRequest(t, session, 'DELETE', `keys/${key.key_id}`)
     expect(revoked.status).toBe(200)
