@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
 import type { DatabaseHandle, DialectName } from './dialect.js'
 import type { Database } from './schema.js'
@@ -40,6 +41,9 @@ class DialectMigrationProvider implements MigrationProvider {
  */
 const VANISHED_CODES = new Set(['3F000', '42P01', '42703'])
 
+/** How often a catalog read that lost a race with another session's DDL is tried before the error stands. */
+const MIGRATION_ATTEMPTS = 10
+
 /** Brings the schema up to date. Concurrent starts are safe: one migrates, the others wait and find nothing to do. */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
@@ -50,7 +54,11 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
       // (PostgresIntrospector.getTables): a schema, table or column that someone else drops
       // meanwhile fails that read, not the migration.
       const code = (error as { code?: unknown }).code
-      if (handle.dialect !== 'postgres' || attempt >= 5 || typeof code !== 'string' || !VANISHED_CODES.has(code)) throw error
+      if (handle.dialect !== 'postgres' || attempt >= MIGRATION_ATTEMPTS || typeof code !== 'string' || !VANISHED_CODES.has(code))
+        throw error
+      // A busy machine makes the read slow and the race likely: back off a little more each time
+      // (at most about 1 s in all), so that the read fits between two drops.
+      await sleep(20 * attempt)
     }
   }
 }
