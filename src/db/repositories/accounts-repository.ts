@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely'
 import type { AccountRow, Database } from '../schema.js'
 import { InvalidParameterError } from '../../errors.js'
 import { isUniqueViolation } from '../translate-errors.js'
@@ -6,6 +6,14 @@ import { compiledOnce } from './compiled-query.js'
 import { foldEmailCase } from '../../lib/email-case.js'
 
 export type LimitOverrides = Partial<Pick<AccountRow, 'requests_per_minute' | 'requests_per_day' | 'max_file_size' | 'daily_uploads'>>
+
+/**
+ * Whether the account has an upload slot left on `day`: the one rule that taking a slot and asking
+ * for one share. A day after the account's current one starts from zero.
+ */
+function slotLeft(eb: ExpressionBuilder<Database, 'accounts'>, day: string, limit: number) {
+  return eb.and([sql<boolean>`${limit} > 0`, eb.or([eb('uploads_day', '<', day), eb('uploads_today', '<', limit)])])
+}
 
 /**
  * Takes one of the day's upload slots in a single conditional UPDATE, so that concurrent uploads
@@ -28,8 +36,7 @@ export async function takeUploadSlotIn(
       uploads_day: sql`case when uploads_day < ${day} then ${day} else uploads_day end`,
     })
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('uploads_day', '<', day), eb('uploads_today', '<', limit)]))
-    .where(sql<boolean>`${limit} > 0`)
+    .where((eb) => slotLeft(eb, day, limit))
     .returning('uploads_day')
     .executeTakeFirst()
   return row?.uploads_day
@@ -96,7 +103,12 @@ export class AccountsRepository {
    * bytes and takes the slot only when it records the file (takeUploadSlotIn, with the file's row).
    */
   async hasUploadSlot(id: number, day: string, limit: number): Promise<boolean> {
-    const account = await this.findById(id)
-    return limit > 0 && account !== undefined && (account.uploads_day < day || account.uploads_today < limit)
+    const row = await this.db
+      .selectFrom('accounts')
+      .select('id')
+      .where('id', '=', id)
+      .where((eb) => slotLeft(eb, day, limit))
+      .executeTakeFirst()
+    return row !== undefined
   }
 }
