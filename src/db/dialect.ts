@@ -6,7 +6,7 @@ import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely'
 import type PG from 'pg'
 import type { Database } from './schema.js'
 import { withStatementCache } from './statement-cache.js'
-import { withTranslatedErrors } from './translate-errors.js'
+import { isDatabaseUnavailable, withTranslatedErrors } from './translate-errors.js'
 
 export type DialectName = 'sqlite' | 'postgres'
 
@@ -60,16 +60,17 @@ function loadPg(): typeof PG {
  * A query that timed out is still running, or stuck, on its connection: node-postgres queues what
  * comes next (a transaction's ROLLBACK among it) behind it, and the pool would hand the connection
  * on, idle in a transaction that still holds its locks and that a later COMMIT would complete. So
- * the client ends at once: every later query on it fails, the pool drops it on release, and the
- * server rolls the transaction back when the connection closes.
+ * a client whose query failed for want of the database (a timeout, or a connection already lost)
+ * ends at once: every later query on it fails, the pool drops it on release, and the server rolls
+ * the transaction back when the connection closes.
  */
-function endClientOnQueryTimeout(client: PG.PoolClient): void {
+function endClientWhenUnavailable(client: PG.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown
   ;(client as { query: unknown }).query = (...args: unknown[]) => {
     const result = query(...args)
     if (result instanceof Promise) {
       result.catch((error: unknown) => {
-        if ((error as Error | undefined)?.message === 'Query read timeout') client.end().catch(() => {})
+        if (isDatabaseUnavailable(error)) client.end().catch(() => {})
       })
     }
     return result
@@ -101,7 +102,7 @@ export function openPostgres(
   pool.on('error', () => {})
   pool.on('connect', (client) => {
     client.on('error', () => {})
-    if (options.queryTimeoutMs) endClientOnQueryTimeout(client)
+    if (options.queryTimeoutMs) endClientWhenUnavailable(client)
   })
   return handle(new Kysely<Database>({ dialect: withTranslatedErrors(new PostgresDialect({ pool })) }), 'postgres')
 }
