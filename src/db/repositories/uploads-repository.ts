@@ -22,10 +22,6 @@ export interface UploadCommit {
 export class UploadsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(upload: NewUploadRow): Promise<UploadRow> {
-    return this.db.insertInto('uploads').values(upload).returningAll().executeTakeFirstOrThrow()
-  }
-
   /**
    * Takes one of the day's upload slots (on `slot_day`, or the account's later current day) and
    * inserts the upload holding it, in one transaction: undefined, with nothing written, when no
