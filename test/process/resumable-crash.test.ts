@@ -66,7 +66,9 @@ async function crashAndResume(expect: ExpectStatic, stack: Stack): Promise<{ res
   const env = { ...BASE_ENV, ...stack.env }
 
   expect(await runCommand(['migrate'], { FILESHARE_DATA_DIR: dataDir, ...env })).toMatchObject({ code: 0 })
-  const created = await runCommand(['account', 'create', '--email', 'crash@example.test', '--plan', 'pro', '--json'], {
+  // Enterprise: HEAD polls every 50 ms until the first commit, which a loaded machine takes seconds
+  // to reach; pro's 50 requests a minute answered 429 there.
+  const created = await runCommand(['account', 'create', '--email', 'crash@example.test', '--plan', 'enterprise', '--json'], {
     FILESHARE_DATA_DIR: dataDir,
     ...env,
   })
