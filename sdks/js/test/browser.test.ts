@@ -1,4 +1,4 @@
-// The built ESM in Chromium (playwright-core, /usr/bin/chromium), on a page of another origin than
+// The built ESM in Chromium (playwright-core, Debian's /usr/bin/chromium-headless-shell), on a page of another origin than
 // the server: the API sends CORS headers on all of /api/v1 (any origin, preflights without a key),
 // so the SDK calls the launcher's server cross-origin directly. A File is uploaded with progress
 // (multipart, then resumably), then listed, read, counted in stats and deleted.
@@ -11,7 +11,7 @@ import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { server } from './helpers/env.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const types: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html' }
 
