@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -37,6 +38,7 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a dependency 
   let s3: TestS3rver
   let schema: string
   let redisPrefix: string
+  let dataDir: string
   let proxies: Record<Dependency, TcpProxy>
   let app: App
   let api: string
@@ -57,8 +59,9 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a dependency 
     proxies = { database, storage, redis }
     const databaseUrl = new URL(PG_URL)
     databaseUrl.port = String(database.port)
+    dataDir = await makeTempDir()
     const config = loadConfig({
-      FILESHARE_DATA_DIR: await makeTempDir(),
+      FILESHARE_DATA_DIR: dataDir,
       FILESHARE_LOG_LEVEL: 'silent',
       FILESHARE_CACHE_TTL_MS: '0',
       // A stalled dependency answers 503 after this long.
@@ -86,6 +89,7 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a dependency 
     await app?.close()
     await Promise.all(Object.values(proxies ?? {}).map((proxy) => proxy.close()))
     await Promise.all([s3?.close(), schema && dropPgSchema(schema), redisPrefix && cleanRedisPrefix(redisPrefix)])
+    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true })
   })
 
   const upload = () => fetch(`${api}/files/upload`, { method: 'POST', headers: bearer(apiKey), body: fileForm(content, 'kept.txt') })
