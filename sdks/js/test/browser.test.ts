@@ -1,7 +1,7 @@
-// The built ESM in Chromium (playwright-core, Debian's /usr/bin/chromium-headless-shell), on a page of another origin than
-// the server: the API sends CORS headers on all of /api/v1 (any origin, preflights without a key),
-// so the SDK calls the launcher's server cross-origin directly. A File is uploaded with progress
-// (multipart, then resumably), then listed, read, counted in stats and deleted.
+// The built ESM in Chromium (playwright-core, Debian's /usr/bin/chromium-headless-shell), on a page
+// of another origin than the server: the API sends CORS headers on all of /api/v1 (any origin,
+// preflights without a key), so the SDK calls the launcher's server cross-origin directly. A File is
+// uploaded with progress (multipart, then resumably), then listed, read, counted in stats and deleted.
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
