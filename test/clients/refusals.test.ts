@@ -1,9 +1,10 @@
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runProgram } from '../helpers/program-runner.js'
 import { curlAvailable, PYTHON, pythonClientsAvailable } from '../helpers/real-clients.js'
 import { makeTempDir, startTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -27,12 +28,6 @@ interface Seen {
   status?: number
   code?: string | null
   error?: string
-}
-
-function run(command: string, args: string[]): Promise<{ stdout: string; stderr: string; failed: boolean }> {
-  return new Promise((resolve) => {
-    execFile(command, args, { maxBuffer: 16 * MiB }, (error, stdout, stderr) => resolve({ stdout, stderr, failed: error !== null }))
-  })
 }
 
 function errorCode(body: string): string | null {
@@ -93,7 +88,7 @@ const curl =
   (url, apiKey, file, _size, count) =>
     repeat(count, async () => {
       const expectHeader = expectContinue ? 'Expect: 100-continue' : 'Expect:'
-      const { stdout, stderr, failed } = await run('curl', [
+      const { stdout, stderr, failed } = await runProgram('curl', [
         '-sS',
         '-o',
         '-',
