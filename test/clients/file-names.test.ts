@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import contentDisposition from 'content-disposition'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runProgram } from '../helpers/program-runner.js'
 import { curlAvailable, PYTHON, pythonClientsAvailable } from '../helpers/real-clients.js'
 import { makeTempDir, startTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -12,12 +12,10 @@ import { makeTempDir, startTestApp, type TestApp } from '../helpers/test-app.js'
  * "File names and content types"), and downloads give the exact name in `filename*` with a plain
  * `filename` fallback that carries no `%XX` a client could decode (RFC 6266).
  */
-function run(command: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, (error, stdout, stderr) =>
-      error ? reject(new Error(`${command}: ${stderr || error.message}`)) : resolve(stdout),
-    )
-  })
+async function run(command: string, args: string[]): Promise<string> {
+  const { stdout, stderr, failed } = await runProgram(command, args)
+  if (failed) throw new Error(`${command}: ${stderr || 'failed'}`)
+  return stdout
 }
 
 describe('file names from real clients', () => {
