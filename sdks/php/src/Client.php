@@ -13,6 +13,7 @@ use Fileshare\Internal\Psr18Transport;
 use Fileshare\Internal\Tus;
 use Fileshare\Model\DownloadResult;
 use Fileshare\Model\FileRecord;
+use Fileshare\Model\Link;
 use Fileshare\Model\Stats;
 use GuzzleHttp\ClientInterface as GuzzleClientInterface;
 use GuzzleHttp\Psr7\HttpFactory;
@@ -43,8 +44,10 @@ final class Client
     private const OPTIONS = ['base_url', 'api_key', 'max_retries', 'timeout', 'http_client', 'request_factory', 'stream_factory',
         'resumable_threshold', 'chunk_size', 'sleep', 'random'];
 
-    /** Upload, list, iterate, get, delete. */
+    /** Upload, list, iterate, get, update, delete. */
     public readonly Files $files;
+    /** A file's links: create, list, get, update, delete, rotate. */
+    public readonly Links $links;
     public readonly string $baseUrl;
     public readonly int $maxRetries;
     /** Seconds: connect and idle timeout (never a deadline for a whole transfer). */
@@ -131,6 +134,7 @@ final class Client
             \Closure::fromCallable($random),
         );
         $this->files = new Files($this->http, $this->resumableThreshold, $this->chunkSize, fn (): array => $this->resumableUploads());
+        $this->links = new Links($this->http);
     }
 
     /** The account's statistics, limits and plan (fields this SDK does not know are kept in `extra`). */
@@ -142,18 +146,24 @@ final class Client
     }
 
     /**
-     * Downloads a file (its record or its public link; no key is sent to the link) to a path, a
-     * writable stream resource or a PSR-7 stream. With `resume` (default true) a partial
-     * destination file is continued with `Range` + `If-Range`; the finished bytes are checked
-     * against the `ETag` (the file's SHA-256).
+     * Downloads a file (its record, a Link, or a link's URL; no key is sent to the link) to a
+     * path, a writable stream resource or a PSR-7 stream.
      *
-     * @param FileRecord|string                            $fileOrLink
+     * The link is asked for a grant first (`POST`, with `password` when given: this counts one
+     * download), then the grant URL is read; it counts nothing more, so a download that drops is
+     * continued through it for free. A grant URL (DownloadResult's `grant_url`, valid an hour)
+     * may be passed instead of the link to resume later without counting again. With `resume`
+     * (default true) a partial destination file is continued with `Range` + `If-Range`; the
+     * finished bytes are checked against the `ETag` (the file's SHA-256). A missing or wrong
+     * password is an AuthenticationException with getErrorCode() `invalid_password`.
+     *
+     * @param FileRecord|Link|string                       $fileOrLink
      * @param string|\SplFileInfo|resource|StreamInterface $destination
-     * @param array{on_progress?: callable(int, ?int): void, resume?: bool} $options
+     * @param array{on_progress?: callable(int, ?int): void, resume?: bool, password?: string} $options
      */
-    public function download(FileRecord|string $fileOrLink, mixed $destination, array $options = []): DownloadResult
+    public function download(FileRecord|Link|string $fileOrLink, mixed $destination, #[\SensitiveParameter] array $options = []): DownloadResult
     {
-        $unknown = array_diff(array_keys($options), ['on_progress', 'resume']);
+        $unknown = array_diff(array_keys($options), ['on_progress', 'resume', 'password']);
         if ($unknown !== []) {
             throw new ConfigurationException('unknown download option(s): ' . implode(', ', $unknown));
         }
@@ -161,8 +171,12 @@ final class Client
         if ($onProgress !== null && !\is_callable($onProgress)) {
             throw new ConfigurationException('on_progress must be callable');
         }
+        $password = $options['password'] ?? null;
+        if ($password !== null && !\is_string($password)) {
+            throw new ConfigurationException('password must be a string');
+        }
 
-        return Downloader::download($this->http, $fileOrLink, $destination, $onProgress, (bool) ($options['resume'] ?? true));
+        return Downloader::download($this->http, $fileOrLink, $destination, $onProgress, (bool) ($options['resume'] ?? true), $password);
     }
 
     /**

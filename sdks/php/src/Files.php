@@ -8,12 +8,13 @@ use Fileshare\Exception\ConfigurationException;
 use Fileshare\Exception\IntegrityException;
 use Fileshare\Internal\BodyStream;
 use Fileshare\Internal\Http;
+use Fileshare\Internal\Params;
 use Fileshare\Internal\Tus;
 use Fileshare\Model\FileList;
 use Fileshare\Model\FileRecord;
 use Psr\Http\Message\StreamInterface;
 
-/** `$client->files`: upload, list, iterate, get, delete. */
+/** `$client->files`: upload, list, iterate, get, update, delete. */
 final class Files
 {
     /**
@@ -40,14 +41,16 @@ final class Files
      * Options: `filename` (default: the path's base name, else "file"), `content_type`,
      * `on_progress` (callable(int $bytesSent, ?int $totalBytes)), `resumable` (true: always
      * through resumable uploads, false: never, default: from `resumable_threshold` on when the
-     * server offers them), `chunk_size` (resumable uploads), `size` (of a stream that cannot tell).
+     * server offers them), `chunk_size` (resumable uploads), `size` (of a stream that cannot tell),
+     * `expires_in` (seconds, 1..315360000: the file and its links are gone after that; sent as
+     * `Fileshare-Expires-In`).
      *
      * @param string|\SplFileInfo|resource|StreamInterface|UploadSource $source
-     * @param array{filename?: string, content_type?: string, on_progress?: callable(int, ?int): void, resumable?: bool|null, chunk_size?: int, size?: int} $options
+     * @param array{filename?: string, content_type?: string, on_progress?: callable(int, ?int): void, resumable?: bool|null, chunk_size?: int, size?: int, expires_in?: int|null} $options
      */
     public function upload(mixed $source, array $options = []): FileRecord
     {
-        $unknown = array_diff(array_keys($options), ['filename', 'content_type', 'on_progress', 'resumable', 'chunk_size', 'size']);
+        $unknown = array_diff(array_keys($options), ['filename', 'content_type', 'on_progress', 'resumable', 'chunk_size', 'size', 'expires_in']);
         if ($unknown !== []) {
             throw new ConfigurationException('unknown upload option(s): ' . implode(', ', $unknown));
         }
@@ -70,6 +73,11 @@ final class Files
         if ($onProgress !== null && !\is_callable($onProgress)) {
             throw new ConfigurationException('on_progress must be callable');
         }
+        $expiresIn = $options['expires_in'] ?? null;
+        if ($expiresIn !== null && !\is_int($expiresIn)) {
+            throw new ConfigurationException('expires_in is a number of seconds (an integer)');
+        }
+        $headers = $expiresIn === null ? [] : ['Fileshare-Expires-In' => (string) $expiresIn];
         $resumable = $options['resumable'] ?? null;
         $useTus = $resumable === true;
         if ($resumable === null && $prepared->size !== null && $prepared->size >= $this->resumableThreshold) {
@@ -81,14 +89,17 @@ final class Files
                 throw new ConfigurationException('the server does not offer resumable uploads (OPTIONS /uploads)');
             }
 
-            return Tus::upload($this->http, $prepared, $filename, $options['content_type'] ?? null, $chunkSize, $capabilities['checksum'], $onProgress);
+            return Tus::upload($this->http, $prepared, $filename, $options['content_type'] ?? null, $chunkSize, $capabilities['checksum'], $onProgress, $headers);
         }
 
-        return $this->uploadMultipart($prepared, $filename, $options['content_type'] ?? null, $onProgress);
+        return $this->uploadMultipart($prepared, $filename, $options['content_type'] ?? null, $onProgress, $headers);
     }
 
-    /** @param (callable(int, ?int): void)|null $onProgress */
-    private function uploadMultipart(UploadSource $source, string $filename, ?string $contentType, ?callable $onProgress): FileRecord
+    /**
+     * @param (callable(int, ?int): void)|null $onProgress
+     * @param array<string, string>            $extraHeaders
+     */
+    private function uploadMultipart(UploadSource $source, string $filename, ?string $contentType, ?callable $onProgress, array $extraHeaders): FileRecord
     {
         $http = $this->http;
         $boundary = '----fileshare-sdk-php-' . bin2hex(random_bytes(16));
@@ -100,7 +111,7 @@ final class Files
         $url = $http->url('/files/upload');
 
         try {
-            [$file, $actual] = $http->retry(function () use ($http, $source, $head, $tail, $total, $url, $boundary, $onProgress): array {
+            [$file, $actual] = $http->retry(function () use ($http, $source, $head, $tail, $total, $url, $boundary, $onProgress, $extraHeaders): array {
                 $hash = hash_init('sha256');
                 $sent = 0;
                 $body = new BodyStream(
@@ -125,7 +136,7 @@ final class Files
                 if ($onProgress !== null) {
                     $onProgress(0, $total);
                 }
-                $headers = ['Content-Type' => "multipart/form-data; boundary=$boundary"];
+                $headers = ['Content-Type' => "multipart/form-data; boundary=$boundary"] + $extraHeaders;
                 if ($body->getSize() !== null) {
                     // A declared length lets the server refuse a file that is too large before it is sent.
                     $headers['Content-Length'] = (string) $body->getSize();
@@ -186,7 +197,23 @@ final class Files
     /** One file's record. */
     public function get(int|string $fileId): FileRecord
     {
-        [, $data] = $this->http->call('GET', $this->http->url('/files/' . self::id($fileId)));
+        [, $data] = $this->http->call('GET', $this->http->url('/files/' . Params::id($fileId, 'file')));
+
+        return FileRecord::fromArray(\is_array($data['file'] ?? null) ? $data['file'] : []);
+    }
+
+    /**
+     * Changes a file: `expires_in` (seconds from now, 1..315360000) or `expires_at` (UTC
+     * `YYYY-MM-DD HH:MM:SS` or a DateTimeInterface; null removes the expiry), `filename`. A key
+     * left out is left as it is.
+     *
+     * @param array{expires_in?: int, expires_at?: string|\DateTimeInterface|null, filename?: string} $changes
+     */
+    public function update(int|string|FileRecord $fileId, array $changes): FileRecord
+    {
+        $id = $fileId instanceof FileRecord ? $fileId->file_id : $fileId;
+        $body = Params::body($changes, ['expires_in', 'expires_at', 'filename'], 'file update', keepNull: true);
+        [, $data] = $this->http->write('PATCH', $this->http->url('/files/' . Params::id($id, 'file')), $body);
 
         return FileRecord::fromArray(\is_array($data['file'] ?? null) ? $data['file'] : []);
     }
@@ -195,16 +222,6 @@ final class Files
     public function delete(int|string|FileRecord $fileId): void
     {
         $id = $fileId instanceof FileRecord ? $fileId->file_id : $fileId;
-        $this->http->call('DELETE', $this->http->url('/files/' . self::id($id)));
-    }
-
-    private static function id(int|string $id): string
-    {
-        $text = (string) $id;
-        if (preg_match('/^[1-9]\d*$/', $text) !== 1) {
-            throw new ConfigurationException('a file id is a positive integer, got ' . substr(json_encode($text) ?: '?', 0, 40));
-        }
-
-        return $text;
+        $this->http->call('DELETE', $this->http->url('/files/' . Params::id($id, 'file')));
     }
 }

@@ -10,12 +10,15 @@ use Fileshare\Exception\FileshareException;
 use Fileshare\Exception\IntegrityException;
 use Fileshare\Model\DownloadResult;
 use Fileshare\Model\FileRecord;
+use Fileshare\Model\Link;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\StreamInterface;
 
 /**
- * download(): streams a public link to a path or a stream, resumes a partial file with Range +
- * If-Range, continues after a dropped connection, and checks the result against the ETag.
+ * download(): asks the link for a grant (POST, which counts one download; see Grant), then
+ * streams the grant URL to a path or a stream, resumes a partial file with Range + If-Range,
+ * continues after a dropped connection through the same grant (which counts nothing more), and
+ * checks the result against the ETag.
  *
  * @internal
  */
@@ -35,11 +38,14 @@ final class Downloader implements ResponseSink
     /** 'body', 'error', 'restart' (a 416 on a resume) */
     private string $mode = 'body';
     private string $errorBody = '';
+    /** The grant URL, once the link gave one: every GET and HEAD goes there. */
+    private ?string $grant = null;
 
     /** @param (callable(int, ?int): void)|null $onProgress */
     private function __construct(
         private readonly Http $http,
         private readonly string $link,
+        #[\SensitiveParameter] private readonly ?string $password,
         ?string $expected,
         ?int $total,
         private readonly mixed $onProgress,
@@ -50,19 +56,30 @@ final class Downloader implements ResponseSink
     }
 
     /**
-     * @param FileRecord|string                    $fileOrLink
+     * @param FileRecord|Link|string                       $fileOrLink
      * @param string|\SplFileInfo|resource|StreamInterface $destination
-     * @param (callable(int, ?int): void)|null      $onProgress
+     * @param (callable(int, ?int): void)|null             $onProgress
      */
-    public static function download(Http $http, mixed $fileOrLink, mixed $destination, ?callable $onProgress, bool $resume): DownloadResult
-    {
-        $link = $fileOrLink instanceof FileRecord ? $fileOrLink->public_link : $fileOrLink;
+    public static function download(
+        Http $http,
+        mixed $fileOrLink,
+        mixed $destination,
+        ?callable $onProgress,
+        bool $resume,
+        #[\SensitiveParameter] ?string $password = null,
+    ): DownloadResult {
+        $link = match (true) {
+            $fileOrLink instanceof FileRecord => $fileOrLink->public_link,
+            $fileOrLink instanceof Link => $fileOrLink->url,
+            default => $fileOrLink,
+        };
         if (!\is_string($link) || preg_match('#^https?://#i', $link) !== 1) {
-            throw new ConfigurationException('download needs a FileRecord or its public_link');
+            throw new ConfigurationException('download needs a FileRecord, a Link, or a link URL');
         }
         $self = new self(
             $http,
             $link,
+            $password,
             $fileOrLink instanceof FileRecord && $fileOrLink->sha256 !== '' ? $fileOrLink->sha256 : null,
             $fileOrLink instanceof FileRecord ? $fileOrLink->size : null,
             $onProgress,
@@ -103,28 +120,25 @@ final class Downloader implements ResponseSink
     private function run(int $existing): DownloadResult
     {
         $http = $this->http;
-        if ($existing > 0) {
-            if ($this->expected === null || $this->total === null) {
-                // A link alone: HEAD (not counted as a download) tells the ETag and the size.
-                [$head] = $http->call('HEAD', $this->link, ['Accept' => '*/*'], false);
-                $this->expected = self::etag($head->getHeaderLine('ETag'));
-                $length = $head->getHeaderLine('Content-Length');
-                $this->total = ctype_digit($length) ? (int) $length : null;
+        $known = $this->expected !== null && $this->total !== null;
+        if ($existing > 0 && $known) {
+            // A record tells the size and SHA-256: a complete file is checked before anything is counted.
+            $done = $this->keepExisting($existing);
+            if ($done !== null) {
+                return $done;
             }
-            if ($this->expected !== null && $this->total !== null && $existing <= $this->total) {
-                $this->hashExisting($existing);
-                $this->offset = $this->resumedFrom = $existing;
-                if ($existing === $this->total) {
-                    $actual = hash_final(hash_copy($this->hash));
-                    if ($actual === $this->expected) {
-                        $this->progress();
-                        $this->startAt = $existing;
-
-                        return new DownloadResult($existing, $actual, $existing);
-                    }
-                    // Complete length but other bytes: start again.
-                    $this->offset = $this->resumedFrom = 0;
-                    $this->hash = hash_init('sha256');
+        }
+        $this->grant = Grant::isGrantUrl($this->link) ? $this->link : Grant::obtain($http, $this->link, $this->password);
+        if ($existing > 0 && !$known) {
+            // A link alone: HEAD on the grant (counted already, nothing more) tells the ETag and the size.
+            [$head] = $http->call('HEAD', $this->grant, ['Accept' => '*/*'], false);
+            $this->expected = self::etag($head->getHeaderLine('ETag'));
+            $length = $head->getHeaderLine('Content-Length');
+            $this->total = ctype_digit($length) ? (int) $length : null;
+            if ($this->expected !== null && $this->total !== null) {
+                $done = $this->keepExisting($existing);
+                if ($done !== null) {
+                    return $done;
                 }
             }
         }
@@ -143,7 +157,7 @@ final class Downloader implements ResponseSink
             $this->mode = 'body';
             $this->errorBody = '';
             try {
-                $response = $http->send($http->build('GET', $this->link, $headers, false), $this);
+                $response = $http->send($http->build('GET', $this->grant, $headers, false), $this);
                 if ($this->mode === 'restart') {
                     $this->restart();
                     continue;
@@ -181,7 +195,34 @@ final class Downloader implements ResponseSink
             $this->openFile(); // an empty file is still a file
         }
 
-        return new DownloadResult($this->offset, $actual, $this->resumedFrom);
+        return new DownloadResult($this->offset, $actual, $this->resumedFrom, $this->grant);
+    }
+
+    /**
+     * Keeps the first $existing bytes of the destination when they can be this file's beginning
+     * (hashed, so the whole is checked at the end). A complete file that matches is the result.
+     */
+    private function keepExisting(int $existing): ?DownloadResult
+    {
+        if ($existing > (int) $this->total) {
+            return null;
+        }
+        $this->hashExisting($existing);
+        $this->offset = $this->resumedFrom = $existing;
+        if ($existing === $this->total) {
+            $actual = hash_final(hash_copy($this->hash));
+            if ($actual === $this->expected) {
+                $this->progress();
+                $this->startAt = $existing;
+
+                return new DownloadResult($existing, $actual, $existing, $this->grant);
+            }
+            // Complete length but other bytes: start again.
+            $this->offset = $this->resumedFrom = 0;
+            $this->hash = hash_init('sha256');
+        }
+
+        return null;
     }
 
     public function begin(ResponseInterface $response): void

@@ -18,6 +18,10 @@ use Psr\Http\Message\ResponseInterface;
 /** @internal */
 final class ErrorFactory
 {
+    /** 403 codes of an account or resource limit (LimitExceededException); other 403s are PermissionDeniedException. */
+    private const LIMIT_CODES = ['file_too_large', 'daily_upload_limit_exceeded', 'storage_quota_exceeded', 'link_limit_exceeded',
+        'webhook_limit_exceeded'];
+
     /** `Retry-After` in seconds (delta-seconds or an HTTP date), or null. */
     public static function parseRetryAfter(string $value, ?int $now = null): ?int
     {
@@ -64,7 +68,7 @@ final class ErrorFactory
             return new AuthenticationException($message, $status, $code, $requestId, $retryAfter);
         }
         if ($status === 403) {
-            if ($code === 'file_too_large' || $code === 'daily_upload_limit_exceeded') {
+            if (\in_array($code, self::LIMIT_CODES, true)) {
                 return new LimitExceededException($message, $status, $code, $requestId, $retryAfter);
             }
 

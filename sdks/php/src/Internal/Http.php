@@ -134,6 +134,47 @@ final class Http
     }
 
     /**
+     * A write (POST, PATCH) with a JSON object as its body (`null` values are sent as JSON null),
+     * or with no body. It is retried only when the server answered 429 or 503 (it did nothing),
+     * never after a connection failure (the server may have acted on it).
+     *
+     * @param array<string, mixed>|null $body
+     *
+     * @return array{0: ResponseInterface, 1: array<string, mixed>}
+     */
+    public function write(string $method, string $url, ?array $body): array
+    {
+        $json = $body === null ? null : json_encode((object) $body, \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE);
+        $headers = $json === null ? [] : ['Content-Type' => 'application/json'];
+
+        return $this->retry(
+            fn () => $this->json($this->build($method, $url, $headers, true, $json === null ? null : $this->streams->createStream($json))),
+            [self::class, 'wasAnswered'],
+        );
+    }
+
+    /** A retry veto for writes: only an error the server answered (429, 503) is worth another attempt. */
+    public static function wasAnswered(FileshareException $error): bool
+    {
+        return !$error instanceof APIConnectionException;
+    }
+
+    /** $location (absolute, or relative to $base as a Location header may be) as an absolute URL. */
+    public static function resolve(string $base, string $location): string
+    {
+        if (preg_match('#^https?://#i', $location) === 1) {
+            return $location;
+        }
+        $parts = parse_url($base);
+        $origin = ($parts['scheme'] ?? 'http') . '://' . ($parts['host'] ?? '') . (isset($parts['port']) ? ':' . $parts['port'] : '');
+        if (str_starts_with($location, '/')) {
+            return $origin . $location;
+        }
+
+        return rtrim($base, '/') . '/' . $location;
+    }
+
+    /**
      * Runs $attempt until it succeeds, fails with an exception that is not retryable, or the
      * retries are spent. $canRetry may veto a retry (a one-shot body that was already read).
      *

@@ -67,7 +67,10 @@ final class Tus
     ) {
     }
 
-    /** @param (callable(int, ?int): void)|null $onProgress */
+    /**
+     * @param (callable(int, ?int): void)|null $onProgress
+     * @param array<string, string>            $createHeaders sent on the creation POST (Fileshare-Expires-In)
+     */
     public static function upload(
         Http $http,
         UploadSource $source,
@@ -76,8 +79,9 @@ final class Tus
         int $chunkSize,
         bool $checksum,
         ?callable $onProgress,
+        array $createHeaders = [],
     ): FileRecord {
-        return (new self($http, $source, $chunkSize, $checksum, $onProgress))->run($filename, $contentType);
+        return (new self($http, $source, $chunkSize, $checksum, $onProgress))->run($filename, $contentType, $createHeaders);
     }
 
     private function progress(int $sent, ?int $total): void
@@ -87,7 +91,8 @@ final class Tus
         }
     }
 
-    private function run(string $filename, ?string $contentType): FileRecord
+    /** @param array<string, string> $createHeaders */
+    private function run(string $filename, ?string $contentType, array $createHeaders): FileRecord
     {
         $http = $this->http;
         $size = $this->source->size;
@@ -96,14 +101,14 @@ final class Tus
             $metadata .= ',filetype ' . base64_encode($contentType);
         }
         $createUrl = $http->url('/uploads');
-        $headers = self::TUS + ['Upload-Metadata' => $metadata]
+        $headers = self::TUS + ['Upload-Metadata' => $metadata] + $createHeaders
             + ($size === null ? ['Upload-Defer-Length' => '1'] : ['Upload-Length' => (string) $size]);
         [$created] = $http->call('POST', $createUrl, $headers);
         $location = $created->getHeaderLine('Location');
         if ($location === '') {
             throw new ServerException('the server created an upload without a Location', $created->getStatusCode());
         }
-        $uploadUrl = self::resolve($createUrl, $location);
+        $uploadUrl = Http::resolve($createUrl, $location);
         $fileId = $created->getHeaderLine('Fileshare-File-Id');
         $fileHash = hash_init('sha256');
         $finished = false;
@@ -143,20 +148,6 @@ final class Tus
         }
 
         return $file;
-    }
-
-    private static function resolve(string $base, string $location): string
-    {
-        if (preg_match('#^https?://#i', $location) === 1) {
-            return $location;
-        }
-        $parts = parse_url($base);
-        $origin = ($parts['scheme'] ?? 'http') . '://' . ($parts['host'] ?? '') . (isset($parts['port']) ? ':' . $parts['port'] : '');
-        if (str_starts_with($location, '/')) {
-            return $origin . $location;
-        }
-
-        return rtrim($base, '/') . '/' . $location;
     }
 
     /** @return \HashContext the SHA-256 of every byte the server confirmed */

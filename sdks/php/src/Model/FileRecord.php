@@ -8,14 +8,17 @@ use Fileshare\Exception\FileshareException;
 
 /**
  * A file, as the API describes it (`GET /files`, `GET /files/{id}`, an upload's answer).
- * Fields mirror the API's JSON; `uploaded_at` is `upload_date` as a date-time in UTC, and
- * `extra` keeps fields this SDK does not know yet. toArray() / json_encode() give the API's object.
+ * Fields mirror the API's JSON; `uploaded_at` is `upload_date` and `expiry` is `expires_at` as
+ * date-times in UTC, and `extra` keeps fields this SDK does not know yet. toArray() /
+ * json_encode() give the API's object.
  */
 final readonly class FileRecord implements \JsonSerializable
 {
-    private const KNOWN = ['file_id', 'filename', 'size', 'upload_date', 'download_count', 'public_link', 'content_type', 'sha256'];
+    private const KNOWN = ['file_id', 'filename', 'size', 'upload_date', 'download_count', 'public_link', 'content_type', 'sha256', 'expires_at'];
 
     public \DateTimeImmutable $uploaded_at;
+    /** `expires_at` as a date-time in UTC; null: the file does not expire. */
+    public ?\DateTimeImmutable $expiry;
 
     /** @param array<string, mixed> $extra */
     public function __construct(
@@ -30,8 +33,11 @@ final readonly class FileRecord implements \JsonSerializable
         /** Lower-case hex SHA-256 of the content; the download `ETag` is this value in quotes. */
         public string $sha256,
         public array $extra = [],
+        /** UTC, `YYYY-MM-DD HH:MM:SS`: from then on the file and its links are gone. Null: no expiry. */
+        public ?string $expires_at = null,
     ) {
         $this->uploaded_at = self::parseDate($upload_date);
+        $this->expiry = $expires_at === null ? null : self::parseDate($expires_at);
     }
 
     /** @param array<string, mixed> $data */
@@ -53,6 +59,7 @@ final readonly class FileRecord implements \JsonSerializable
             (string) ($data['content_type'] ?? 'application/octet-stream'),
             strtolower((string) ($data['sha256'] ?? '')),
             $extra,
+            isset($data['expires_at']) ? (string) $data['expires_at'] : null,
         );
     }
 
@@ -68,6 +75,7 @@ final readonly class FileRecord implements \JsonSerializable
             'public_link' => $this->public_link,
             'content_type' => $this->content_type,
             'sha256' => $this->sha256,
+            'expires_at' => $this->expires_at,
         ] + $this->extra;
     }
 

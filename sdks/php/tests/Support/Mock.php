@@ -87,7 +87,36 @@ final class Mock
             'public_link' => 'https://files.test/download/tok' . $id,
             'content_type' => 'application/octet-stream',
             'sha256' => $sha256 ?? hash('sha256', $bytes),
+            'expires_at' => null,
         ];
+    }
+
+    /**
+     * @param array<string, mixed> $fields
+     *
+     * @return array<string, mixed> a link object
+     */
+    public static function link(int $id = 12, int $fileId = 1, array $fields = []): array
+    {
+        return array_replace([
+            'link_id' => $id,
+            'file_id' => $fileId,
+            'url' => 'https://files.test/download/link' . $id,
+            'default' => false,
+            'label' => null,
+            'expires_at' => null,
+            'max_downloads' => null,
+            'download_count' => 0,
+            'password_protected' => false,
+            'status' => 'active',
+            'created_at' => '2026-11-27 10:00:00',
+        ], $fields);
+    }
+
+    /** The link's answer to a download POST: 303 to a grant URL ($location as the Location header). */
+    public static function grant(string $location = 'https://files.test/download/tok1/grant1'): Response
+    {
+        return self::json(303, ['success' => true, 'download_url' => $location, 'expires_at' => '2026-11-27 11:00:00'], ['Location' => $location]);
     }
 
     /** A callable answer that fails as a dropped connection would. */

@@ -98,6 +98,15 @@ final class TusTest extends TestCase
         self::assertSame('2500', $mock->requests[4]['request']->getHeaderLine('Upload-Length'), 'the last chunk declares the length');
     }
 
+    public function testExpiresInGoesOnTheCreationPostOnly(): void
+    {
+        $mock = new Mock([self::options(), self::created(), self::patched(3, 9), self::done('abc')]);
+        $mock->client->files->upload(UploadSource::fromBytes('abc'), ['resumable' => true, 'expires_in' => 3600]);
+        self::assertSame('POST', $mock->requests[1]['request']->getMethod());
+        self::assertSame('3600', $mock->requests[1]['request']->getHeaderLine('Fileshare-Expires-In'));
+        self::assertFalse($mock->requests[2]['request']->hasHeader('Fileshare-Expires-In'), 'not on the chunks');
+    }
+
     public function testAFailedUploadIsDeletedAndLimitsAreLimitExceeded(): void
     {
         $mock = new Mock([self::options(), Mock::error(413, 'file_too_large')]);

@@ -106,6 +106,17 @@ final class UploadTest extends TestCase
         self::assertSame([5, 5], end($progress));
     }
 
+    public function testExpiresInIsSentAsAHeader(): void
+    {
+        $mock = new Mock([$this->created('abc')]);
+        $mock->client->files->upload(UploadSource::fromBytes('abc'), ['expires_in' => 86_400]);
+        self::assertSame('86400', $mock->requests[0]['request']->getHeaderLine('Fileshare-Expires-In'));
+
+        $mock = new Mock([$this->created('abc')]);
+        $mock->client->files->upload(UploadSource::fromBytes('abc'));
+        self::assertFalse($mock->requests[0]['request']->hasHeader('Fileshare-Expires-In'));
+    }
+
     public function testUnsupportedSourcesAndOptions(): void
     {
         $mock = new Mock([]);

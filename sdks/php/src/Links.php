@@ -1,0 +1,108 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Fileshare;
+
+use Fileshare\Internal\Http;
+use Fileshare\Internal\Params;
+use Fileshare\Model\FileRecord;
+use Fileshare\Model\Link;
+
+/**
+ * `$client->links`: a file's links, each with its own URL and policy (expiry, download limit,
+ * password), revoked or rotated on its own. The default link is the file's `public_link`.
+ */
+final class Links
+{
+    /** The fields of create() and update(). */
+    public const FIELDS = ['label', 'expires_in', 'expires_at', 'max_downloads', 'password'];
+
+    /** @internal */
+    public function __construct(private readonly Http $http)
+    {
+    }
+
+    /**
+     * A new link to a file. Options (all optional; none: a link with no policy): `label`
+     * (0..100 characters, one line), `expires_in` (seconds, 1..315360000) or `expires_at`
+     * (`YYYY-MM-DD HH:MM:SS` UTC, or a DateTimeInterface), `max_downloads` (1..1000000),
+     * `password` (8..1024 characters). A rule broken is a BadRequestException
+     * `invalid_parameter` naming the field; a 101st link on one file is LimitExceededException
+     * `link_limit_exceeded`.
+     *
+     * @param array{label?: ?string, expires_in?: ?int, expires_at?: string|\DateTimeInterface|null, max_downloads?: ?int, password?: ?string} $options
+     */
+    public function create(int|string|FileRecord $fileId, #[\SensitiveParameter] array $options = []): Link
+    {
+        $body = Params::body($options, self::FIELDS, 'link', keepNull: false);
+        [, $data] = $this->http->write('POST', $this->http->url('/files/' . self::fileId($fileId) . '/links'), $body);
+
+        return Link::fromArray($data);
+    }
+
+    /**
+     * A file's links: the default link first, then newest first; revoked links stay listed
+     * (status `revoked`) for 30 days.
+     *
+     * @return list<Link>
+     */
+    public function list(int|string|FileRecord $fileId): array
+    {
+        [, $data] = $this->http->call('GET', $this->http->url('/files/' . self::fileId($fileId) . '/links'));
+
+        return Link::listFromArray($data);
+    }
+
+    public function get(int|string|Link $linkId): Link
+    {
+        [, $data] = $this->http->call('GET', $this->url($linkId));
+
+        return Link::fromArray($data);
+    }
+
+    /**
+     * Changes a link's policy. A key left out is left as it is; a key present with null clears
+     * that field (`label`, `expires_at`, `max_downloads`, `password`): `['password' => null]`
+     * removes the password. `max_downloads` cannot go below the link's `download_count`.
+     *
+     * @param array{label?: ?string, expires_in?: int, expires_at?: string|\DateTimeInterface|null, max_downloads?: ?int, password?: ?string} $changes
+     */
+    public function update(int|string|Link $linkId, #[\SensitiveParameter] array $changes): Link
+    {
+        $body = Params::body($changes, self::FIELDS, 'link', keepNull: true);
+        [, $data] = $this->http->write('PATCH', $this->url($linkId), $body);
+
+        return Link::fromArray($data);
+    }
+
+    /**
+     * Revokes a link: its URL answers 404 at once. The default link cannot be deleted
+     * (BadRequestException 409 `default_link_required`): rotate it instead.
+     */
+    public function delete(int|string|Link $linkId): void
+    {
+        $this->http->call('DELETE', $this->url($linkId));
+    }
+
+    /**
+     * Gives a link a new URL (the old one answers 404 at once); policy and counts are kept.
+     * Rotating the default link changes the file's `public_link`.
+     */
+    public function rotate(int|string|Link $linkId): Link
+    {
+        [, $data] = $this->http->write('POST', $this->url($linkId) . '/rotate', null);
+
+        return Link::fromArray($data);
+    }
+
+    private function url(int|string|Link $linkId): string
+    {
+        return $this->http->url('/links/' . Params::id($linkId instanceof Link ? $linkId->link_id : $linkId, 'link'));
+    }
+
+    private static function fileId(int|string|FileRecord $fileId): string
+    {
+        return Params::id($fileId instanceof FileRecord ? $fileId->file_id : $fileId, 'file');
+    }
+}
