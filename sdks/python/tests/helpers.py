@@ -9,7 +9,7 @@ import socket
 import subprocess
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator
 
 import fileshare
 
@@ -146,7 +146,8 @@ class BlockingAsync:
     def __init__(self, client: fileshare.AsyncClient) -> None:
         self.client = client
         self.loop = asyncio.new_event_loop()
-        self.files = _BlockingFiles(self)
+        self.files = _BlockingCalls(self, client.files)
+        self.links = _BlockingCalls(self, client.links)
 
     def run(self, awaitable: Any) -> Any:
         return self.loop.run_until_complete(awaitable)
@@ -168,12 +169,15 @@ class BlockingAsync:
         self.close()
 
 
-class _BlockingFiles:
-    def __init__(self, owner: BlockingAsync) -> None:
+class _BlockingCalls:
+    """``client.files`` or ``client.links`` of an AsyncClient, each call run to its end."""
+
+    def __init__(self, owner: BlockingAsync, resource: Any) -> None:
         self.owner = owner
+        self.resource = resource
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
-        method = getattr(self.owner.client.files, name)
+        method = getattr(self.resource, name)
 
         def call(*args: Any, **kwargs: Any) -> Any:
             return self.owner.run(method(*args, **kwargs))
@@ -181,7 +185,7 @@ class _BlockingFiles:
         return call
 
     def iterate(self, **kwargs: Any) -> Iterator[fileshare.FileRecord]:
-        iterator = self.owner.client.files.iterate(**kwargs)
+        iterator: AsyncIterator[fileshare.FileRecord] = self.resource.iterate(**kwargs)
 
         async def step() -> fileshare.FileRecord | None:
             try:

@@ -9,7 +9,7 @@
 ``fileshare.AsyncClient`` offers the same calls as coroutines.
 """
 
-from ._async._client import AsyncClient, AsyncFiles
+from ._async._client import AsyncClient, AsyncFiles, AsyncLinks
 from ._common import ProgressCallback, TusCapabilities
 from ._errors import (
     APIConnectionError,
@@ -25,9 +25,9 @@ from ._errors import (
     RateLimitInfo,
     ServerError,
 )
-from ._records import DownloadResult, FileList, FileRecord, Limits, Pagination, Stats, StatsResult
+from ._records import DownloadResult, FileList, FileRecord, Limits, Link, Pagination, Stats, StatsResult
 from ._source import UploadInput
-from ._sync._client import Client, Destination, FileOrLink, Files
+from ._sync._client import Client, Destination, FileOrLink, Files, Links
 from ._version import __version__
 
 __all__ = [
@@ -35,7 +35,10 @@ __all__ = [
     "AsyncClient",
     "Files",
     "AsyncFiles",
+    "Links",
+    "AsyncLinks",
     "FileRecord",
+    "Link",
     "FileList",
     "Pagination",
     "Stats",

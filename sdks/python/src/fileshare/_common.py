@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import base64
+import enum
+import json
 import os
 import re
 import secrets
+import time
 from dataclasses import dataclass
-from typing import IO, Any, Callable, Mapping
+from datetime import datetime, timedelta, timezone
+from typing import IO, Any, Callable, Final, Mapping
 from urllib.parse import urlencode
 
 import httpx
@@ -20,6 +24,7 @@ from ._errors import (
     RateLimitError,
     ServerError,
 )
+from ._records import FileRecord, Link
 from ._version import USER_AGENT
 
 DEFAULT_MAX_RETRIES = 2
@@ -36,6 +41,8 @@ SLICE = 256 * 1024
 READ_SIZE = 1024 * 1024
 """Bytes per read from an upload source."""
 TUS_HEADERS = {"tus-resumable": "1.0.0"}
+GRANT_REUSE = 50 * 60.0
+"""Seconds a grant URL is reused to resume a download of its link (the server honours it for an hour)."""
 
 ProgressCallback = Callable[[int, "int | None"], Any]
 """``on_progress(bytes_done, total_bytes)``; ``total_bytes`` is None for a stream of unknown length."""
@@ -102,11 +109,12 @@ def headers(api_key: str | None, extra: Mapping[str, str] | None = None) -> dict
     return result
 
 
-def file_id_path(file_id: int | str) -> str:
-    text = str(file_id)
-    if isinstance(file_id, bool) or not re.fullmatch(r"[1-9][0-9]*", text):
-        raise ConfigurationError(f"a file id is a positive integer, got {text[:40]!r}")
-    return f"/files/{text}"
+def id_path(collection: str, value: int | str) -> str:
+    """``/files/7`` or ``/links/12``, once the id is known to be a positive integer."""
+    text = str(value)
+    if isinstance(value, bool) or not re.fullmatch(r"[1-9][0-9]*", text):
+        raise ConfigurationError(f"a {collection.rstrip('s')} id is a positive integer, got {text[:40]!r}")
+    return f"/{collection}/{text}"
 
 
 def is_retryable(error: BaseException) -> bool:
@@ -114,6 +122,153 @@ def is_retryable(error: BaseException) -> bool:
     if isinstance(error, (RateLimitError, APIConnectionError)):
         return True
     return isinstance(error, ServerError) and error.status == 503
+
+
+def is_retryable_answer(error: BaseException) -> bool:
+    """For a POST that must not take effect twice (a download's grant, a new link): only an answer
+    that says nothing was done (429, 503) and asks for at most ``RETRY_AFTER_CAP`` seconds. After a
+    connection failure the server may have acted, so it is not sent again."""
+    if isinstance(error, APIConnectionError):
+        return False
+    if isinstance(error, FileshareError) and error.retry_after is not None and error.retry_after > RETRY_AFTER_CAP:
+        return False
+    return is_retryable(error)
+
+
+def never(error: BaseException) -> bool:
+    return False
+
+
+class Unset(enum.Enum):
+    """The type of :data:`UNSET`."""
+
+    UNSET = "UNSET"
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Final = Unset.UNSET
+"""An argument left out of an update: the field stays as it is (``None`` is a value: it clears the field)."""
+
+Seconds = int | timedelta
+"""A duration: whole seconds, or a :class:`~datetime.timedelta`."""
+Instant = str | datetime
+"""A moment: an aware :class:`~datetime.datetime`, or a UTC ``YYYY-MM-DD HH:MM:SS`` string."""
+
+
+def seconds(value: Seconds, name: str) -> int:
+    if isinstance(value, timedelta):
+        return int(value.total_seconds())
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigurationError(f"{name} is a number of seconds (an int) or a timedelta, got {type(value).__name__}")
+    return value
+
+
+def api_time(value: Instant, name: str) -> str:
+    """An instant as the API writes it: UTC ``YYYY-MM-DD HH:MM:SS``."""
+    if isinstance(value, datetime):
+        if value.utcoffset() is None:
+            raise ConfigurationError(
+                f"{name} needs an aware datetime (e.g. datetime.now(timezone.utc) + timedelta(days=7)), not a naive one"
+            )
+        return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    if not isinstance(value, str):
+        raise ConfigurationError(f"{name} is a datetime or a UTC 'YYYY-MM-DD HH:MM:SS' string, got {type(value).__name__}")
+    return value
+
+
+def json_body(fields: Mapping[str, Any], *, none_clears: bool) -> bytes:
+    """The JSON body of a create or update call. Arguments left out (``UNSET``) are not sent; ``None``
+    is sent as ``null`` when ``none_clears`` (an update), else left out too; durations and instants
+    are written as the API takes them."""
+    body: dict[str, Any] = {}
+    for name, value in fields.items():
+        if value is UNSET or (value is None and not none_clears):
+            continue
+        if name == "expires_in" and value is not None:
+            value = seconds(value, name)
+        elif name == "expires_at" and value is not None:
+            value = api_time(value, name)
+        body[name] = value
+    return json.dumps(body).encode("utf-8")
+
+
+def expiry_headers(expires_in: Seconds | None) -> dict[str, str]:
+    """``Fileshare-Expires-In`` of an upload, when it is to expire."""
+    return {} if expires_in is None else {"fileshare-expires-in": str(seconds(expires_in, "expires_in"))}
+
+
+def download_target(file_or_link: Any) -> tuple[str, str | None, int | None]:
+    """The link to download, and the SHA-256 and size to expect where the record tells them."""
+    expected: str | None = None
+    total: int | None = None
+    if isinstance(file_or_link, str):
+        link = file_or_link
+    elif isinstance(file_or_link, FileRecord):
+        link, expected, total = file_or_link.public_link, file_or_link.sha256.lower(), file_or_link.size
+    elif isinstance(file_or_link, Link):
+        link = file_or_link.url
+    elif isinstance(file_or_link, Mapping) and isinstance(file_or_link.get("public_link"), str):
+        link = file_or_link["public_link"]
+        sha = file_or_link.get("sha256")
+        expected = sha.lower() if isinstance(sha, str) else None
+        size = file_or_link.get("size")
+        total = size if isinstance(size, int) else None
+    else:
+        raise ConfigurationError("download needs a file record, a link record or a link")
+    if not re.match(r"^https?://", link):
+        raise ConfigurationError("download needs a file record, a link record or a link (an http(s) URL)")
+    return link, expected, total
+
+
+def grant_url(response: httpx.Response, link: str) -> str:
+    """The grant URL of a ``POST /download/<token>`` answer: its ``Location`` (a 303), else the
+    JSON body's ``download_url``; relative to the link if it is relative."""
+    location = response.headers.get("location")
+    if not location:
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("download_url"), str):
+            location = data["download_url"]
+    if not location:
+        raise FileshareError(
+            f"{response.status_code}: the link gave no download URL (no Location)",
+            status=response.status_code,
+            request_id=response.headers.get("x-request-id"),
+        )
+    grant = str(httpx.URL(link).join(location))
+    if not re.match(r"^https?://", grant):
+        raise FileshareError(f"the link gave a download URL that is not http(s): {grant[:80]!r}")
+    return grant
+
+
+class Grants:
+    """Grant URLs of downloads that did not finish, by link: downloading the same link again with the
+    same client resumes through its grant, which counts nothing (the server honours a grant for an
+    hour; it is reused for ``GRANT_REUSE`` seconds)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._by_link: dict[str, tuple[str, float]] = {}
+
+    def get(self, link: str) -> str | None:
+        kept = self._by_link.get(link)
+        if kept is None or kept[1] <= self._clock():
+            return None
+        return kept[0]
+
+    def keep(self, link: str, grant: str) -> None:
+        now = self._clock()
+        for old in [k for k, (_, until) in self._by_link.items() if until <= now]:
+            self._by_link.pop(old, None)
+        if link not in self._by_link or self._by_link[link][0] != grant:
+            self._by_link[link] = (grant, now + GRANT_REUSE)
+
+    def forget(self, link: str) -> None:
+        self._by_link.pop(link, None)
 
 
 def is_tus_resumable(error: BaseException) -> bool:

@@ -77,7 +77,8 @@ class FileshareError(Exception):
 
 
 class AuthenticationError(FileshareError):
-    """401: missing, malformed, unknown, revoked or expired API key."""
+    """401: missing, malformed, unknown, revoked or expired API key; ``code == "invalid_password"``
+    when a download's link password is missing or wrong."""
 
 
 class PermissionDeniedError(FileshareError):
@@ -85,7 +86,7 @@ class PermissionDeniedError(FileshareError):
 
 
 class LimitExceededError(FileshareError):
-    """403 ``file_too_large`` / ``daily_upload_limit_exceeded``; 413 ``file_too_large`` of resumable uploads."""
+    """403 ``file_too_large`` / ``daily_upload_limit_exceeded`` / ``link_limit_exceeded``; 413 ``file_too_large`` of resumable uploads."""
 
 
 class NotFoundError(FileshareError):
@@ -179,7 +180,7 @@ def error_from_response(status: int, headers: httpx.Headers, body: bytes) -> Fil
     if status == 401:
         return AuthenticationError(message, **kwargs)
     if status == 403:
-        if code in ("file_too_large", "daily_upload_limit_exceeded"):
+        if code in ("file_too_large", "daily_upload_limit_exceeded", "link_limit_exceeded"):
             return LimitExceededError(message, **kwargs)
         return PermissionDeniedError(message, **kwargs)
     if status == 413 and code in ("file_too_large", None):

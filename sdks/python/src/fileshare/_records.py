@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any, Mapping
 
 from ._errors import FileshareError
 
-__all__ = ["FileRecord", "Pagination", "FileList", "Stats", "Limits", "StatsResult", "DownloadResult"]
-
+__all__ = ["FileRecord", "Link", "Pagination", "FileList", "Stats", "Limits", "StatsResult", "DownloadResult"]
 
 
 def _empty() -> Mapping[str, Any]:
@@ -32,14 +31,19 @@ def parse_upload_date(value: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
 
 
+def parse_optional_date(value: str | None) -> datetime | None:
+    return None if value is None else parse_upload_date(value)
+
+
 def _split(cls: type[Any], raw: Mapping[str, Any], what: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The fields ``cls`` knows (those with a default may be missing: older servers) and the rest."""
     if not isinstance(raw, Mapping):
         raise FileshareError(f"the answer holds no {what}")
-    names = [f.name for f in fields(cls) if f.name != "extra"]
-    missing = [n for n in names if n not in raw]
+    known_fields = [f for f in fields(cls) if f.name != "extra"]
+    missing = [f.name for f in known_fields if f.name not in raw and f.default is MISSING]
     if missing:
         raise FileshareError(f"the answer's {what} lacks {', '.join(missing)}")
-    known = {n: raw[n] for n in names}
+    known = {f.name: raw[f.name] for f in known_fields if f.name in raw}
     extra = {k: v for k, v in raw.items() if k not in known and k != "success"}
     return known, extra
 
@@ -61,6 +65,9 @@ class FileRecord:
     content_type: str
     sha256: str
     """Lower-case hex SHA-256 of the content; also the download ``ETag``."""
+    expires_at: str | None = None
+    """UTC, ``YYYY-MM-DD HH:MM:SS``: from then on the file and its links are gone; None: no expiry.
+    :attr:`expiry` is the same as an aware datetime."""
     extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
     """Fields the server sent that this SDK does not know yet."""
 
@@ -69,6 +76,11 @@ class FileRecord:
         """``upload_date`` as an aware :class:`~datetime.datetime` in UTC."""
         return parse_upload_date(self.upload_date)
 
+    @property
+    def expiry(self) -> datetime | None:
+        """``expires_at`` as an aware :class:`~datetime.datetime` in UTC (None: the file does not expire)."""
+        return parse_optional_date(self.expires_at)
+
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> FileRecord:
         known, extra = _split(cls, raw, "file object")
@@ -76,9 +88,73 @@ class FileRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The API's object back (unknown fields included)."""
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
-        data.update(self.extra)
-        return data
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link to a file (``client.links``): its URL, its policy and its counts.
+
+    Every file has a default link (its ``public_link``) and may have more, each with its own
+    token, expiry, download limit and password."""
+
+    link_id: int
+    file_id: int
+    url: str
+    """``<public URL>/download/<token>``; works without a key (see ``download(..., password=)``)."""
+    default: bool
+    """The file's default link (its ``public_link``): it cannot be deleted, only rotated."""
+    label: str | None
+    expires_at: str | None
+    """UTC, ``YYYY-MM-DD HH:MM:SS``, or None; :attr:`expiry` is the same as an aware datetime."""
+    max_downloads: int | None
+    """None: unlimited."""
+    download_count: int
+    password_protected: bool
+    status: str
+    """``active``, ``expired`` (past ``expires_at``, or the file expired), ``exhausted``
+    (``download_count`` reached ``max_downloads``) or ``revoked`` (deleted; listed for 30 days)."""
+    created_at: str
+    """UTC, ``YYYY-MM-DD HH:MM:SS``; :attr:`created` is the same as an aware datetime."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Fields the server sent that this SDK does not know yet."""
+
+    @property
+    def created(self) -> datetime:
+        """``created_at`` as an aware :class:`~datetime.datetime` in UTC."""
+        return parse_upload_date(self.created_at)
+
+    @property
+    def expiry(self) -> datetime | None:
+        """``expires_at`` as an aware :class:`~datetime.datetime` in UTC (None: the link does not expire)."""
+        return parse_optional_date(self.expires_at)
+
+    @property
+    def downloads_left(self) -> int | None:
+        """``max_downloads - download_count`` (never below 0), or None when unlimited."""
+        return None if self.max_downloads is None else max(0, self.max_downloads - self.download_count)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Link:
+        known, extra = _split(cls, raw, "link object")
+        return cls(**known, extra=MappingProxyType(extra))
+
+    def to_json(self) -> dict[str, Any]:
+        """The API's object back (unknown fields included)."""
+        return _to_json(self)
+
+
+def member(data: Any, key: str, what: str) -> Any:
+    """``data[key]`` of a JSON answer, or the error that says the answer holds no such thing."""
+    if not isinstance(data, Mapping) or key not in data:
+        raise FileshareError(f"the answer holds no {what}")
+    return data[key]
+
+
+def _to_json(record: Any) -> dict[str, Any]:
+    data = {f.name: getattr(record, f.name) for f in fields(record) if f.name != "extra"}
+    data.update(record.extra)
+    return data
 
 
 @dataclass(frozen=True, slots=True)

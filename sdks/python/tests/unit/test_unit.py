@@ -16,58 +16,7 @@ import pytest
 
 import fileshare
 from fileshare._common import retry_delay
-
-BASE = "https://files.example.com/api/v1"
-KEY = "fsk_" + "k" * 43
-FILE: dict[str, Any] = {
-    "file_id": 7,
-    "filename": "a.txt",
-    "size": 5,
-    "upload_date": "2026-11-22 00:17:19",
-    "download_count": 0,
-    "public_link": "https://files.example.com/download/tok",
-    "content_type": "text/plain",
-    "sha256": hashlib.sha256(b"hello").hexdigest(),
-}
-Handler = Callable[[httpx.Request], httpx.Response]
-
-
-def error(status: int, code: str, headers: dict[str, str] | None = None) -> httpx.Response:
-    body = {"success": False, "error": {"code": code, "message": f"{code} happened"}}
-    return httpx.Response(status, json=body, headers={"x-request-id": "req-1", **(headers or {})})
-
-
-def make(handler: Handler, **options: Any) -> tuple[fileshare.Client, list[float]]:
-    client = fileshare.Client(BASE, KEY, transport=httpx.MockTransport(handler), **options)
-    sleeps: list[float] = []
-    client._sleep = sleeps.append
-    return client, sleeps
-
-
-def make_async(handler: Handler, **options: Any) -> tuple[fileshare.AsyncClient, list[float]]:
-    client = fileshare.AsyncClient(BASE, KEY, transport=httpx.MockTransport(handler), **options)
-    sleeps: list[float] = []
-
-    async def sleep(seconds: float) -> None:
-        sleeps.append(seconds)
-
-    client._sleep = sleep
-    return client, sleeps
-
-
-def sequence(*responses: httpx.Response | Exception) -> tuple[Handler, list[httpx.Request]]:
-    seen: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        request.read()
-        seen.append(request)
-        answer = responses[min(len(seen) - 1, len(responses) - 1)]
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
-
-    return handler, seen
-
+from mock_api import BASE, FILE, KEY, Handler, error, make, make_async, sequence
 
 # -- configuration -----------------------------------------------------------------------------
 
@@ -122,6 +71,9 @@ def test_context_managers_close_the_pool() -> None:
         (403, "plan_not_supported", fileshare.PermissionDeniedError),
         (403, "file_too_large", fileshare.LimitExceededError),
         (403, "daily_upload_limit_exceeded", fileshare.LimitExceededError),
+        (403, "link_limit_exceeded", fileshare.LimitExceededError),
+        (409, "default_link_required", fileshare.BadRequestError),
+        (401, "invalid_password", fileshare.AuthenticationError),
         (413, "file_too_large", fileshare.LimitExceededError),
         (413, "upload_length_exceeded", fileshare.BadRequestError),
         (404, "not_found", fileshare.NotFoundError),
@@ -327,6 +279,7 @@ class FakeServer:
         self.tus = tus
         self.sha256 = sha256
         self.calls: list[tuple[str, str]] = []
+        self.headers: list[httpx.Headers] = []
         self.received = bytearray()
         self.length: int | None = None
 
@@ -337,6 +290,7 @@ class FakeServer:
         body = request.read()
         method, path = request.method, request.url.path
         self.calls.append((method, path))
+        self.headers.append(request.headers)
         tus = {"tus-resumable": "1.0.0"}
         if (method, path) == ("OPTIONS", "/api/v1/uploads"):
             if not self.tus:
@@ -365,17 +319,19 @@ class FakeServer:
         raise AssertionError(f"unexpected {method} {path}")
 
 
-def upload_with(flavour: str, handler: Handler, source: Any, **options: Any) -> fileshare.FileRecord:
-    """``files.upload(source)`` through a Client or an AsyncClient on a MockTransport."""
+def upload_with(
+    flavour: str, handler: Handler, source: Any, upload: dict[str, Any] | None = None, **options: Any
+) -> fileshare.FileRecord:
+    """``files.upload(source, **upload)`` through a Client or an AsyncClient on a MockTransport."""
     if flavour == "sync":
         client, _ = make(handler, **options)
         with client:
-            return client.files.upload(source)
+            return client.files.upload(source, **(upload or {}))
     aclient, _ = make_async(handler, **options)
 
     async def run() -> fileshare.FileRecord:
         async with aclient:
-            return await aclient.files.upload(source)
+            return await aclient.files.upload(source, **(upload or {}))
 
     return asyncio.run(run())
 
@@ -430,6 +386,14 @@ def test_integrity_error_when_a_resumable_upload_hashes_differently(flavour: str
         upload_with(flavour, server, data, resumable_threshold=THRESHOLD, chunk_size=40)
     assert caught.value.expected == "0" * 64 and caught.value.actual == hashlib.sha256(data).hexdigest()
     assert server.calls == TUS_CALLS and bytes(server.received) == data  # it went through tus, and whole
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_a_resumable_upload_sends_its_expiry_on_the_creation(flavour: str) -> None:
+    server = FakeServer()
+    upload_with(flavour, server, bytes(100), {"expires_in": 3600}, resumable_threshold=THRESHOLD, chunk_size=40)
+    assert server.calls == TUS_CALLS
+    assert [h.get("fileshare-expires-in") for h in server.headers] == [None, "3600", None, None, None, None]
 
 
 def test_resumable_true_needs_a_server_that_offers_it() -> None:

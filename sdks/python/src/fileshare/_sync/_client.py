@@ -21,17 +21,18 @@ from .._errors import (
     ConfigurationError,
     FileshareError,
     IntegrityError,
+    NotFoundError,
     ServerError,
     error_from_response,
 )
-from .._records import DownloadResult, FileList, FileRecord, StatsResult
+from .._records import DownloadResult, FileList, FileRecord, Link, StatsResult, member
 from .._source import UploadInput, UploadSource, to_upload_source
 from . import _io
 
 T = TypeVar("T")
 
-FileOrLink = Union[FileRecord, Mapping[str, Any], str]
-"""A file record (its ``public_link``, ``sha256`` and ``size`` are used) or a public link."""
+FileOrLink = Union[FileRecord, Link, Mapping[str, Any], str]
+"""A file record (its ``public_link``, ``sha256`` and ``size`` are used), a link record, or a link."""
 Destination = Union[str, "os.PathLike[str]", IO[bytes]]
 """Where a download goes: a path, or a binary file object opened for writing."""
 
@@ -45,7 +46,9 @@ class Client:
     """
 
     files: Files
-    """Upload, list, iterate, get, delete."""
+    """Upload, list, iterate, get, update, delete."""
+    links: Links
+    """A file's links: create, list, get, update, delete, rotate."""
     base_url: str
     max_retries: int
     timeout: float | None
@@ -78,7 +81,9 @@ class Client:
         self._sleep: Callable[[float], None] = _io.sleep
         self._random: Callable[[], float] = random.random
         self._tus: c.TusCapabilities | None = None
+        self._grants = c.Grants()
         self.files = Files(self)
+        self.links = Links(self)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r}, api_key='[redacted]')"
@@ -111,6 +116,7 @@ class Client:
         auth: bool = True,
         stream: bool = False,
         timeout: float | None = None,
+        follow_redirects: bool | None = None,
     ) -> httpx.Response:
         """One attempt; any status. Transport failures become APIConnectionError."""
         request = self._http.build_request(
@@ -121,7 +127,9 @@ class Client:
             timeout=httpx.Timeout(timeout) if timeout is not None else httpx.USE_CLIENT_DEFAULT,
         )
         try:
-            return self._http.send(request, stream=stream)
+            if follow_redirects is None:
+                return self._http.send(request, stream=stream)
+            return self._http.send(request, stream=stream, follow_redirects=follow_redirects)
         except httpx.TransportError as exc:
             raise c.connection_error(exc) from exc
 
@@ -149,13 +157,16 @@ class Client:
                 request_id=response.headers.get("x-request-id"),
             ) from None
 
-    def _retrying(self, attempt: Callable[[], T], can_retry: bool = True) -> T:
-        """Runs ``attempt`` until it succeeds, fails for good, or ``max_retries`` retries are spent."""
+    def _retrying(
+        self, attempt: Callable[[], T], retry: Callable[[BaseException], bool] = c.is_retryable
+    ) -> T:
+        """Runs ``attempt`` until it succeeds, fails for good (``retry(error)`` is false), or
+        ``max_retries`` retries are spent."""
         for number in itertools.count():
             try:
                 return attempt()
             except FileshareError as error:
-                if number >= self.max_retries or not can_retry or not c.is_retryable(error):
+                if number >= self.max_retries or not retry(error):
                     raise
                 self._sleep(c.retry_delay(number, error, self._random))
         raise AssertionError("unreachable")
@@ -165,6 +176,20 @@ class Client:
     ) -> tuple[httpx.Response, Any]:
         """A call without a body (GET, HEAD, DELETE, POST /uploads), with retries."""
         return self._retrying(lambda: self._json(method, url, headers=headers, auth=auth))
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        *,
+        retry: Callable[[BaseException], bool] = c.is_retryable,
+    ) -> Any:
+        """An API call (with a JSON body when ``body`` is given), retried as ``retry`` says; its JSON."""
+        headers = None if body is None else {"content-type": "application/json"}
+        url = self._url(path)
+        _, data = self._retrying(lambda: self._json(method, url, headers=headers, content=body), retry)
+        return data
 
     def resumable_uploads(self) -> c.TusCapabilities:
         """What the server offers for resumable uploads (``OPTIONS /uploads``, asked once)."""
@@ -188,41 +213,31 @@ class Client:
         file_or_link: FileOrLink,
         destination: Destination,
         *,
+        password: str | None = None,
         on_progress: c.ProgressCallback | None = None,
         resume: bool = True,
     ) -> DownloadResult:
-        """Downloads a file (its record or its public link) to a path or a binary file object.
+        """Downloads a file (its record, a link record or a link) to a path or a binary file object.
 
-        With ``resume`` (default True) a partial destination file is continued with ``Range`` +
-        ``If-Range``; a connection that drops is continued the same way within the retry budget.
-        The finished bytes are checked against the ``ETag`` (the file's SHA-256).
+        The link is asked for a grant first (``POST``, with ``password`` when the link has one; it
+        counts one download), then the grant URL is downloaded; the grant counts nothing more, so a
+        resume within the call, or a later call of this client for the same link within 50 minutes,
+        continues for free. With ``resume`` (default True) a partial destination file is continued
+        with ``Range`` + ``If-Range``; a connection that drops is continued the same way within the
+        retry budget. The finished bytes are checked against the ``ETag`` (the file's SHA-256).
         """
-        expected: str | None = None
-        total: int | None = None
-        if isinstance(file_or_link, str):
-            link = file_or_link
-        elif isinstance(file_or_link, FileRecord):
-            link, expected, total = file_or_link.public_link, file_or_link.sha256.lower(), file_or_link.size
-        elif isinstance(file_or_link, Mapping) and isinstance(file_or_link.get("public_link"), str):
-            link = file_or_link["public_link"]
-            sha = file_or_link.get("sha256")
-            expected = sha.lower() if isinstance(sha, str) else None
-            size = file_or_link.get("size")
-            total = size if isinstance(size, int) else None
-        else:
-            raise ConfigurationError("download needs a file record or its public_link")
-        if not re.match(r"^https?://", link):
-            raise ConfigurationError("download needs a file record or its public_link (an http(s) URL)")
-
+        link, expected, total = c.download_target(file_or_link)
         sink = _Sink(destination)
         hasher = hashlib.sha256()
         offset = resumed_from = 0
+        grant: str | None = None
         try:
             existing = sink.existing_size() if resume else 0
             if existing > 0:
                 if expected is None or total is None:
-                    # A link alone: HEAD (not counted as a download) tells the ETag and the size.
-                    head, _ = self._request("HEAD", link, headers={"accept": "*/*"}, auth=False)
+                    # A link alone: HEAD of the grant (not counted) tells the ETag and the size.
+                    grant = self._grant(link, password)
+                    head, _ = self._request("HEAD", grant, headers={"accept": "*/*"}, auth=False)
                     expected = c.etag_sha256(head.headers.get("etag"))
                     total = c.int_header(head, "content-length")
                 if expected is not None and total is not None and existing <= total:
@@ -234,9 +249,12 @@ class Client:
                                 on_progress(offset, total)
                             sink.start_at = offset
                             sink.close(True)
+                            self._grants.forget(link)
                             return DownloadResult(size=offset, sha256=expected, resumed_from=resumed_from)
                         offset = resumed_from = 0  # complete length but other bytes: start again
                         hasher = hashlib.sha256()
+            if grant is None:
+                grant = self._grant(link, password)
             sink.start_at = offset
             failures = 0
             while True:
@@ -247,7 +265,7 @@ class Client:
                         headers["if-range"] = f'"{expected}"'
                 before = offset
                 try:
-                    response = self._send("GET", link, headers=headers, auth=False, stream=True)
+                    response = self._send("GET", grant, headers=headers, auth=False, stream=True)
                     try:
                         status = response.status_code
                         if status == 416 and offset > 0 and sink.can_restart:
@@ -313,10 +331,38 @@ class Client:
                     f"the downloaded bytes hash to {actual}, not to the ETag's {expected}{hint}", expected=expected, actual=actual
                 )
             sink.close(True)
+            self._grants.forget(link)
             return DownloadResult(size=offset, sha256=actual, resumed_from=resumed_from)
-        except BaseException:
+        except BaseException as error:
             sink.close(False)
+            if grant is not None:
+                # A grant that answers 404 died with its link; any other grant may resume this download.
+                if isinstance(error, NotFoundError):
+                    self._grants.forget(link)
+                else:
+                    self._grants.keep(link, grant)
             raise
+
+    def _grant(self, link: str, password: str | None) -> str:
+        """A grant URL for ``link``: one kept from a download of it that did not finish, else a new
+        one (``POST`` to the link, which counts one download: sent again only after a 429 or 503)."""
+        kept = self._grants.get(link)
+        if kept is not None:
+            return kept
+        if password is None:
+            headers: dict[str, str] = {}
+            body = b""
+        else:
+            headers = {"content-type": "application/json"}
+            body = c.json_body({"password": password}, none_clears=False)
+
+        def attempt() -> str:
+            response = self._send("POST", link, headers=headers, content=body, auth=False, follow_redirects=False)
+            if response.status_code >= 400:
+                raise error_from_response(response.status_code, response.headers, response.content)
+            return c.grant_url(response, link)
+
+        return self._retrying(attempt, c.is_retryable_answer)
 
 
 class _Sink:
@@ -386,7 +432,7 @@ class _Sink:
 
 
 class Files:
-    """``client.files``: upload, list, iterate, get, delete."""
+    """``client.files``: upload, list, iterate, get, update, delete."""
 
     def __init__(self, client: Client) -> None:
         self._client = client
@@ -401,17 +447,20 @@ class Files:
         resumable: bool | None = None,
         size: int | None = None,
         chunk_size: int | None = None,
+        expires_in: c.Seconds | None = None,
     ) -> FileRecord:
         """Uploads a file and returns its record.
 
         ``source``: a path, bytes, a binary file object or an iterable of bytes. Sources of at least
         ``resumable_threshold`` bytes use resumable uploads when the server offers them;
         ``resumable=True`` forces them, ``resumable=False`` forbids them. The SHA-256 of the bytes
-        sent is compared with the server's: a mismatch raises IntegrityError.
+        sent is compared with the server's: a mismatch raises IntegrityError. ``expires_in``
+        (seconds or a timedelta) gives the file a lifetime: it is gone for everyone after that.
         """
         client = self._client
         prepared = to_upload_source(source, size)
         name = filename or prepared.name or "file"
+        extra_headers = c.expiry_headers(expires_in)
         if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1):
             raise ConfigurationError("chunk_size must be a positive integer")
         use_tus = resumable is True
@@ -422,12 +471,23 @@ class Files:
             if not capabilities.available:
                 raise ConfigurationError("the server does not offer resumable uploads (OPTIONS /uploads)")
             return self._upload_tus(
-                prepared, name, content_type, chunk_size or client.chunk_size, capabilities.checksum_sha256, on_progress
+                prepared,
+                name,
+                content_type,
+                chunk_size or client.chunk_size,
+                capabilities.checksum_sha256,
+                on_progress,
+                extra_headers,
             )
-        return self._upload_multipart(prepared, name, content_type, on_progress)
+        return self._upload_multipart(prepared, name, content_type, on_progress, extra_headers)
 
     def _upload_multipart(
-        self, source: UploadSource, filename: str, content_type: str | None, on_progress: c.ProgressCallback | None
+        self,
+        source: UploadSource,
+        filename: str,
+        content_type: str | None,
+        on_progress: c.ProgressCallback | None,
+        extra_headers: Mapping[str, str],
     ) -> FileRecord:
         client = self._client
         frame = c.multipart_frame(filename, content_type or "application/octet-stream")
@@ -448,7 +508,7 @@ class Files:
 
         def attempt() -> tuple[Any, str]:
             hasher = hashlib.sha256()
-            headers = {"content-type": frame.content_type}
+            headers = {**extra_headers, "content-type": frame.content_type}
             if total is not None:
                 # A declared length lets the server refuse a file that is too large before it is sent.
                 headers["content-length"] = str(len(frame.head) + total + len(frame.tail))
@@ -457,7 +517,7 @@ class Files:
             _, data = client._json("POST", client._url("/files/upload"), headers=headers, content=body(hasher))
             return data, hasher.hexdigest()
 
-        data, actual = client._retrying(attempt, can_retry=source.replayable)
+        data, actual = client._retrying(attempt, c.is_retryable if source.replayable else c.never)
         file = FileRecord.from_json(data)
         c.check_sha256(file.file_id, file.sha256, actual)
         if on_progress:
@@ -472,6 +532,7 @@ class Files:
         chunk_size: int,
         checksum: bool,
         on_progress: c.ProgressCallback | None,
+        extra_headers: Mapping[str, str],
     ) -> FileRecord:
         """Create, then PATCH chunk after chunk (``Upload-Checksum``). A chunk that fails with a
         retryable error, 409, 423 or 460 is resumed where the server stands (HEAD), up to
@@ -479,7 +540,7 @@ class Files:
         client = self._client
         size = source.size
         create_url = client._url("/uploads")
-        create_headers = {**c.TUS_HEADERS, "upload-metadata": c.tus_metadata(filename, content_type)}
+        create_headers = {**extra_headers, **c.TUS_HEADERS, "upload-metadata": c.tus_metadata(filename, content_type)}
         if size is None:
             create_headers["upload-defer-length"] = "1"
         else:
@@ -595,16 +656,98 @@ class Files:
 
     def get(self, file_id: int | str) -> FileRecord:
         """One file's record."""
-        client = self._client
-        _, data = client._request("GET", client._url(c.file_id_path(file_id)))
-        if not isinstance(data, dict):
-            raise FileshareError("the answer holds no file object")
-        return FileRecord.from_json(data.get("file", {}))
+        data = self._client._call("GET", c.id_path("files", file_id))
+        return FileRecord.from_json(member(data, "file", "file object"))
+
+    def update(
+        self,
+        file_id: int | str,
+        *,
+        expires_in: c.Seconds | c.Unset = c.UNSET,
+        expires_at: c.Instant | None | c.Unset = c.UNSET,
+        filename: str | c.Unset = c.UNSET,
+    ) -> FileRecord:
+        """Changes a file's expiry or name; arguments left out stay as they are.
+
+        ``expires_in`` (seconds or a timedelta from now) or ``expires_at`` (an aware datetime or a
+        UTC ``YYYY-MM-DD HH:MM:SS`` string), not both; ``expires_at=None`` removes the expiry."""
+        body = c.json_body({"expires_in": expires_in, "expires_at": expires_at, "filename": filename}, none_clears=True)
+        data = self._client._call("PATCH", c.id_path("files", file_id), body)
+        return FileRecord.from_json(member(data, "file", "file object"))
 
     def delete(self, file_id: int | str) -> None:
-        """Deletes a file; its public link stops working at once."""
-        client = self._client
-        client._request("DELETE", client._url(c.file_id_path(file_id)))
+        """Deletes a file; its links stop working at once."""
+        self._client._call("DELETE", c.id_path("files", file_id))
+
+
+class Links:
+    """``client.links``: a file's links, each with its own URL, expiry, download limit and password."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def create(
+        self,
+        file_id: int | str,
+        *,
+        label: str | None = None,
+        expires_in: c.Seconds | None = None,
+        expires_at: c.Instant | None = None,
+        max_downloads: int | None = None,
+        password: str | None = None,
+    ) -> Link:
+        """A new link to a file (without arguments: a link with no policy).
+
+        ``expires_in`` (seconds or a timedelta) or ``expires_at`` (an aware datetime or a UTC
+        ``YYYY-MM-DD HH:MM:SS`` string), not both; ``max_downloads`` counts downloads through the
+        link; ``password`` (8 to 1024 characters) is asked by ``download(..., password=)`` and by
+        the link's page. Not sent again after a dropped connection (it could make two links)."""
+        fields = dict(label=label, expires_in=expires_in, expires_at=expires_at, max_downloads=max_downloads, password=password)
+        body = c.json_body(fields, none_clears=False)
+        data = self._client._call("POST", c.id_path("files", file_id) + "/links", body, retry=c.is_retryable_answer)
+        return Link.from_json(member(data, "link", "link object"))
+
+    def list(self, file_id: int | str) -> list[Link]:
+        """A file's links: the default link first, then the newest first (revoked ones for 30 days)."""
+        data = self._client._call("GET", c.id_path("files", file_id) + "/links")
+        links = member(data, "links", "list of links")
+        if not isinstance(links, list):
+            raise FileshareError("the answer holds no list of links")
+        return [Link.from_json(raw) for raw in links]
+
+    def get(self, link_id: int | str) -> Link:
+        """One link."""
+        data = self._client._call("GET", c.id_path("links", link_id))
+        return Link.from_json(member(data, "link", "link object"))
+
+    def update(
+        self,
+        link_id: int | str,
+        *,
+        label: str | None | c.Unset = c.UNSET,
+        expires_in: c.Seconds | c.Unset = c.UNSET,
+        expires_at: c.Instant | None | c.Unset = c.UNSET,
+        max_downloads: int | None | c.Unset = c.UNSET,
+        password: str | None | c.Unset = c.UNSET,
+    ) -> Link:
+        """Changes a link's policy. An argument left out stays as it is; ``None`` clears it (no
+        label, no expiry, no download limit, no password). ``max_downloads`` cannot go below the
+        link's ``download_count``."""
+        fields = dict(label=label, expires_in=expires_in, expires_at=expires_at, max_downloads=max_downloads, password=password)
+        body = c.json_body(fields, none_clears=True)
+        data = self._client._call("PATCH", c.id_path("links", link_id), body)
+        return Link.from_json(member(data, "link", "link object"))
+
+    def delete(self, link_id: int | str) -> None:
+        """Revokes a link: its URL answers 404 at once. The default link cannot be deleted
+        (``BadRequestError``, 409 ``default_link_required``): rotate it instead."""
+        self._client._call("DELETE", c.id_path("links", link_id))
+
+    def rotate(self, link_id: int | str) -> Link:
+        """Gives a link a new URL (the old one answers 404 at once); its policy and counts stay.
+        Rotating the default link changes the file's ``public_link``."""
+        data = self._client._call("POST", c.id_path("links", link_id) + "/rotate", retry=c.is_retryable_answer)
+        return Link.from_json(member(data, "link", "link object"))
 
 
 class _Pieces:
