@@ -7,7 +7,7 @@ from urllib.parse import urlparse
 import pytest
 
 import fileshare
-from helpers import REPO, BlockingAsync, CuttingProxy, Launcher
+from helpers import REPO, BlockingAsync, CuttingProxy, Launcher, create_account
 
 
 @pytest.fixture(scope="session")
@@ -30,6 +30,12 @@ def proxy(server: dict[str, Any]) -> Iterator[CuttingProxy]:
     cutting = CuttingProxy(target.hostname, target.port)
     yield cutting
     cutting.close()
+
+
+@pytest.fixture(scope="session")
+def other_key(server: dict[str, Any]) -> str:
+    """The key of another pro account, whose files and links the "pro" account must not see."""
+    return create_account(server, "other")
 
 
 @pytest.fixture(params=["sync", "async"])

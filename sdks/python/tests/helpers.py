@@ -11,6 +11,8 @@ import threading
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
 
+import httpx
+
 import fileshare
 
 REPO = Path(__file__).resolve().parents[3]
@@ -139,6 +141,51 @@ class CuttingProxy:
                 pass
 
 
+class _Rerouting(httpx.HTTPTransport):
+    """Sends every request addressed to ``origin`` to ``to`` instead (the cutting proxy): the grant
+    URLs the server answers with are absolute, on its own address."""
+
+    def __init__(self, origin: str, to: str) -> None:
+        super().__init__()
+        self.origin, self.to = httpx.URL(origin), httpx.URL(to)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        request.url = _reroute(request.url, self.origin, self.to)
+        return super().handle_request(request)
+
+
+class _AsyncRerouting(httpx.AsyncHTTPTransport):
+    def __init__(self, origin: str, to: str) -> None:
+        super().__init__()
+        self.origin, self.to = httpx.URL(origin), httpx.URL(to)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.url = _reroute(request.url, self.origin, self.to)
+        return await super().handle_async_request(request)
+
+
+def _reroute(url: httpx.URL, origin: httpx.URL, to: httpx.URL) -> httpx.URL:
+    if (url.host, url.port) == (origin.host, origin.port):
+        return url.copy_with(host=to.host, port=to.port)
+    return url
+
+
+def through_proxy(flavour: str, server: dict[str, Any], proxy: CuttingProxy) -> Any:
+    """A transport for ``make_client(transport=...)`` that takes every request through ``proxy``."""
+    return _Rerouting(server["server_url"], proxy.url) if flavour == "sync" else _AsyncRerouting(server["server_url"], proxy.url)
+
+
+def create_account(server: dict[str, Any], name: str) -> str:
+    """One more pro account on the launcher's server (the ``fileshare`` CLI on its data folder); its key."""
+    env = {**os.environ, "FILESHARE_DATA_DIR": server["data_dir"], "FILESHARE_LOG_LEVEL": "warn"}
+    for setting in ("FILESHARE_DATABASE_URL", "FILESHARE_REDIS_URL"):
+        env.pop(setting, None)
+    command = ["node", str(REPO / "bin" / "fileshare.js"), "account", "create", "--email", f"{name}@sdk-tests.invalid"]
+    out = subprocess.run([*command, "--plan", "pro", "--json"], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return str(json.loads(out.stdout.strip().splitlines()[-1])["api_key"])
+
+
 class BlockingAsync:
     """Drives a fileshare.AsyncClient from blocking tests: every call runs on one event loop, so
     the same test body exercises both clients."""
@@ -197,6 +244,20 @@ class _BlockingCalls:
             yield item
 
 
+def without_waits(client: Any) -> Any:
+    """Makes a Client, AsyncClient or BlockingAsync retry at once (no backoff sleeps); returns it."""
+    inner = client.client if isinstance(client, BlockingAsync) else client
+    if isinstance(inner, fileshare.AsyncClient):
+
+        async def skip(seconds: float) -> None:
+            return None
+
+        inner._sleep = skip
+    else:
+        inner._sleep = lambda seconds: None
+    return client
+
+
 def sparse_file(path: Path, size: int) -> Path:
     with open(path, "wb") as file:
         file.truncate(size)
@@ -214,4 +275,4 @@ def without_env(monkeypatch: Any) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-__all__ = ["Launcher", "CuttingProxy", "BlockingAsync", "sparse_file", "random_bytes", "without_env", "REPO", "os"]
+__all__ = ["Launcher", "CuttingProxy", "BlockingAsync", "through_proxy", "create_account", "without_waits", "sparse_file", "random_bytes", "without_env", "REPO", "os"]
