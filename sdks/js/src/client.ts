@@ -4,6 +4,7 @@ import { ConfigurationError } from './errors.js'
 import { Http } from './http.js'
 import { toStats } from './records.js'
 import { Files } from './resources/files.js'
+import { Links } from './resources/links.js'
 import type { RetryPolicy } from './retry.js'
 import { env } from './runtime.js'
 import { detectTus, type TusCapabilities } from './tus.js'
@@ -47,8 +48,10 @@ function nonNegativeInteger(value: number | undefined, name: string, fallback: n
 
 /** The Fileshare API client. The API key never shows in messages, `toString`, `inspect` or JSON. */
 export class Fileshare {
-  /** Upload, list, iterate, get, delete. */
+  /** Upload, list, iterate, get, update, delete. */
   readonly files: Files
+  /** A file's links: create, list, get, update, delete, rotate. */
+  readonly links: Links
   readonly baseUrl: string
   readonly maxRetries: number
   readonly timeoutMs: number
@@ -90,6 +93,7 @@ export class Fileshare {
       chunkSize: this.chunkSize,
       tus: (signal) => this.resumableUploads(signal),
     })
+    this.links = new Links(this.#http)
   }
 
   /** The account's statistics, limits and plan (fields this SDK does not know are kept). */
@@ -103,9 +107,11 @@ export class Fileshare {
   }
 
   /**
-   * Downloads a file (its record or its public link) to a path or a stream. With `resume`
-   * (default true) a partial destination file is continued with `Range` + `If-Range`; the
-   * finished bytes are checked against the `ETag` (the file's SHA-256).
+   * Downloads a file (its record, a link record, or a link's URL) to a path or a stream. The link
+   * is asked for a grant first (a POST with the `password` when given, which counts one download);
+   * the grant URL then serves the bytes for an hour. With `resume` (default true) a partial
+   * destination file is continued with `Range` + `If-Range`, as is a dropped connection, through
+   * the same grant; the finished bytes are checked against the `ETag` (the file's SHA-256).
    */
   download(fileOrLink: FileOrLink, destination: DownloadDestination, options: DownloadOptions = {}): Promise<DownloadResult> {
     return download(this.#http, fileOrLink, destination, options)

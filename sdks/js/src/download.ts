@@ -1,11 +1,13 @@
-// download(): streams a public link to a path or a stream, resumes a partial file with Range +
-// If-Range, continues after a dropped connection, and checks the result against the ETag (SHA-256).
+// download(): gets a grant for a link (grant.ts), streams it to a path or a stream, resumes a
+// partial file with Range + If-Range, continues after a dropped connection through the same grant,
+// and checks the result against the ETag (SHA-256).
 import { ConfigurationError, FileshareError, IntegrityError, errorFromResponse } from './errors.js'
+import { isGrantUrl, requestGrant, type Grant } from './grant.js'
 import { createSha256, type Sha256 } from './hash.js'
-import type { Http } from './http.js'
+import type { Exchange, Http } from './http.js'
 import { abortReason, isRetryable, retryDelayMs, sleep } from './retry.js'
 import { isNode, loadNodeIo } from './runtime.js'
-import type { ApiFile, DownloadOptions, DownloadResult } from './types.js'
+import type { ApiFile, ApiLink, DownloadOptions, DownloadResult } from './types.js'
 
 /** The part of a Node `Writable` the SDK uses (without needing Node's types). */
 export interface NodeWritableLike {
@@ -17,8 +19,16 @@ export interface NodeWritableLike {
 /** Where a download goes: a path (Node), a Node Writable, or a web WritableStream. */
 export type DownloadDestination = string | URL | WritableStream<Uint8Array> | NodeWritableLike
 
-/** A file record (its `public_link`, `sha256` and `size` are used) or a public link. */
-export type FileOrLink = (Pick<ApiFile, 'public_link'> & Partial<Pick<ApiFile, 'sha256' | 'size'>>) | string
+/**
+ * A file record (its `public_link`, `sha256` and `size` are used), a link record (its `url`), a
+ * link's URL, or a grant URL that a download was given less than an hour ago (`onGrant`).
+ */
+export type FileOrLink = (Pick<ApiFile, 'public_link'> & Partial<Pick<ApiFile, 'sha256' | 'size'>>) | Pick<ApiLink, 'url'> | string
+
+function linkOf(fileOrLink: FileOrLink): unknown {
+  if (typeof fileOrLink === 'string') return fileOrLink
+  return 'public_link' in fileOrLink ? fileOrLink.public_link : (fileOrLink as { url?: unknown }).url
+}
 
 interface Sink {
   /** Bytes already there that the download may keep (partial file). */
@@ -121,23 +131,33 @@ export async function download(
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
   const { signal, onProgress } = options
-  const link = typeof fileOrLink === 'string' ? fileOrLink : fileOrLink.public_link
-  if (typeof link !== 'string' || !/^https?:\/\//.test(link))
-    throw new ConfigurationError('download needs a file record or its public_link')
-  let expected = typeof fileOrLink === 'string' ? undefined : fileOrLink.sha256?.toLowerCase()
-  let total = typeof fileOrLink === 'string' ? undefined : fileOrLink.size
+  const link = linkOf(fileOrLink)
+  if (typeof link !== 'string' || !/^https?:\/\//.test(link)) throw new ConfigurationError('download needs a file or link record, or a URL')
+  const file = typeof fileOrLink === 'object' && 'public_link' in fileOrLink ? fileOrLink : undefined
+  let expected = file?.sha256?.toLowerCase()
+  let total = file?.size
   const policy = http.options.retry
   const wait = policy.sleep ?? sleep
 
   const sink = await openSink(destination, options.resume ?? true)
+  // The grant, asked for once, when the bytes are wanted (a partial file that is already complete needs none).
+  let grant: Grant | undefined
+  const granted = async (): Promise<Grant> => {
+    if (grant) return grant
+    if (isGrantUrl(link)) return (grant = { url: link, expiresAt: undefined })
+    grant = await requestGrant(http, link, options.password, signal)
+    options.onGrant?.(grant.url, grant.expiresAt)
+    return grant
+  }
   let hasher = await createSha256()
   let offset = 0
   let resumedFrom = 0
   try {
     if (sink.existing > 0) {
       if (expected === undefined || total === undefined) {
-        // A link alone: HEAD (not counted as a download) tells the ETag and the size.
-        const head = await http.request<unknown>({ method: 'HEAD', url: link, auth: false, signal, headers: { accept: '*/*' } })
+        // A link alone: HEAD on the grant (not counted again) tells the ETag and the size.
+        const { url } = await granted()
+        const head = await http.request<unknown>({ method: 'HEAD', url, auth: false, signal, headers: { accept: '*/*' } })
         expected = etagSha256(head.headers.get('etag'))
         const length = Number(head.headers.get('content-length'))
         total = Number.isSafeInteger(length) ? length : undefined
@@ -163,6 +183,14 @@ export async function download(
     }
 
     sink.startAt = offset
+    const { url } = await granted()
+    // Outside Node the POST's answer is already the grant's, from byte 0.
+    let first: Exchange | undefined = grant?.exchange
+    if (first && offset > 0) {
+      await first.response.body?.cancel().catch(() => {})
+      first.watchdog.stop()
+      first = undefined
+    }
     let failures = 0
     for (;;) {
       const headers: Record<string, string> = { accept: '*/*' }
@@ -172,7 +200,8 @@ export async function download(
       }
       const before = offset
       try {
-        const exchange = await http.send({ method: 'GET', url: link, auth: false, headers, signal })
+        const exchange = first ?? (await http.send({ method: 'GET', url, auth: false, headers, signal }))
+        first = undefined
         const { response, watchdog } = exchange
         if (response.status === 416 && offset > 0 && sink.canRestart) {
           await http.readText(exchange)

@@ -38,19 +38,19 @@ export class FileshareError extends Error {
   }
 }
 
-/** 401: missing, malformed, unknown, revoked or expired API key. */
+/** 401: missing, malformed, unknown, revoked or expired API key; `invalid_password`: a link's password is missing or wrong. */
 export class AuthenticationError extends FileshareError {}
 
 /** 403 `plan_not_supported`: the account's plan has no API access. */
 export class PermissionDeniedError extends FileshareError {}
 
-/** 403 `file_too_large` / `daily_upload_limit_exceeded`, and 413 `file_too_large` of resumable uploads. */
+/** 403 `file_too_large` / `daily_upload_limit_exceeded` / `link_limit_exceeded`, and 413 `file_too_large` of resumable uploads. */
 export class LimitExceededError extends FileshareError {}
 
-/** 404: no such file (or not this account's), no such upload, no file behind a link. */
+/** 404: no such file or link (or not this account's), no such upload, a dead link (unknown, expired, exhausted, revoked or rotated away). */
 export class NotFoundError extends FileshareError {}
 
-/** Any other 4xx (and a 3xx: redirects are not followed): the request was refused as it is; retrying it unchanged will not help. */
+/** Any other 4xx (409 `default_link_required` among them; and a 3xx: redirects are not followed): the request was refused as it is; retrying it unchanged will not help. */
 export class BadRequestError extends FileshareError {}
 
 /** 429: a request rate limit. `retryAfter` says how long to wait; `rateLimit` holds `RateLimit-*`. */
@@ -123,7 +123,9 @@ export function errorFromResponse(status: number, headers: Headers, bodyText: st
   const message = `${status}${code ? ` ${code}` : ''}: ${detail}`
   if (status === 401) return new AuthenticationError(message, init)
   if (status === 403) {
-    if (code === 'file_too_large' || code === 'daily_upload_limit_exceeded') return new LimitExceededError(message, init)
+    if (code === 'file_too_large' || code === 'daily_upload_limit_exceeded' || code === 'link_limit_exceeded') {
+      return new LimitExceededError(message, init)
+    }
     return new PermissionDeniedError(message, init)
   }
   if (status === 413 && (code === 'file_too_large' || code === undefined)) return new LimitExceededError(message, init)

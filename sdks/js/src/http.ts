@@ -1,6 +1,6 @@
 // One HTTP exchange at a time: headers, the idle timeout, error mapping, and the retry loop.
 import { APIConnectionError, BadRequestError, FileshareError, errorFromResponse } from './errors.js'
-import { abortReason, withRetries, type RetryPolicy } from './retry.js'
+import { abortReason, answered, withRetries, type RetryPolicy } from './retry.js'
 import { canStreamRequestBodies, isNode, loadNodeIo } from './runtime.js'
 import { USER_AGENT } from './version.js'
 
@@ -17,6 +17,8 @@ export interface SendInit {
   signal?: AbortSignal | undefined
   /** Browser uploads of a Blob: called with bytes sent so far (through XMLHttpRequest). */
   onUploadProgress?: ((loaded: number) => void) | undefined
+  /** `manual` (default): a redirect is an error. `follow`: only for a download link's POST outside Node (see grant.ts). */
+  redirect?: 'manual' | 'follow' | undefined
 }
 
 export interface Exchange {
@@ -136,7 +138,8 @@ export class Http {
       } else {
         // Redirects are never followed (as in the other SDKs): the key is not re-sent anywhere, and a
         // 3xx surfaces as BadRequestError with its status (browsers answer an opaque redirect instead).
-        const requestInit: RequestInit & { duplex?: 'half' } = { method: init.method, headers, signal: watchdog.signal, redirect: 'manual' }
+        const redirect = init.redirect ?? 'manual'
+        const requestInit: RequestInit & { duplex?: 'half' } = { method: init.method, headers, signal: watchdog.signal, redirect }
         if (init.body !== undefined) {
           requestInit.body = init.body as BodyInit
           if (init.body instanceof ReadableStream) requestInit.duplex = 'half'
@@ -202,6 +205,26 @@ export class Http {
   /** A JSON call with retries (GET, DELETE and the like, whose body can be sent again). */
   request<T>(init: SendInit): Promise<{ status: number; headers: Headers; data: T }> {
     return withRetries(this.options.retry, init.signal, () => this.exchangeJson<T>(init))
+  }
+
+  /**
+   * A call to `path` with `body` (when given) as JSON; answers the parsed JSON. `once`: for a POST
+   * that creates or changes something each time, retried only when the server answered 429 or
+   * 503 (nothing was done), never after a connection failure or a timeout.
+   */
+  async json<T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; signal?: AbortSignal | undefined; once?: boolean } = {},
+  ): Promise<T> {
+    const init: SendInit = { method, url: this.url(path), signal: options.signal }
+    if (options.body !== undefined) {
+      init.headers = { 'content-type': 'application/json' }
+      init.body = JSON.stringify(options.body)
+    }
+    const canRetry = options.once ? answered : undefined
+    const { data } = await withRetries(this.options.retry, init.signal, () => this.exchangeJson<T>(init), canRetry)
+    return data
   }
 }
 

@@ -2,6 +2,7 @@
 export { Fileshare, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_RETRIES, DEFAULT_RESUMABLE_THRESHOLD, DEFAULT_TIMEOUT_MS } from './client.js'
 export type { FileshareOptions } from './client.js'
 export { Files } from './resources/files.js'
+export { Links } from './resources/links.js'
 export {
   APIConnectionError,
   AuthenticationError,
@@ -19,17 +20,23 @@ export type { FileshareErrorInit, RateLimitInfo } from './errors.js'
 export type { DownloadDestination, FileOrLink, NodeWritableLike } from './download.js'
 export type { TusCapabilities } from './tus.js'
 export type { UploadInput } from './upload-source.js'
-export { ERROR_CODES, FILE_FIELDS, LIMITS_FIELDS, PAGINATION_FIELDS, STATS_FIELDS } from './types.js'
+export { ERROR_CODES, FILE_FIELDS, LIMITS_FIELDS, LINK_FIELDS, PAGINATION_FIELDS, STATS_FIELDS } from './types.js'
 export type {
   ApiFile,
   ApiLimits,
+  ApiLink,
   ApiPagination,
   ApiStats,
+  DateInput,
   DownloadOptions,
   DownloadResult,
   ErrorCode,
   FileList,
   FileRecord,
+  FileUpdate,
+  Link,
+  LinkOptions,
+  LinkStatus,
   ProgressCallback,
   RequestOptions,
   StatsResult,

@@ -1,8 +1,9 @@
 // Turning the API's JSON into the SDK's records.
-import { FileshareError } from './errors.js'
-import type { ApiFile, FileList, FileRecord, StatsResult } from './types.js'
+import { ConfigurationError, FileshareError } from './errors.js'
+import type { ApiFile, ApiLink, DateInput, FileList, FileRecord, Link, StatsResult } from './types.js'
 
 export type RawFile = ApiFile & Record<string, unknown>
+export type RawLink = ApiLink & Record<string, unknown>
 
 /** `YYYY-MM-DD HH:MM:SS` (UTC) as a Date; also accepts ISO 8601. */
 export function parseUploadDate(value: string): Date {
@@ -12,16 +13,44 @@ export function parseUploadDate(value: string): Date {
   return new Date(`${match[1]}-${match[2]}-${match[3]}T${match[4]}:${match[5]}:${match[6]}${match[7] ?? ''}${zone}`)
 }
 
-/** A file record from the API's object: every field kept (also ones this SDK does not know). */
+/** A time as the API writes it: `YYYY-MM-DD HH:MM:SS` (UTC). A string is sent as it is. */
+export function formatApiDate(value: DateInput): string {
+  if (typeof value === 'string') return value
+  if (Number.isNaN(value.getTime())) throw new ConfigurationError('an invalid Date')
+  return value.toISOString().slice(0, 19).replace('T', ' ')
+}
+
+function optionalDate(value: string | null | undefined): Date | null {
+  return typeof value === 'string' ? parseUploadDate(value) : null
+}
+
+/**
+ * The API's object with `success` dropped and every other field kept (also ones this SDK does not
+ * know), plus `extras`, which are not enumerable: JSON.stringify(record) gives the API's object back.
+ */
+function record<T>(raw: Record<string, unknown>, idField: string, what: string, extras: Record<string, unknown>): T {
+  if (!raw || typeof raw !== 'object' || typeof raw[idField] !== 'number') throw new FileshareError(`the answer holds no ${what} object`)
+  const { success: _success, ...fields } = raw
+  for (const [name, value] of Object.entries(extras)) Object.defineProperty(fields, name, { value, enumerable: false })
+  return fields as T
+}
+
+/** A file record from the API's object. */
 export function toFileRecord(raw: RawFile): FileRecord {
-  if (!raw || typeof raw !== 'object' || typeof raw.file_id !== 'number') {
-    throw new FileshareError('the answer holds no file object')
-  }
-  const { success: _success, ...fields } = raw as RawFile & { success?: unknown }
-  const record = { ...fields } as FileRecord & Record<string, unknown>
-  // Not enumerable: JSON.stringify(record) gives back the API's object.
-  Object.defineProperty(record, 'uploaded_at', { value: parseUploadDate(raw.upload_date), enumerable: false })
-  return record
+  return record<FileRecord>(raw, 'file_id', 'file', {
+    uploaded_at: parseUploadDate(raw?.upload_date),
+    expiry: optionalDate(raw?.expires_at),
+  })
+}
+
+/** A link record from the API's object. */
+export function toLink(raw: RawLink): Link {
+  const max = raw?.max_downloads
+  return record<Link>(raw, 'link_id', 'link', {
+    created: parseUploadDate(raw?.created_at),
+    expiry: optionalDate(raw?.expires_at),
+    downloads_left: typeof max === 'number' ? Math.max(0, max - raw.download_count) : null,
+  })
 }
 
 export function toFileList(raw: { files?: RawFile[]; pagination?: FileList['pagination'] }): FileList {

@@ -46,6 +46,15 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   })
 }
 
+/**
+ * For requests that must not reach the server twice (a POST that creates a link or counts a
+ * download): a retry only when the server answered (429, 503: nothing was done), never after a
+ * connection failure or a timeout, which may have come after the server acted.
+ */
+export function answered(error: FileshareError): boolean {
+  return !(error instanceof APIConnectionError)
+}
+
 export interface RetryPolicy {
   maxRetries: number
   /** Replaceable for tests. */

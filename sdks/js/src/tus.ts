@@ -7,6 +7,7 @@ import { canStreamRequestBodies } from './runtime.js'
 import { toFileRecord, type RawFile } from './records.js'
 import type { FileRecord, ProgressCallback } from './types.js'
 import type { UploadSource } from './upload-source.js'
+import { expiryHeader } from './resources/params.js'
 
 const TUS = { 'tus-resumable': '1.0.0' }
 const SLICE = 256 * 1024
@@ -104,6 +105,8 @@ function chunkStream(data: Uint8Array, onSent: (sent: number) => void): Readable
 export interface TusUploadOptions {
   filename: string
   contentType: string | undefined
+  /** Sent as `Fileshare-Expires-In` on the creation POST. */
+  expiresIn: number | undefined
   chunkSize: number
   checksum: boolean
   onProgress: ProgressCallback | undefined
@@ -132,6 +135,7 @@ export async function tusUpload(http: Http, source: UploadSource, options: TusUp
       ...TUS,
       ...(size === undefined ? { 'upload-defer-length': '1' } : { 'upload-length': String(size) }),
       'upload-metadata': metadata.join(','),
+      ...expiryHeader(options.expiresIn),
     },
     signal,
   })

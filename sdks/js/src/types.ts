@@ -11,6 +11,21 @@ export const FILE_FIELDS = [
   'public_link',
   'content_type',
   'sha256',
+  'expires_at',
+] as const
+/** Field names of the `Link` schema. */
+export const LINK_FIELDS = [
+  'link_id',
+  'file_id',
+  'url',
+  'default',
+  'label',
+  'expires_at',
+  'max_downloads',
+  'download_count',
+  'password_protected',
+  'status',
+  'created_at',
 ] as const
 export const PAGINATION_FIELDS = ['page', 'limit', 'total', 'pages'] as const
 export const STATS_FIELDS = ['total_files', 'total_size', 'total_downloads', 'uploads_today'] as const
@@ -31,7 +46,33 @@ export interface ApiFile {
   content_type: string
   /** Lower-case hex SHA-256 of the content; also the download `ETag`. */
   sha256: string
+  /** UTC, `YYYY-MM-DD HH:MM:SS`: from then on the file and its links are gone; `null`: no expiry. See {@link FileRecord.expiry}. */
+  expires_at: string | null
 }
+
+/** A link to a file as the API returns it (`components.schemas.Link`). */
+export interface ApiLink {
+  /** Unique across the service. */
+  link_id: number
+  file_id: number
+  /** `<public URL>/download/<token>`; works without a key (see {@link DownloadOptions.password}). */
+  url: string
+  /** The file's default link (its `public_link`): it cannot be deleted, only rotated. */
+  default: boolean
+  label: string | null
+  /** UTC, `YYYY-MM-DD HH:MM:SS`, or `null` (no expiry). */
+  expires_at: string | null
+  /** `null`: unlimited. */
+  max_downloads: number | null
+  download_count: number
+  password_protected: boolean
+  /** `active`, `expired`, `exhausted` (`download_count` reached `max_downloads`) or `revoked` (listed for 30 days). */
+  status: LinkStatus
+  /** UTC, `YYYY-MM-DD HH:MM:SS`. */
+  created_at: string
+}
+
+export type LinkStatus = 'active' | 'expired' | 'exhausted' | 'revoked'
 
 /** `components.schemas.Pagination`. */
 export interface ApiPagination {
@@ -81,13 +122,62 @@ export const ERROR_CODES = [
   'internal_error',
   'service_unavailable',
   'insufficient_storage',
+  'link_limit_exceeded',
+  'default_link_required',
+  'invalid_password',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
-/** A file record: the API's fields plus `uploaded_at`, the upload date as a `Date` (UTC). */
+/** A file record: the API's fields plus `uploaded_at` and `expiry`, its dates as `Date`s (UTC). */
 export interface FileRecord extends Readonly<ApiFile> {
   /** `upload_date` as a `Date` (the API's value is UTC). */
   readonly uploaded_at: Date
+  /** `expires_at` as a `Date`, or `null` when the file does not expire. */
+  readonly expiry: Date | null
+}
+
+/**
+ * A link (`client.links`): the API's fields plus `created`, `expiry` (its dates as `Date`s) and
+ * `downloads_left`. Every file has a default link (its `public_link`) and may have more, each
+ * with its own token, expiry, download limit and password.
+ */
+export interface Link extends Readonly<ApiLink> {
+  /** `created_at` as a `Date`. */
+  readonly created: Date
+  /** `expires_at` as a `Date`, or `null` when the link does not expire. */
+  readonly expiry: Date | null
+  /** `max_downloads - download_count` (never below 0), or `null` when unlimited. */
+  readonly downloads_left: number | null
+}
+
+/** A time for the API: a `Date`, or a string `YYYY-MM-DD HH:MM:SS` (UTC). */
+export type DateInput = Date | string
+
+/**
+ * The policy fields of {@link Links.create} and {@link Links.update} (the API's names). On
+ * update, `null` clears a field and a field left out is kept.
+ */
+export interface LinkOptions {
+  /** Up to 100 characters, one line. */
+  label?: string | null | undefined
+  /** The link expires this many seconds from now (1 to 315360000). Not together with `expires_at`. */
+  expires_in?: number | undefined
+  /** The link expires at this time (in the future). */
+  expires_at?: DateInput | null | undefined
+  /** At most this many downloads (1 to 1000000; on update, not below `download_count`). */
+  max_downloads?: number | null | undefined
+  /** 8 to 1024 characters; stored only as a slow salted hash. */
+  password?: string | null | undefined
+}
+
+/** The fields of {@link Files.update} (the API's names). */
+export interface FileUpdate {
+  /** The file expires this many seconds from now (1 to 315360000). Not together with `expires_at`. */
+  expires_in?: number | undefined
+  /** The file expires at this time; `null` removes the expiry. */
+  expires_at?: DateInput | null | undefined
+  /** A new name. */
+  filename?: string | undefined
 }
 
 /** The answer of `files.list()`. */
@@ -125,6 +215,8 @@ export interface UploadOptions {
   size?: number | undefined
   /** Chunk size of resumable uploads. Default: the client's `chunkSize` (16 MiB). */
   chunkSize?: number | undefined
+  /** The file expires this many seconds after the upload (1 to 315360000): sent as `Fileshare-Expires-In`. */
+  expires_in?: number | undefined
   signal?: AbortSignal | undefined
 }
 
@@ -134,6 +226,13 @@ export interface DownloadOptions {
   onProgress?: ProgressCallback | undefined
   /** Continue a partial destination file with `Range` + `If-Range` (default true). */
   resume?: boolean | undefined
+  /** The link's password, when it has one (sent in the POST body, never in a URL). */
+  password?: string | undefined
+  /**
+   * Called once the link granted the download: `(grantUrl, expiresAt)`. The grant URL serves the
+   * file for an hour without counting again; `download(grantUrl, …)` resumes through it.
+   */
+  onGrant?: ((grantUrl: string, expiresAt: string | undefined) => void) | undefined
   signal?: AbortSignal | undefined
 }
 

@@ -7,7 +7,8 @@ import { toFileList, toFileRecord, type RawFile } from '../records.js'
 import { withRetries } from '../retry.js'
 import { canStreamRequestBodies } from '../runtime.js'
 import { assertTus, tusUpload, type TusCapabilities } from '../tus.js'
-import type { FileList, FileRecord, RequestOptions, UploadOptions } from '../types.js'
+import type { FileList, FileRecord, FileUpdate, RequestOptions, UploadOptions } from '../types.js'
+import { expiryHeader, jsonBody, resourceId } from './params.js'
 import { toUploadSource, type UploadInput, type UploadSource } from '../upload-source.js'
 
 export interface FilesSettings {
@@ -17,9 +18,7 @@ export interface FilesSettings {
 }
 
 function fileId(id: number | string): string {
-  const text = String(id)
-  if (!/^[1-9]\d*$/.test(text)) throw new ConfigurationError(`a file id is a positive integer, got ${JSON.stringify(text).slice(0, 40)}`)
-  return text
+  return resourceId(id, 'file')
 }
 
 async function collect(source: UploadSource): Promise<Blob> {
@@ -60,6 +59,7 @@ export class Files {
       return tusUpload(this.http, prepared, {
         filename,
         contentType: options.contentType,
+        expiresIn: options.expires_in,
         chunkSize: options.chunkSize ?? this.settings.chunkSize,
         checksum: capabilities.checksumSha256,
         onProgress: options.onProgress,
@@ -79,7 +79,7 @@ export class Files {
       signal,
       async () => {
         const hasher = await createSha256()
-        const headers: Record<string, string> = { 'content-type': frame.contentType }
+        const headers: Record<string, string> = { 'content-type': frame.contentType, ...expiryHeader(options.expires_in) }
         let hashing: Promise<void> | undefined
         let body
         if (canStreamRequestBodies) {
@@ -165,7 +165,19 @@ export class Files {
     return toFileRecord(data.file)
   }
 
-  /** Deletes a file; its public link stops working at once. */
+  /**
+   * Changes a file: its expiry (`expires_in` seconds from now, or `expires_at`; `expires_at: null`
+   * removes it) and its name. Answers the new record.
+   */
+  async update(id: number | string, changes: FileUpdate & RequestOptions): Promise<FileRecord> {
+    const data = await this.http.json<{ file: RawFile }>('PATCH', `/files/${fileId(id)}`, {
+      body: jsonBody(changes),
+      signal: changes.signal,
+    })
+    return toFileRecord(data.file)
+  }
+
+  /** Deletes a file; its links stop working at once. */
   async delete(id: number | string, options: RequestOptions = {}): Promise<void> {
     await this.http.request<unknown>({ method: 'DELETE', url: this.http.url(`/files/${fileId(id)}`), signal: options.signal })
   }

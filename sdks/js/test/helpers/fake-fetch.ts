@@ -32,6 +32,21 @@ export const FILE = {
   sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824', // "hello"
 }
 
+/** A link of FILE with a policy. */
+export const LINK = {
+  link_id: 12,
+  file_id: 7,
+  url: 'http://fake.test/download/tok2',
+  default: false,
+  label: 'for the auditors',
+  expires_at: '2026-12-01 00:00:00',
+  max_downloads: 3,
+  download_count: 1,
+  password_protected: true,
+  status: 'active',
+  created_at: '2026-11-27 10:00:00',
+}
+
 export function fakeClient(responders: Responder[], options: FileshareOptions = {}) {
   const requests: Recorded[] = []
   const sleeps: number[] = []

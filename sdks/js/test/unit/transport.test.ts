@@ -42,6 +42,18 @@ async function standIn(handle: (req: IncomingMessage, res: ServerResponse) => vo
   return { origin, seen, server }
 }
 
+/** A link's POST answered as the server does: 303 to its grant (`<link>/g`), which `serve` answers. */
+function granting(serve: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST') return serve(req, res)
+    req.resume()
+    const grant = `http://${req.headers.host}${req.url}/g`
+    res
+      .writeHead(303, { location: grant, 'content-type': 'application/json' })
+      .end(JSON.stringify({ success: true, download_url: grant, expires_at: '2026-11-27 13:00:00' }))
+  }
+}
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
@@ -99,7 +111,7 @@ describe('redirects are not followed', () => {
       'DELETE /api/v1/files/7',
       'POST /api/v1/files/upload',
       'POST /api/v1/files/upload',
-      'GET /download/tok',
+      'POST /download/tok',
     ])
     expect(elsewhere.seen).toEqual([])
   })
@@ -122,14 +134,16 @@ describe('timeoutMs is an idle timeout', () => {
 
   it('lets a download that lasts longer than timeoutMs finish while bytes keep coming', async () => {
     const data = randomBytes(STEPS * 1000, 21)
-    const api = await standIn(async (_req, res) => {
-      res.writeHead(200, { 'content-length': String(data.length), etag: `"${sha256Hex(data)}"` })
-      for (let i = 0; i < STEPS; i++) {
-        res.write(data.subarray(i * 1000, (i + 1) * 1000))
-        await pause(STEP)
-      }
-      res.end()
-    })
+    const api = await standIn(
+      granting(async (_req, res) => {
+        res.writeHead(200, { 'content-length': String(data.length), etag: `"${sha256Hex(data)}"` })
+        for (let i = 0; i < STEPS; i++) {
+          res.write(data.subarray(i * 1000, (i + 1) * 1000))
+          await pause(STEP)
+        }
+        res.end()
+      }),
+    )
     const client = new Fileshare({ baseUrl: `${api.origin}/api/v1`, apiKey: KEY, timeoutMs: TIMEOUT, maxRetries: 0 })
     const dir = mkdtempSync(path.join(tmpdir(), 'fileshare-idle-'))
     try {
@@ -174,18 +188,21 @@ describe('timeoutMs is an idle timeout', () => {
   })
 
   it('still throws APIConnectionError when a download stops moving half-way', async () => {
-    const api = await standIn(async (_req, res) => {
-      res.writeHead(200, { 'content-length': '10000' })
-      res.write(Buffer.alloc(1000))
-      await pause(TIMEOUT * 5) // silent from here on
-      res.destroy()
-    })
+    const api = await standIn(
+      granting(async (_req, res) => {
+        res.writeHead(200, { 'content-length': '10000' })
+        res.write(Buffer.alloc(1000))
+        await pause(TIMEOUT * 5) // silent from here on
+        res.destroy()
+      }),
+    )
     const client = new Fileshare({ baseUrl: `${api.origin}/api/v1`, apiKey: KEY, timeoutMs: TIMEOUT, maxRetries: 0 })
     const dir = mkdtempSync(path.join(tmpdir(), 'fileshare-idle-'))
     try {
       const error = await client.download(`${api.origin}/download/tok`, path.join(dir, 'stalled.bin')).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(APIConnectionError)
       expect((error as Error).message).toMatch(new RegExp(`${TIMEOUT} ms`))
+      expect(api.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /download/tok', 'GET /download/tok/g'])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -146,6 +146,21 @@ describe('Upload-Checksum', () => {
   })
 })
 
+describe('expires_in', () => {
+  it('goes as Fileshare-Expires-In on the creation POST only', async () => {
+    const { client, requests } = fakeClient([tusServer()], { resumableThreshold: 1, chunkSize: 5 })
+    await client.files.upload(randomBytes(12, 10), { filename: 'big.bin', expires_in: 604_800 })
+    expect(requests.map((r) => `${r.method} ${r.headers.get('fileshare-expires-in')}`)).toEqual([
+      'OPTIONS null',
+      'POST 604800',
+      'PATCH null',
+      'PATCH null',
+      'PATCH null',
+      'GET null',
+    ])
+  })
+})
+
 describe('the whole-file SHA-256 after a resumable upload', () => {
   it('throws IntegrityError when the finished file has another sha256 than the bytes sent', async () => {
     const data = randomBytes(12, 8)
