@@ -31,13 +31,14 @@ final class Grant
     /** The grant URL for a link (absolute). No API key goes to the link. */
     public static function obtain(Http $http, string $link, #[\SensitiveParameter] ?string $password): string
     {
-        $json = $password === null ? null : json_encode(['password' => $password], \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_UNICODE);
-        $headers = $json === null ? [] : ['Content-Type' => 'application/json'];
+        // Always a JSON object, `{}` without a password: the server refuses a POST with no body at
+        // all (400 invalid_request "The body must be object."), though an empty body is meant to do.
+        $json = json_encode($password === null ? new \stdClass() : ['password' => $password], \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_UNICODE);
 
         return $http->retry(
-            static function () use ($http, $link, $json, $headers): string {
-                $body = $json === null ? null : $http->streams->createStream($json);
-                $response = $http->send($http->build('POST', $link, $headers, false, $body));
+            static function () use ($http, $link, $json): string {
+                $body = $http->streams->createStream($json);
+                $response = $http->send($http->build('POST', $link, ['Content-Type' => 'application/json'], false, $body));
                 try {
                     $text = (string) $response->getBody();
                 } catch (\RuntimeException $error) {

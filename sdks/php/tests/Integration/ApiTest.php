@@ -131,10 +131,10 @@ final class ApiTest extends IntegrationTestCase
         self::assertSame($file->sha256, hash_file('sha256', $dest));
         self::assertSame(1, $client->files->get($file->file_id)->download_count);
 
-        // A partial file (the first MiB) is continued: a range after byte 0 is no new download.
+        // A partial file (the first MiB) is continued through the download's grant: no new download.
         file_put_contents($dest, (string) file_get_contents($path, false, null, 0, 1 << 20));
         $progress = [];
-        $result = $client->download($file, $dest, ['on_progress' => function (int $s, ?int $t) use (&$progress): void {
+        $result = $client->download($result->grant_url, $dest, ['on_progress' => function (int $s, ?int $t) use (&$progress): void {
             $progress[] = [$s, $t];
         }]);
         self::assertSame(1 << 20, $result->resumed_from);
@@ -143,22 +143,27 @@ final class ApiTest extends IntegrationTestCase
         self::assertSame([1 << 20, $file->size], $progress[0]);
         self::assertSame(1, $client->files->get($file->file_id)->download_count);
 
-        // From the link alone (HEAD tells the ETag and size).
+        // From the record, and from the link alone (HEAD on the grant tells the ETag and size): each
+        // asks the link for a grant, which counts one download.
+        file_put_contents($dest, (string) file_get_contents($path, false, null, 0, 2000));
+        self::assertSame(2000, $client->download($file, $dest)->resumed_from);
         file_put_contents($dest, (string) file_get_contents($path, false, null, 0, 1000));
         $result = $client->download($file->public_link, $dest);
         self::assertSame(1000, $result->resumed_from);
         self::assertSame($file->sha256, hash_file('sha256', $dest));
+        self::assertSame(3, $client->files->get($file->file_id)->download_count);
 
-        // A complete file is checked, not fetched again.
+        // A complete file of a record is checked, not fetched again, and counts nothing.
         $result = $client->download($file, $dest);
         self::assertSame($file->size, $result->resumed_from);
+        self::assertNull($result->grant_url);
 
         // To a stream.
         $out = fopen('php://temp', 'w+b');
         $client->download($file, $out);
         rewind($out);
         self::assertSame($file->sha256, hash('sha256', (string) stream_get_contents($out)));
-        self::assertSame(2, $client->files->get($file->file_id)->download_count);
+        self::assertSame(4, $client->files->get($file->file_id)->download_count);
     }
 
     public function testBadRequestException(): void

@@ -49,6 +49,18 @@ final class ExamplesTest extends IntegrationTestCase
         self::assertStringContainsString('download resumed from byte 1572866', $out);
     }
 
+    public function testLinks(): void
+    {
+        [$code, $out, $err] = $this->runExample('links.php');
+        self::assertSame(0, $code, $out . $err);
+        self::assertMatchesRegularExpression('/link \d+: http\S+\/download\/\S+ \(active, 3 downloads, password: yes\)/', $out);
+        self::assertStringContainsString('a wrong password: invalid_password', $out);
+        self::assertStringContainsString('the link has counted 1 download(s)', $out);
+        self::assertStringContainsString("updated: label 'auditors, no password', password: no, still 3 downloads", $out);
+        self::assertStringContainsString('rotated: the old URL answers 404', $out);
+        self::assertMatchesRegularExpression('/deleted file \d+/', $out);
+    }
+
     public function testErrors(): void
     {
         [$code, $out, $err] = $this->runExample('errors.php');

@@ -7,6 +7,7 @@ namespace Fileshare\Tests\Integration;
 use Fileshare\Model\AccountLimits;
 use Fileshare\Model\AccountStats;
 use Fileshare\Model\FileRecord;
+use Fileshare\Model\Link;
 use Fileshare\Model\Pagination;
 use Fileshare\Tests\Support\IntegrationTestCase;
 use Fileshare\Tests\Support\Server;
@@ -28,7 +29,10 @@ final class OpenApiDriftTest extends IntegrationTestCase
     {
         $document = json_decode((string) file_get_contents(Server::info()['base_url'] . '/openapi.json'), true, flags: \JSON_THROW_ON_ERROR);
         $schemas = $document['components']['schemas'];
-        foreach (['File' => FileRecord::class, 'Pagination' => Pagination::class, 'Stats' => AccountStats::class, 'Limits' => AccountLimits::class] as $name => $class) {
+        // The link object is a component where the document names one, else inline in GET /links/{link_id}.
+        $schemas['Link'] ??= $document['paths']['/api/v1/links/{link_id}']['get']['responses']['200']['content']['application/json']['schema']['properties']['link'] ?? [];
+        foreach (['File' => FileRecord::class, 'Link' => Link::class, 'Pagination' => Pagination::class, 'Stats' => AccountStats::class,
+            'Limits' => AccountLimits::class] as $name => $class) {
             $properties = array_keys($schemas[$name]['properties'] ?? []);
             $required = $schemas[$name]['required'] ?? [];
             sort($properties);
@@ -38,7 +42,8 @@ final class OpenApiDriftTest extends IntegrationTestCase
         }
         // Every 403 code the document knows is one the SDK sorts (LimitExceeded or PermissionDenied).
         $codes = $schemas['Error']['properties']['error']['properties']['code']['enum'];
-        foreach (['plan_not_supported', 'file_too_large', 'daily_upload_limit_exceeded', 'rate_limited', 'not_found', 'unauthorized'] as $code) {
+        foreach (['plan_not_supported', 'file_too_large', 'daily_upload_limit_exceeded', 'rate_limited', 'not_found', 'unauthorized',
+            'link_limit_exceeded', 'default_link_required', 'invalid_password'] as $code) {
             self::assertContains($code, $codes);
         }
     }

@@ -7,7 +7,11 @@ namespace Fileshare\Tests\Support;
 use GuzzleHttp\Psr7\StreamDecoratorTrait;
 use Psr\Http\Message\StreamInterface;
 
-/** A request body that ends after $cut bytes while its Content-Length promises more: a dropped upload. */
+/**
+ * A stream that stops after $cut bytes. As a request body whose Content-Length promises more, it
+ * ends early: a dropped upload. As a response sink, it refuses what comes past $cut, so cURL stops
+ * the transfer with a write error: a download dropped in the middle.
+ */
 final class CutStream implements StreamInterface
 {
     use StreamDecoratorTrait;
@@ -27,6 +31,17 @@ final class CutStream implements StreamInterface
         $this->done += \strlen($data);
 
         return $data;
+    }
+
+    public function write($string): int
+    {
+        $take = max(0, min(\strlen((string) $string), $this->cut - $this->done));
+        if ($take > 0) {
+            $this->stream->write(substr((string) $string, 0, $take));
+            $this->done += $take;
+        }
+
+        return $take;
     }
 
     public function eof(): bool

@@ -77,6 +77,39 @@ final class Server
         return self::info()['keys'][$account];
     }
 
+    /**
+     * A new account of $plan made with the `fileshare` CLI in the server's data folder (as the
+     * launcher makes its own): its API key. For tests that need a second owner.
+     */
+    public static function newAccount(string $plan = 'pro'): string
+    {
+        $info = self::info();
+        $root = \dirname(__DIR__, 4);
+        $env = getenv();
+        unset($env['FILESHARE_DATABASE_URL'], $env['FILESHARE_REDIS_URL'], $env['FILESHARE_STORAGE']);
+        $env = ['FILESHARE_DATA_DIR' => $info['data_dir'], 'FILESHARE_PUBLIC_URL' => $info['server_url'], 'FILESHARE_LOG_LEVEL' => 'warn'] + $env;
+        $email = 'php-' . bin2hex(random_bytes(6)) . '@sdk-tests.invalid';
+        $process = proc_open(
+            ['node', "$root/bin/fileshare.js", 'account', 'create', '--email', $email, '--plan', $plan, '--json'],
+            [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']],
+            $pipes,
+            $root,
+            $env,
+        );
+        $out = (string) stream_get_contents($pipes[1]);
+        $err = (string) stream_get_contents($pipes[2]);
+        fclose($pipes[1]);
+        fclose($pipes[2]);
+        $code = proc_close($process);
+        $lines = explode("\n", trim($out));
+        $created = json_decode((string) end($lines), true);
+        if ($code !== 0 || !\is_array($created) || !\is_string($created['api_key'] ?? null)) {
+            throw new \RuntimeException("fileshare account create failed ($code): $err $out");
+        }
+
+        return $created['api_key'];
+    }
+
     /** @param array<string, mixed> $options */
     public static function client(string $account = 'pro', array $options = []): Client
     {

@@ -67,8 +67,8 @@ final class DownloadTest extends TestCase
         $result = $mock->client->download($this->file, $this->path);
         self::assertSame(['POST https://files.test/download/tok1', 'GET ' . self::GRANT], self::calls($mock));
         $post = $mock->requests[0];
-        self::assertSame('', $post['body'], 'no password: an empty body');
-        self::assertSame('', $post['request']->getHeaderLine('Content-Type'));
+        self::assertSame('{}', $post['body'], 'no password: an empty JSON object');
+        self::assertSame('application/json', $post['request']->getHeaderLine('Content-Type'));
         self::assertSame('', $post['request']->getHeaderLine('Authorization'), 'no key to a link');
         self::assertSame('', $mock->requests[1]['request']->getHeaderLine('Authorization'), 'no key to a grant');
         self::assertFalse($post['options']['allow_redirects'], 'the 303 is read, not followed');
