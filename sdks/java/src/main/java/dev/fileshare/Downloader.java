@@ -15,9 +15,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Streams a public link to a path; continues a partial file with {@code Range} + {@code If-Range};
- * continues after a dropped connection within the retry budget; checks the result against the
- * {@code ETag} (the file's SHA-256).
+ * Streams a link to a path through a download grant: a {@code POST} to the link counts one download
+ * and answers with a grant URL ({@link Grants}), which serves the bytes without counting again.
+ * Continues a partial file with {@code Range} + {@code If-Range}, and a dropped connection within
+ * the retry budget, always from the same grant; checks the result against the {@code ETag} (the
+ * file's SHA-256).
  */
 final class Downloader {
     private static final Pattern ETAG = Pattern.compile("^(?:W/)?\"([0-9a-fA-F]{64})\"$");
@@ -25,10 +27,17 @@ final class Downloader {
     private static final int BUFFER = 64 * 1024;
 
     private final Transport transport;
+    private final Grants grants;
+    private final String linkText;
     private final URI link;
     private final Path destination;
     private final ProgressListener progress;
     private final boolean resume;
+    private final String password;
+    /** The grant URL the bytes come from, once known. */
+    private URI grant;
+    /** Whether {@link #grant} is one an earlier call obtained (it may have ended since). */
+    private boolean remembered;
     private String expected;
     private long total;
 
@@ -36,18 +45,42 @@ final class Downloader {
     private long offset;
     private long resumedFrom;
 
-    Downloader(Transport transport, String link, String sha256, long size, Path destination, DownloadOptions options) {
+    Downloader(Transport transport, Grants grants, String link, String sha256, long size, Path destination, DownloadOptions options) {
         if (link == null || !link.matches("(?i)^https?://.+")) {
             throw new ConfigurationException("download needs a file record or its public_link (an http(s) URL)");
         }
         if (destination == null) throw new ConfigurationException("download needs a destination path");
         this.transport = transport;
-        this.link = URI.create(link);
+        this.grants = grants;
+        this.linkText = link;
+        try {
+            this.link = URI.create(link);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException("download needs a file record or its public_link (an http(s) URL)");
+        }
         this.expected = sha256 == null ? null : sha256.toLowerCase();
         this.total = size;
         this.destination = destination;
         this.progress = options.onProgress();
         this.resume = options.resume();
+        this.password = options.password();
+    }
+
+    /**
+     * The grant URL: the one this client remembers for the link and destination, else a new one
+     * (a POST: one download counted). Errors of the POST (404, 401 {@code invalid_password}, 429) are thrown.
+     */
+    private URI grant() {
+        if (grant == null) {
+            grant = grants.remembered(linkText, destination);
+            remembered = grant != null;
+            if (grant == null) {
+                Grants.Grant fresh = grants.obtain(transport, link, password);
+                grants.remember(linkText, destination, fresh);
+                grant = fresh.url();
+            }
+        }
+        return grant;
     }
 
     static String etagSha256(String etag) {
@@ -68,10 +101,11 @@ final class Downloader {
         hasher = Sha256.newDigest();
     }
 
-    /** A HEAD on the link, for a resumed download of a bare link: its ETag and length. */
+    /** A HEAD on the grant, for a resumed download of a bare link: its ETag and length. */
     private void learnFromHead() {
+        URI source = grant();
         try {
-            HttpRequest request = transport.request(link, false).header("Accept", "*/*")
+            HttpRequest request = transport.request(source, false).header("Accept", "*/*")
                     .method("HEAD", HttpRequest.BodyPublishers.noBody()).build();
             HttpResponse<InputStream> response = transport.retry.run(n -> transport.send(request, null));
             Transport.discard(response);
@@ -144,8 +178,15 @@ final class Downloader {
         int failures = 0;
         while (true) {
             long before = offset;
+            grant(); // outside the retries below: a POST that may have counted is never sent again
             try {
                 if (attempt(channel)) break;
+            } catch (NotFoundException gone) {
+                if (!remembered) throw gone;
+                // A remembered grant that ended (revoked, rotated, its hour up): ask the link for a new one.
+                grants.forget(linkText, destination);
+                grant = null;
+                remembered = false;
             } catch (FileshareException error) {
                 if (offset > before) failures = 0; // progress was made: the budget starts again
                 if (!Retry.isRetryable(error) || failures >= transport.retry.maxRetries || Thread.currentThread().isInterrupted()) {
@@ -166,7 +207,7 @@ final class Downloader {
 
     /** One GET from {@code offset} on, written to the channel; false when it must start over at once. */
     private boolean attempt(FileChannel channel) throws IOException {
-        HttpRequest.Builder b = transport.request(link, false).header("Accept", "*/*");
+        HttpRequest.Builder b = transport.request(grant(), false).header("Accept", "*/*");
         if (offset > 0) {
             b.header("Range", "bytes=" + offset + "-");
             if (expected != null) b.header("If-Range", "\"" + expected + "\"");

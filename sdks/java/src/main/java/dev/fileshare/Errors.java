@@ -7,9 +7,14 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.Set;
 
 /** Maps a response that is not a success to the exception to throw. */
 final class Errors {
+    /** The 403 codes of a limit the account reached (the rest of 403 is a permission). */
+    private static final Set<String> LIMIT_CODES = Set.of("file_too_large", "daily_upload_limit_exceeded",
+            "storage_quota_exceeded", "link_limit_exceeded", "webhook_limit_exceeded");
+
     private Errors() {}
 
     static Long headerNumber(HttpHeaders headers, String name) {
@@ -63,9 +68,7 @@ final class Errors {
         ErrorDetails details = new ErrorDetails(status, code, requestId, retryAfter, null);
         if (status == 401) return new AuthenticationException(message, details, null);
         if (status == 403) {
-            if ("file_too_large".equals(code) || "daily_upload_limit_exceeded".equals(code)) {
-                return new LimitExceededException(message, details, null);
-            }
+            if (code != null && LIMIT_CODES.contains(code)) return new LimitExceededException(message, details, null);
             return new PermissionDeniedException(message, details, null);
         }
         if (status == 413 && (code == null || "file_too_large".equals(code))) {

@@ -1,10 +1,6 @@
 package dev.fileshare;
 
-import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Map;
 
 /**
@@ -14,10 +10,12 @@ import java.util.Map;
  * @param filename the cleaned-up name
  * @param size bytes
  * @param uploadDate UTC, {@code YYYY-MM-DD HH:MM:SS} as the API sends it; see {@link #uploadedAt()}
- * @param downloadCount downloads that started at the first byte
+ * @param downloadCount downloads counted, over all the file's links
  * @param publicLink {@code <public URL>/download/<token>}; works without a key
  * @param contentType the media type, from the name's extension
  * @param sha256 lower-case hex SHA-256 of the content; also the download {@code ETag}
+ * @param expiresAt UTC, {@code YYYY-MM-DD HH:MM:SS}, when the file goes away; null when it does not
+ *     expire; see {@link #expiresAtTime()}
  * @param extra fields of the API's object this SDK does not know yet (never null)
  */
 public record FileInfo(
@@ -29,9 +27,8 @@ public record FileInfo(
         String publicLink,
         String contentType,
         String sha256,
+        String expiresAt,
         Map<String, Object> extra) {
-
-    private static final DateTimeFormatter API_DATE = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
     /**
      * Keeps {@code extra} unmodifiable and never null (its values may be null: a field the API sent as null).
@@ -40,14 +37,34 @@ public record FileInfo(
      * @param filename the cleaned-up name
      * @param size bytes
      * @param uploadDate UTC, {@code YYYY-MM-DD HH:MM:SS} as the API sends it; see {@link #uploadedAt()}
-     * @param downloadCount downloads that started at the first byte
+     * @param downloadCount downloads counted, over all the file's links
      * @param publicLink {@code <public URL>/download/<token>}; works without a key
      * @param contentType the media type, from the name's extension
      * @param sha256 lower-case hex SHA-256 of the content; also the download {@code ETag}
+     * @param expiresAt when the file goes away (UTC, {@code YYYY-MM-DD HH:MM:SS}), or null
      * @param extra fields of the API's object this SDK does not know yet (never null)
      */
     public FileInfo {
         extra = Json.copyExtra(extra);
+    }
+
+    /**
+     * The record without an expiry: the constructor of SDK 0.1.0, before {@code expiresAt} was
+     * added, kept so that code which builds a {@code FileInfo} itself (tests, fakes) still compiles.
+     *
+     * @param fileId unique across the service, never reused
+     * @param filename the cleaned-up name
+     * @param size bytes
+     * @param uploadDate UTC, {@code YYYY-MM-DD HH:MM:SS} as the API sends it
+     * @param downloadCount downloads counted, over all the file's links
+     * @param publicLink {@code <public URL>/download/<token>}
+     * @param contentType the media type
+     * @param sha256 lower-case hex SHA-256 of the content
+     * @param extra fields of the API's object this SDK does not know yet
+     */
+    public FileInfo(long fileId, String filename, long size, String uploadDate, long downloadCount, String publicLink,
+                    String contentType, String sha256, Map<String, Object> extra) {
+        this(fileId, filename, size, uploadDate, downloadCount, publicLink, contentType, sha256, null, extra);
     }
 
     /**
@@ -56,15 +73,16 @@ public record FileInfo(
      * @return the upload time (offset {@code Z}), or null if the API's value cannot be read
      */
     public OffsetDateTime uploadedAt() {
-        if (uploadDate == null) return null;
-        try {
-            return LocalDateTime.parse(uploadDate, API_DATE).atOffset(ZoneOffset.UTC);
-        } catch (DateTimeParseException e) {
-            try {
-                return OffsetDateTime.parse(uploadDate).withOffsetSameInstant(ZoneOffset.UTC);
-            } catch (DateTimeParseException again) {
-                return null;
-            }
-        }
+        return ApiTime.parse(uploadDate);
+    }
+
+    /**
+     * {@link #expiresAt()} as a date-time in UTC.
+     *
+     * @return when the file goes away (offset {@code Z}), or null when it does not expire (or the
+     *     API's value cannot be read)
+     */
+    public OffsetDateTime expiresAtTime() {
+        return ApiTime.parse(expiresAt);
     }
 }

@@ -15,7 +15,7 @@ import java.util.function.LongConsumer;
 
 /**
  * The account's files: {@link #upload upload}, {@link #list list}, {@link #iterate iterate},
- * {@link #get get}, {@link #delete delete}. Obtain it with {@link FileshareClient#files()}.
+ * {@link #get get}, {@link #update update}, {@link #delete delete}. Obtain it with {@link FileshareClient#files()}.
  * Thread-safe.
  */
 public final class FilesResource {
@@ -134,8 +134,7 @@ public final class FilesResource {
                 throw new ConfigurationException("the server does not offer resumable uploads (OPTIONS /uploads)");
             }
             int chunkSize = o.chunkSize() > 0 ? o.chunkSize() : client.chunkSize();
-            return TusUploader.upload(transport, source, filename, o.contentType(), chunkSize,
-                    capabilities.checksumSha256(), o.onProgress());
+            return TusUploader.upload(transport, source, filename, o, chunkSize, capabilities.checksumSha256());
         }
         return uploadMultipart(source, filename, o);
     }
@@ -155,6 +154,7 @@ public final class FilesResource {
             HttpRequest.Builder request = transport.request(transport.url("/files/upload"), true)
                     .header("Content-Type", body.contentType())
                     .POST(body);
+            if (options.expiresInHeader() != null) request.header("Fileshare-Expires-In", options.expiresInHeader());
             // No Expect: 100-continue: JDK 17's client stalls reading the body of a final answer that
             // comes instead of 100. A refusal still reaches us: the server reads and discards up to
             // 64 MiB of a refused body, and larger files go through resumable uploads, refused at creation.
@@ -282,6 +282,34 @@ public final class FilesResource {
      */
     public CompletableFuture<FileInfo> getAsync(long fileId) {
         return client.async(() -> get(fileId));
+    }
+
+    /**
+     * Changes a file's expiry or name.
+     *
+     * <pre>{@code client.files().update(id, FileUpdate.builder().expiresIn(Duration.ofDays(7)).build());}</pre>
+     *
+     * @param fileId the file's id
+     * @param update the change: {@code expiresIn}, {@code expiresAt} or {@code clearExpiry}; {@code filename}
+     * @return the file's record as it is now
+     * @throws BadRequestException 400 {@code invalid_parameter} for a value out of its range
+     * @throws NotFoundException if the account has no such file (also once it expired)
+     */
+    public FileInfo update(long fileId, FileUpdate update) {
+        if (update == null) throw new ConfigurationException("update needs a FileUpdate");
+        var body = transport.callJson("PATCH", transport.url("/files/" + fileId), update.body(), e -> true).body();
+        return Json.fileInfo(body == null ? null : body.get("file"));
+    }
+
+    /**
+     * {@link #update(long, FileUpdate)} on the client's executor.
+     *
+     * @param fileId the file's id
+     * @param update the change
+     * @return the file's record, or a failed future with the {@link FileshareException}
+     */
+    public CompletableFuture<FileInfo> updateAsync(long fileId, FileUpdate update) {
+        return client.async(() -> update(fileId, update));
     }
 
     /**

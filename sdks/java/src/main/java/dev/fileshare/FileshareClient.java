@@ -3,6 +3,7 @@ package dev.fileshare;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -48,6 +49,8 @@ public final class FileshareClient implements AutoCloseable {
     private final int chunkSize;
     private final Transport transport;
     private final FilesResource files;
+    private final LinksResource links;
+    private final Grants grants;
     private final ExecutorService ownExecutor;
     private final java.util.concurrent.Executor executor;
     private volatile TusUploader.Capabilities tus;
@@ -88,6 +91,8 @@ public final class FileshareClient implements AutoCloseable {
         DoubleSupplier random = b.random != null ? b.random : () -> ThreadLocalRandom.current().nextDouble();
         this.transport = new Transport(baseUrl, key, timeout, new Retry(maxRetries, sleeper, random), http);
         this.files = new FilesResource(this, transport);
+        this.links = new LinksResource(transport);
+        this.grants = new Grants(b.clock != null ? b.clock : Clock.systemUTC());
         if (b.executor != null) {
             this.ownExecutor = null;
             this.executor = b.executor;
@@ -107,9 +112,14 @@ public final class FileshareClient implements AutoCloseable {
         return new Builder();
     }
 
-    /** @return upload, list, iterate, get, delete */
+    /** @return upload, list, iterate, get, update, delete */
     public FilesResource files() {
         return files;
+    }
+
+    /** @return the links of the account's files: create, list, get, update, delete, rotate */
+    public LinksResource links() {
+        return links;
     }
 
     /**
@@ -132,55 +142,68 @@ public final class FileshareClient implements AutoCloseable {
     }
 
     /**
-     * Downloads a file to a path. With a partial destination file, continues it with
-     * {@code Range} + {@code If-Range}; checks the finished file against the file's SHA-256.
+     * Downloads a file to a path through its default link ({@code publicLink}). No key is sent to
+     * the link. The SDK {@code POST}s to the link, which counts one download and answers with a
+     * grant URL, then streams the grant: with a partial destination file, it continues with
+     * {@code Range} + {@code If-Range}; a dropped connection continues from the same grant; the
+     * finished file is checked against the file's SHA-256. The client remembers the grant (about an
+     * hour) for this link and destination: continuing the same file later is not counted again. A
+     * destination that already holds the whole file is not fetched (nor counted).
      *
      * @param file the file's record (its {@code publicLink}, {@code sha256} and {@code size} are used)
      * @param destination the file to write (created, or continued)
      * @return the size, SHA-256 and resumed part of the finished file
      * @throws IntegrityException if the bytes do not match the SHA-256
+     * @throws NotFoundException if the link is unknown, revoked, rotated away, expired or exhausted
      */
     public DownloadResult download(FileInfo file, Path destination) {
         return download(file, destination, DownloadOptions.defaults());
     }
 
     /**
-     * Downloads a file to a path, with options.
+     * Downloads a file to a path, with options; see {@link #download(FileInfo, Path)}.
      *
      * @param file the file's record
      * @param destination the file to write
-     * @param options progress listener, resume (default true)
+     * @param options progress listener, resume (default true), the link's password
      * @return the size, SHA-256 and resumed part of the finished file
+     * @throws AuthenticationException code {@code invalid_password}: the link's password is missing or wrong
      */
     public DownloadResult download(FileInfo file, Path destination, DownloadOptions options) {
         Objects.requireNonNull(file, "file");
         DownloadOptions o = options == null ? DownloadOptions.defaults() : options;
-        return new Downloader(transport, file.publicLink(), file.sha256(), file.size(), destination, o).run();
+        return new Downloader(transport, grants, file.publicLink(), file.sha256(), file.size(), destination, o).run();
     }
 
     /**
-     * Downloads a public link (no key is sent to it) to a path.
+     * Downloads a link (a file's {@code publicLink} or any {@link Link#url()}; no key is sent to it)
+     * to a path, through a download grant as {@link #download(FileInfo, Path)} describes.
      *
-     * @param publicLink a file's {@code public_link}
+     * @param link a link's URL
      * @param destination the file to write (created, or continued)
      * @return the size, SHA-256 and resumed part of the finished file
+     * @throws NotFoundException if the link is unknown, revoked, rotated away, expired or exhausted
      */
-    public DownloadResult download(String publicLink, Path destination) {
-        return download(publicLink, destination, DownloadOptions.defaults());
+    public DownloadResult download(String link, Path destination) {
+        return download(link, destination, DownloadOptions.defaults());
     }
 
     /**
-     * Downloads a public link to a path, with options. A partial destination is continued after a
-     * {@code HEAD} tells the link's ETag and length.
+     * Downloads a link to a path, with options. A partial destination is continued after a
+     * {@code HEAD} on the grant tells the file's ETag and length.
      *
-     * @param publicLink a file's {@code public_link}
+     * <pre>{@code client.download(link.url(), Path.of("report.pdf"), DownloadOptions.builder().password(secret).build());}</pre>
+     *
+     * @param link a link's URL
      * @param destination the file to write
-     * @param options progress listener, resume (default true)
+     * @param options progress listener, resume (default true), the link's password
      * @return the size, SHA-256 and resumed part of the finished file
+     * @throws AuthenticationException code {@code invalid_password}: the link's password is missing or wrong
+     * @throws RateLimitException code {@code rate_limited}: too many wrong passwords from this address
      */
-    public DownloadResult download(String publicLink, Path destination, DownloadOptions options) {
+    public DownloadResult download(String link, Path destination, DownloadOptions options) {
         DownloadOptions o = options == null ? DownloadOptions.defaults() : options;
-        return new Downloader(transport, publicLink, null, -1, destination, o).run();
+        return new Downloader(transport, grants, link, null, -1, destination, o).run();
     }
 
     /**
@@ -288,6 +311,7 @@ public final class FileshareClient implements AutoCloseable {
         Function<String, String> env;
         Retry.Sleeper sleeper;
         DoubleSupplier random;
+        Clock clock;
 
         private Builder() {}
 

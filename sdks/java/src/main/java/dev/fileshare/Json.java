@@ -15,12 +15,23 @@ final class Json {
     static final ObjectMapper MAPPER = new ObjectMapper();
 
     private static final Set<String> FILE_FIELDS = Set.of(
-            "file_id", "filename", "size", "upload_date", "download_count", "public_link", "content_type", "sha256", "success");
+            "file_id", "filename", "size", "upload_date", "download_count", "public_link", "content_type", "sha256", "expires_at", "success");
+    private static final Set<String> LINK_FIELDS = Set.of("link_id", "file_id", "url", "default", "label", "expires_at",
+            "max_downloads", "download_count", "password_protected", "status", "created_at");
     private static final Set<String> STATS_FIELDS = Set.of("total_files", "total_size", "total_downloads", "uploads_today");
     private static final Set<String> LIMITS_FIELDS = Set.of("max_file_size", "daily_uploads", "requests_per_minute", "requests_per_day");
     private static final Set<String> ACCOUNT_FIELDS = Set.of("stats", "limits", "plan", "success");
 
     private Json() {}
+
+    /** A request body as JSON text (null values as JSON nulls). */
+    static String write(Object body) {
+        try {
+            return MAPPER.writeValueAsString(body);
+        } catch (java.io.IOException e) {
+            throw new FileshareException("cannot write the request body as JSON: " + e.getMessage(), e);
+        }
+    }
 
     /**
      * An unmodifiable copy of the unknown fields, in the API's order. Unlike {@code Map.copyOf} it
@@ -60,7 +71,35 @@ final class Json {
                 text(node, "public_link"),
                 text(node, "content_type"),
                 text(node, "sha256"),
+                text(node, "expires_at"),
                 extra(node, FILE_FIELDS));
+    }
+
+    static Link link(JsonNode node) {
+        if (node == null || !node.isObject() || !node.path("link_id").canConvertToLong()) {
+            throw new FileshareException("the answer holds no link object");
+        }
+        JsonNode max = node.get("max_downloads");
+        return new Link(
+                node.get("link_id").asLong(),
+                node.path("file_id").asLong(),
+                text(node, "url"),
+                node.path("default").asBoolean(),
+                text(node, "label"),
+                text(node, "expires_at"),
+                max == null || max.isNull() ? null : max.asLong(),
+                node.path("download_count").asLong(),
+                node.path("password_protected").asBoolean(),
+                text(node, "status"),
+                text(node, "created_at"),
+                extra(node, LINK_FIELDS));
+    }
+
+    static List<Link> links(JsonNode node) {
+        if (node == null || !node.path("links").isArray()) throw new FileshareException("the answer holds no link list");
+        List<Link> links = new ArrayList<>();
+        for (JsonNode link : node.get("links")) links.add(link(link));
+        return List.copyOf(links);
     }
 
     static FileList fileList(JsonNode node) {

@@ -39,6 +39,16 @@ final class Retry {
         return error instanceof ServerException s && s.status() != null && s.status() == 503;
     }
 
+    /**
+     * Whether a request that must not be sent twice (one that creates or counts something) may be
+     * sent again: only when the server answered (429, 503: nothing was done) and asks to wait no
+     * longer than the cap. Never after a connection failure or a timeout, which may have come after
+     * the server acted.
+     */
+    static boolean nothingWasDone(FileshareException error) {
+        return error.status() != null && (error.retryAfter() == null || error.retryAfter() <= RETRY_AFTER_CAP_SECONDS);
+    }
+
     /** Milliseconds to wait before retry number {@code attempt} (0 for the first retry). */
     long delayMillis(int attempt, FileshareException error) {
         if (error != null && error.retryAfter() != null) {

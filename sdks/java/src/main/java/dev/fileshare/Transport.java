@@ -19,6 +19,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -51,6 +52,7 @@ final class Transport {
     final Retry retry;
     final HttpClient http;
     private final String apiKey;
+    private volatile HttpClient withoutRedirects;
 
     Transport(String baseUrl, String apiKey, Duration timeout, Retry retry, HttpClient http) {
         this.baseUrl = baseUrl;
@@ -90,9 +92,14 @@ final class Transport {
      * nothing moved (no byte of the request body taken, no answer) for the timeout.
      */
     HttpResponse<InputStream> send(HttpRequest request, Activity activity) {
+        return send(http, request, activity);
+    }
+
+    /** {@link #send(HttpRequest, Activity)} through another client (see {@link #withoutRedirects()}). */
+    HttpResponse<InputStream> send(HttpClient client, HttpRequest request, Activity activity) {
         Activity clock = activity == null ? new Activity() : activity;
         CompletableFuture<HttpResponse<InputStream>> future =
-                http.sendAsync(request, IdleTimeoutBody.handler(timeout, clock::touch));
+                client.sendAsync(request, IdleTimeoutBody.handler(timeout, clock::touch));
         long limit = timeout.toNanos();
         try {
             while (true) {
@@ -182,6 +189,45 @@ final class Transport {
     /** A call whose request can be sent again (GET, DELETE, ...), with retries. */
     Result requestJson(Supplier<HttpRequest> request) {
         return retry.run(attempt -> exchangeJson(request.get(), null));
+    }
+
+    /**
+     * A call with the key and a JSON body ({@code null}: none; a map's null values are sent as JSON
+     * nulls), retried where {@code canRetry} allows.
+     */
+    Result callJson(String method, URI uri, Object body, Predicate<FileshareException> canRetry) {
+        String json = body == null ? null : Json.write(body);
+        return retry.run(attempt -> {
+            HttpRequest.Builder b = request(uri, true);
+            if (json != null) b.header("Content-Type", "application/json");
+            HttpRequest.BodyPublisher publisher = json == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8);
+            return exchangeJson(b.method(method, publisher).build(), null);
+        }, canRetry);
+    }
+
+    /**
+     * The HTTP client, or a copy of it that never follows redirects when the caller's own client
+     * does: a {@code 303} to a download grant must reach the SDK, not be followed by the library.
+     */
+    HttpClient withoutRedirects() {
+        if (http.followRedirects() == HttpClient.Redirect.NEVER) return http;
+        HttpClient copy = withoutRedirects;
+        if (copy == null) {
+            HttpClient.Builder b = HttpClient.newBuilder()
+                    .followRedirects(HttpClient.Redirect.NEVER)
+                    .version(http.version())
+                    .sslContext(http.sslContext())
+                    .sslParameters(http.sslParameters());
+            http.proxy().ifPresent(b::proxy);
+            http.authenticator().ifPresent(b::authenticator);
+            http.cookieHandler().ifPresent(b::cookieHandler);
+            http.connectTimeout().ifPresent(b::connectTimeout);
+            http.executor().ifPresent(b::executor);
+            withoutRedirects = copy = b.build();
+        }
+        return copy;
     }
 
     @Override

@@ -140,8 +140,11 @@ final class TusUploader {
      * chunk that fails with a retryable error, 409, 423 or 460 is resumed where the server stands
      * (HEAD), up to {@code maxRetries} times in a row; each chunk that gets through resets the count.
      */
-    static FileInfo upload(Transport transport, UploadSource source, String filename, String contentType,
-                           int chunkSize, boolean checksum, ProgressListener progress) {
+    static FileInfo upload(Transport transport, UploadSource source, String filename, UploadOptions options,
+                           int chunkSize, boolean checksum) {
+        String contentType = options.contentType();
+        ProgressListener progress = options.onProgress();
+        String expiresIn = options.expiresInHeader();
         Retry retry = transport.retry;
         long size = source.size;
         StringBuilder metadata = new StringBuilder("filename ").append(metadataValue(filename));
@@ -152,6 +155,7 @@ final class TusUploader {
             HttpRequest.Builder b = transport.request(createUrl, true)
                     .header("Tus-Resumable", TUS_VERSION)
                     .header("Upload-Metadata", metadata.toString());
+            if (expiresIn != null) b.header("Fileshare-Expires-In", expiresIn);
             if (size < 0) b.header("Upload-Defer-Length", "1");
             else b.header("Upload-Length", Long.toString(size));
             return b.POST(HttpRequest.BodyPublishers.noBody()).build();

@@ -1,5 +1,7 @@
 package dev.fileshare;
 
+import java.time.Duration;
+
 /**
  * Options of {@link FilesResource#upload(java.nio.file.Path, UploadOptions)}; build with {@link #builder()}.
  */
@@ -12,6 +14,7 @@ public final class UploadOptions {
     private final Boolean resumable;
     private final long size;
     private final int chunkSize;
+    private final Duration expiresIn;
 
     private UploadOptions(Builder b) {
         this.filename = b.filename;
@@ -20,6 +23,7 @@ public final class UploadOptions {
         this.resumable = b.resumable;
         this.size = b.size;
         this.chunkSize = b.chunkSize;
+        this.expiresIn = b.expiresIn;
     }
 
     /** @return a new builder (every option unset) */
@@ -62,6 +66,16 @@ public final class UploadOptions {
         return chunkSize;
     }
 
+    /** @return how long the stored file lives, or null: until it is deleted */
+    public Duration expiresIn() {
+        return expiresIn;
+    }
+
+    /** The {@code Fileshare-Expires-In} header's value (whole seconds), or null. */
+    String expiresInHeader() {
+        return expiresIn == null ? null : Long.toString(ApiTime.seconds(expiresIn));
+    }
+
     /** Builds {@link UploadOptions}. */
     public static final class Builder {
         private String filename;
@@ -70,6 +84,7 @@ public final class UploadOptions {
         private Boolean resumable;
         private long size = -1;
         private int chunkSize;
+        private Duration expiresIn;
 
         private Builder() {}
 
@@ -130,6 +145,18 @@ public final class UploadOptions {
         public Builder chunkSize(int chunkSize) {
             if (chunkSize <= 0) throw new ConfigurationException("chunkSize must be positive");
             this.chunkSize = chunkSize;
+            return this;
+        }
+
+        /**
+         * @param expiresIn how long the stored file lives: from then on it is gone for everyone
+         *     (API, links, stats). Sent as {@code Fileshare-Expires-In} in whole seconds, a fraction
+         *     rounded up (the server takes 1 s to 10 years). Change it later with
+         *     {@link FilesResource#update(long, FileUpdate)}. Null: the file does not expire
+         * @return this builder
+         */
+        public Builder expiresIn(Duration expiresIn) {
+            this.expiresIn = expiresIn;
             return this;
         }
 

@@ -9,12 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Downloads against a fake link that serves ranges the way the server does. */
+/** Downloads against a fake link that gives grants and serves ranges the way the server does. */
 class DownloadFakeTest {
     @TempDir
     Path dir;
@@ -31,6 +32,7 @@ class DownloadFakeTest {
 
     /** Serves {@code data.get()} with an ETag (or {@code etag} if set), honouring Range + If-Range. */
     private static void serve(HttpExchange ex, byte[] data, String etag) throws IOException {
+        if (FakeServer.grant(ex)) return;
         ex.getResponseHeaders().set("ETag", "\"" + etag + "\"");
         ex.getResponseHeaders().set("Accept-Ranges", "bytes");
         String range = ex.getRequestHeaders().getFirst("Range");
@@ -74,27 +76,42 @@ class DownloadFakeTest {
             assertEquals(new DownloadResult(300_000, sha, 100_000), result);
             assertArrayEquals(data, Files.readAllBytes(dest));
             assertArrayEquals(new long[] {300_000, 300_000}, last);
-            FakeServer.Seen seen = fake.requests.get(0);
+            // The link is POSTed (one download counted), then its grant is fetched from byte 100,000.
+            FakeServer.Seen post = fake.requests.get(0);
+            assertEquals("POST", post.method());
+            assertEquals("/download/tok", post.path());
+            assertEquals(0, post.body().length, "no password, no body");
+            FakeServer.Seen seen = fake.requests.get(1);
+            assertEquals("GET", seen.method());
+            assertEquals("/download/tok/grant", seen.path());
             assertEquals("bytes=100000-", seen.header("Range"));
             assertEquals("\"" + sha + "\"", seen.header("If-Range"));
-            assertNull(seen.header("Authorization"), "no key goes to a public link");
+            for (FakeServer.Seen r : fake.requests) assertNull(r.header("Authorization"), "no key goes to a public link");
 
-            // Complete already: nothing is fetched.
+            // Complete already: nothing is fetched, nothing counted.
             fake.requests.clear();
             assertEquals(new DownloadResult(300_000, sha, 300_000), client.download(file, dest));
             assertTrue(fake.requests.isEmpty());
 
-            // resume(false) starts over.
+            // resume(false) starts over, from the grant this client holds for the link and destination.
             assertEquals(0, client.download(file, dest, DownloadOptions.builder().resume(false).build()).resumedFrom());
+            assertEquals("/download/tok/grant", fake.requests.get(0).path());
             assertNull(fake.requests.get(0).header("Range"));
 
-            // A bare link: a HEAD tells the ETag and length first.
+            // A bare link: a HEAD on the grant tells the ETag and length first.
             Files.write(dest, Arrays.copyOf(data, 5));
             fake.requests.clear();
             assertEquals(5, client.download(file.publicLink(), dest).resumedFrom());
             assertEquals("HEAD", fake.requests.get(0).method());
+            assertEquals("/download/tok/grant", fake.requests.get(0).path());
             assertEquals("bytes=5-", fake.requests.get(1).header("Range"));
             assertArrayEquals(data, Files.readAllBytes(dest));
+            assertEquals(2, fake.requests.size(), "no second POST: the grant is reused");
+
+            // Another destination is another download: a POST of its own.
+            fake.requests.clear();
+            client.download(file, dir.resolve("other.bin"));
+            assertEquals(List.of("POST", "GET"), fake.requests.stream().map(FakeServer.Seen::method).toList());
         }
     }
 

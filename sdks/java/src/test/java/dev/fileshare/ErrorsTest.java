@@ -25,6 +25,11 @@ class ErrorsTest {
         assertInstanceOf(LimitExceededException.class, map(403, "file_too_large"));
         assertInstanceOf(LimitExceededException.class, map(403, "daily_upload_limit_exceeded"));
         assertInstanceOf(LimitExceededException.class, map(413, "file_too_large"));
+        assertInstanceOf(LimitExceededException.class, map(403, "link_limit_exceeded"));
+        assertInstanceOf(LimitExceededException.class, map(403, "storage_quota_exceeded"));
+        assertInstanceOf(PermissionDeniedException.class, Errors.fromResponse(403, headers(), "<html>a proxy</html>")); // no code
+        assertInstanceOf(BadRequestException.class, map(409, "default_link_required"));
+        assertInstanceOf(AuthenticationException.class, map(401, "invalid_password"));
         assertInstanceOf(BadRequestException.class, map(413, "upload_length_exceeded"));
         assertInstanceOf(NotFoundException.class, map(404, "not_found"));
         assertInstanceOf(BadRequestException.class, map(400, "invalid_parameter"));

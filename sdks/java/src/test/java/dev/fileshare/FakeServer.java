@@ -43,6 +43,7 @@ final class FakeServer implements AutoCloseable {
         }));
         server.createContext("/", exchange -> {
             byte[] body = exchange.getRequestBody().readAllBytes();
+            exchange.setAttribute("body", body);
             requests.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().toString(),
                     Map.copyOf(exchange.getRequestHeaders()), body));
             try {
@@ -86,6 +87,18 @@ final class FakeServer implements AutoCloseable {
                 out.write(bytes);
             }
         }
+    }
+
+    /**
+     * Answers a POST to a link as the server does: {@code 303} to a grant URL below it (the link's
+     * path plus {@code /grant}), absolute, with the JSON body. True when the request was that POST.
+     */
+    static boolean grant(HttpExchange exchange) throws IOException {
+        if (!"POST".equals(exchange.getRequestMethod())) return false;
+        String grant = "http://" + exchange.getRequestHeaders().getFirst("Host") + exchange.getRequestURI().getPath() + "/grant";
+        json(exchange, 303, "{\"success\":true,\"download_url\":\"" + grant + "\",\"expires_at\":\"2099-01-01 00:00:00\"}",
+                "Location", grant);
+        return true;
     }
 
     static String error(String code, String message) {

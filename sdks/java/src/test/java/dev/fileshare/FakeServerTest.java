@@ -250,7 +250,7 @@ class FakeServerTest {
                 + "\"uploads_today\":4,\"future_stat\":null,\"other_stat\":6},\"limits\":{\"max_file_size\":10,\"daily_uploads\":11,"
                 + "\"requests_per_minute\":12,\"requests_per_day\":13,\"future_limit\":null},\"plan\":\"pro\",\"notice\":null}";
         String file = FakeServer.file(3, "a".repeat(64), 1, "http://x/download/t");
-        String withNull = file.substring(0, file.length() - 1) + ",\"expires_at\":null,\"tags\":[\"x\",null]}";
+        String withNull = file.substring(0, file.length() - 1) + ",\"expires_at\":null,\"archived_at\":null,\"tags\":[\"x\",null]}";
         try (FakeServer fake = new FakeServer((ex, n) -> {
             String path = ex.getRequestURI().getPath();
             if (path.endsWith("/stats")) FakeServer.json(ex, 200, stats);
@@ -269,11 +269,14 @@ class FakeServerTest {
             assertThrows(UnsupportedOperationException.class, () -> s.stats().extra().put("x", 1));
 
             for (FileInfo f : List.of(client.files().get(3), client.files().list().files().get(0))) {
-                assertTrue(f.extra().containsKey("expires_at"), "file: " + f.extra());
-                assertNull(f.extra().get("expires_at"));
+                assertTrue(f.extra().containsKey("archived_at"), "file: " + f.extra());
+                assertNull(f.extra().get("archived_at"));
+                assertFalse(f.extra().containsKey("expires_at"), "a known field: " + f.extra());
+                assertNull(f.expiresAt());
+                assertNull(f.expiresAtTime());
                 assertEquals(java.util.Arrays.asList("x", null), f.extra().get("tags"));
                 assertEquals(3, f.fileId());
-                assertThrows(UnsupportedOperationException.class, () -> f.extra().remove("expires_at"));
+                assertThrows(UnsupportedOperationException.class, () -> f.extra().remove("archived_at"));
             }
         }
     }
@@ -329,6 +332,7 @@ class FakeServerTest {
                 ex.getResponseHeaders().set("Content-Type", "application/json");
                 trickle(ex, STATS.getBytes(StandardCharsets.UTF_8), 8, 150); // about 1.2 s
             } else if (path.startsWith("/download/")) {
+                if (FakeServer.grant(ex)) return;
                 ex.getResponseHeaders().set("ETag", "\"" + sha + "\"");
                 trickle(ex, content, 10, 150); // about 1.5 s
             } else {

@@ -195,4 +195,28 @@ class ResumableFakeTest {
             assertTrue(fake.requests.stream().noneMatch(r -> r.path().equals("/api/v1/files/upload")));
         }
     }
+
+    @Test
+    void anExpiryGoesOnTheTusCreationAndOnTheMultipartPostInWholeSeconds() throws Exception {
+        byte[] data = content(1200);
+        TusFake tus = new TusFake(null);
+        try (FakeServer fake = server(tus, hex(data), data.length);
+             FileshareClient client = fake.client().build()) {
+            client.files().upload(data, UploadOptions.builder().resumable(true).chunkSize(500)
+                    .expiresIn(java.time.Duration.ofDays(7)).build());
+            FakeServer.Seen creation = fake.requests.stream().filter(r -> r.method().equals("POST")).findFirst().orElseThrow();
+            assertEquals("604800", creation.header("Fileshare-Expires-In"));
+            assertTrue(fake.requests.stream().filter(r -> !r.method().equals("POST"))
+                    .allMatch(r -> r.header("Fileshare-Expires-In") == null), "only on the creation: " + sequence(fake));
+
+            fake.requests.clear();
+            client.files().upload(data, UploadOptions.builder().resumable(false).expiresIn(java.time.Duration.ofMillis(1500)).build());
+            assertEquals("POST /api/v1/files/upload", sequence(fake));
+            assertEquals("2", fake.requests.get(0).header("Fileshare-Expires-In"), "a fraction of a second is rounded up");
+
+            fake.requests.clear();
+            client.files().upload(data, UploadOptions.builder().resumable(false).build());
+            assertNull(fake.requests.get(0).header("Fileshare-Expires-In"), "no expiry, no header");
+        }
+    }
 }
