@@ -10,6 +10,7 @@ use Fileshare\Exception\BadRequestException;
 use Fileshare\Exception\FileshareException;
 use Fileshare\Exception\LimitExceededException;
 use Fileshare\Exception\NotFoundException;
+use Fileshare\Exception\RateLimitException;
 use Fileshare\Model\Link;
 use Fileshare\Tests\Support\CutStream;
 use Fileshare\Tests\Support\IntegrationTestCase;
@@ -112,12 +113,14 @@ final class LinksTest extends IntegrationTestCase
         self::assertInAbout(3600, $client->links->update($link, ['expires_in' => 3600])->expiry);
 
         // Rotate: a new URL, the same link and counts; the old URL is dead at once.
-        $client->download($plain, "$this->dir/plain-1.txt");
+        $grant = $client->download($plain, "$this->dir/plain-1.txt")->grant_url;
         $rotated = $client->links->rotate($plain);
         self::assertSame($plain->link_id, $rotated->link_id);
         self::assertNotSame($plain->url, $rotated->url);
         self::assertSame(1, $rotated->download_count);
         self::assertFails(NotFoundException::class, 404, 'not_found', fn () => $client->download($plain->url, "$this->dir/plain-2.txt"));
+        // A grant dies with the URL it came from.
+        self::assertFails(NotFoundException::class, 404, 'not_found', fn () => $client->download($grant, "$this->dir/plain-2.txt"));
         $client->download($rotated, "$this->dir/plain-3.txt");
         self::assertSame('shared three ways', file_get_contents("$this->dir/plain-3.txt"));
         self::assertSame(2, $client->links->get($plain->link_id)->download_count);
@@ -292,6 +295,25 @@ final class LinksTest extends IntegrationTestCase
         self::assertSame('the secret plans', file_get_contents("$this->dir/d.txt"));
     }
 
+    public function testTenWrongPasswordsAreRateLimitedWithoutTheSdkWaiting(): void
+    {
+        $sleeps = [];
+        $client = Server::client('pro', ['sleep' => static function (float $seconds) use (&$sleeps): void {
+            $sleeps[] = $seconds;
+        }]);
+        $file = $client->files->upload(UploadSource::fromBytes('guarded'), ['filename' => 'guarded.txt']);
+        $link = $client->links->create($file, ['password' => 'the right one']);
+        for ($i = 0; $i < 10; ++$i) {
+            self::assertFails(AuthenticationException::class, 401, 'invalid_password',
+                fn () => $client->download($link, "$this->dir/guarded.txt", ['password' => "wrong guess $i"]));
+        }
+        $limited = self::assertFails(RateLimitException::class, 429, 'rate_limited',
+            fn () => $client->download($link, "$this->dir/guarded.txt", ['password' => 'the right one']));
+        self::assertGreaterThan(60, $limited->getRetryAfter());
+        self::assertSame([], $sleeps, 'a wait of minutes is not slept through, and the POST is not sent again');
+        self::assertSame(0, $client->links->get($link->link_id)->download_count);
+    }
+
     public function testFileExpiryThroughUpdateAndTheUploadOption(): void
     {
         $client = Server::client();
@@ -321,9 +343,11 @@ final class LinksTest extends IntegrationTestCase
         $later = $client->files->update($file, ['expires_in' => 2]);
         $link = $client->links->create($later);
         $until = max($short->expiry->getTimestamp(), $later->expiry->getTimestamp());
+        $before = $client->stats()->stats->total_files;
         while (time() <= $until) {
             usleep(100_000);
         }
+        self::assertSame($before - 2, $client->stats()->stats->total_files, 'expired files leave the stats');
         foreach ([$short, $later] as $gone) {
             self::assertFails(NotFoundException::class, 404, 'not_found', fn () => $client->files->get($gone->file_id));
             self::assertFails(NotFoundException::class, 404, 'not_found', fn () => $client->download($gone, "$this->dir/gone.txt"));

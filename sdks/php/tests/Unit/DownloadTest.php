@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Fileshare\Tests\Unit;
 
+use Fileshare\Client;
 use Fileshare\Exception\APIConnectionException;
 use Fileshare\Exception\AuthenticationException;
 use Fileshare\Exception\FileshareException;
@@ -13,8 +14,12 @@ use Fileshare\Exception\RateLimitException;
 use Fileshare\Model\FileRecord;
 use Fileshare\Model\Link;
 use Fileshare\Tests\Support\Mock;
+use GuzzleHttp\Psr7\HttpFactory;
 use GuzzleHttp\Psr7\Response;
 use PHPUnit\Framework\TestCase;
+use Psr\Http\Client\ClientInterface;
+use Psr\Http\Message\RequestInterface;
+use Psr\Http\Message\ResponseInterface;
 
 final class DownloadTest extends TestCase
 {
@@ -190,6 +195,34 @@ final class DownloadTest extends TestCase
         $mock = new Mock([Mock::grant('https://files.test/download/abc/g'), $this->whole()]);
         $mock->client->download($link, $this->path, ['password' => 'longenough']);
         self::assertSame(['POST https://files.test/download/abc', 'GET https://files.test/download/abc/g'], self::calls($mock));
+    }
+
+    public function testThroughAPsr18Client(): void
+    {
+        $psr18 = new class ([Mock::grant(self::GRANT), $this->whole()]) implements ClientInterface {
+            /** @var list<RequestInterface> */
+            public array $seen = [];
+
+            /** @param list<ResponseInterface> $answers */
+            public function __construct(private array $answers)
+            {
+            }
+
+            public function sendRequest(RequestInterface $request): ResponseInterface
+            {
+                $this->seen[] = $request;
+
+                return array_shift($this->answers);
+            }
+        };
+        $factory = new HttpFactory();
+        $client = new Client(['base_url' => Mock::BASE, 'api_key' => Mock::KEY, 'http_client' => $psr18,
+            'request_factory' => $factory, 'stream_factory' => $factory]);
+        $result = $client->download($this->file, $this->path);
+        self::assertSame($this->bytes, file_get_contents($this->path));
+        self::assertSame(self::GRANT, $result->grant_url);
+        self::assertSame(['POST', 'GET'], array_map(static fn (RequestInterface $r): string => $r->getMethod(), $psr18->seen));
+        self::assertSame('{}', (string) $psr18->seen[0]->getBody());
     }
 
     public function testResumesAPartialFileWithRangeAndIfRange(): void
