@@ -60,19 +60,27 @@ function withValue(specs: OptionSpecs): Set<string> {
   return names
 }
 
-/** The command name: the first argument that is neither an option nor a global option's value. */
-export function findCommand(argv: readonly string[]): string | undefined {
+/**
+ * The command name: the first argument from `from` on that is neither an option nor a global
+ * option's value, and where it stands.
+ */
+export function findCommandAt(argv: readonly string[], from = 0): { name: string; index: number } | undefined {
   const takesValue = withValue(GLOBAL_OPTIONS)
-  for (let i = 0; i < argv.length; i++) {
+  for (let i = from; i < argv.length; i++) {
     const arg = argv[i]!
-    if (arg === '--') return argv[i + 1]
+    if (arg === '--') return i + 1 < argv.length ? { name: argv[i + 1]!, index: i + 1 } : undefined
     if (arg.startsWith('-') && arg !== '-') {
       if (takesValue.has(arg)) i++
       continue
     }
-    return arg
+    return { name: arg, index: i }
   }
   return undefined
+}
+
+/** The command name: the first argument that is neither an option nor a global option's value. */
+export function findCommand(argv: readonly string[]): string | undefined {
+  return findCommandAt(argv)?.name
 }
 
 function describeParseError(error: unknown): string {
@@ -82,7 +90,10 @@ function describeParseError(error: unknown): string {
   return message.split(/\.\s/)[0]!.replace(/\.$/, '')
 }
 
-/** Parses the whole command line against the global options plus the command's own. */
+/**
+ * Parses the whole command line against the global options plus the command's own. `command`:
+ * its name (`rm`, or `link create` for a command of a group), which is not a positional.
+ */
 export function parseCommandLine(argv: readonly string[], command: string | undefined, options: OptionSpecs): ParsedCommandLine {
   const config: Record<string, { type: 'string' | 'boolean'; short?: string }> = {}
   for (const [name, spec] of Object.entries<OptionSpec>({ ...GLOBAL_OPTIONS, ...options })) {
@@ -95,8 +106,8 @@ export function parseCommandLine(argv: readonly string[], command: string | unde
     throw new UsageError(describeParseError(error))
   }
   const positionals = [...parsed.positionals]
-  // The command is the first positional (findCommand skips the global options' values).
-  if (command !== undefined && positionals[0] === command) positionals.shift()
+  // The command's words are the first positionals (findCommand skips the global options' values).
+  for (const word of command?.split(' ') ?? []) if (positionals[0] === word) positionals.shift()
   return { values: parsed.values as ParsedCommandLine['values'], positionals }
 }
 
@@ -116,10 +127,48 @@ export function integerOption(
   return Number(value)
 }
 
-/** A file id: a positive integer. */
-export function fileIdArgument(value: string): number {
+function idArgument(value: string, what: 'file' | 'link'): number {
   if (!/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`a file ID is a positive integer, got ${JSON.stringify(value).slice(0, 60)}`)
+    throw new UsageError(`a ${what} ID is a positive integer, got ${JSON.stringify(value).slice(0, 60)}`)
   }
   return Number(value)
+}
+
+/** A file id: a positive integer. */
+export function fileIdArgument(value: string): number {
+  return idArgument(value, 'file')
+}
+
+/** A link id: a positive integer. */
+export function linkIdArgument(value: string): number {
+  return idArgument(value, 'link')
+}
+
+const UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 }
+/** The longest expiry the API takes: 10 years, in seconds. */
+export const MAX_EXPIRES_IN = 315_360_000
+
+/**
+ * A duration in seconds: plain seconds (`3600`) or numbers with units `s`, `m`, `h`, `d`, `w`,
+ * one or more (`30s`, `15m`, `12h`, `7d`, `1h30m`). Undefined for an empty or malformed text.
+ */
+export function parseDuration(text: string): number | undefined {
+  const value = text.trim().toLowerCase()
+  if (/^\d+$/.test(value)) return Number(value)
+  if (!/^(\d+[smhdw])+$/.test(value)) return undefined
+  let seconds = 0
+  for (const [, amount, unit] of value.matchAll(/(\d+)([smhdw])/g)) seconds += Number(amount) * UNIT_SECONDS[unit!]!
+  return seconds
+}
+
+/** An expiry option (`--expires-in 7d`) in seconds, from 1 s to 10 years; `undefined` when not given. */
+export function durationOption(value: string | boolean | undefined, name: string): number | undefined {
+  if (value === undefined || typeof value === 'boolean') return undefined
+  const seconds = parseDuration(value)
+  if (seconds === undefined || !Number.isSafeInteger(seconds) || seconds < 1 || seconds > MAX_EXPIRES_IN) {
+    throw new UsageError(
+      `--${name} must be a duration from 1 second to 10 years: seconds (3600) or with a unit (30s, 15m, 12h, 7d, 2w), got ${JSON.stringify(value).slice(0, 60)}`,
+    )
+  }
+  return seconds
 }

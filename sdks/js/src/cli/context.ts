@@ -2,7 +2,8 @@
 // interrupt signal, and the client (key and base URL from flags or the environment).
 import { Fileshare } from '../client.js'
 import { ConfigurationError } from '../errors.js'
-import { integerOption, type ParsedCommandLine } from './args.js'
+import { integerOption, type OptionSpec, type ParsedCommandLine } from './args.js'
+import { UsageError } from './exit-codes.js'
 import { Output, type Writable } from './output.js'
 import { createProgress, progressMode, type Progress, type ProgressMode } from './progress.js'
 
@@ -11,6 +12,8 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>
   stdout: Writable & NodeJS.WritableStream
   stderr: Writable
+  /** Read by --password-stdin only. */
+  stdin?: (AsyncIterable<string | Uint8Array> & { readonly isTTY?: boolean | undefined }) | undefined
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal
 }
@@ -77,7 +80,33 @@ export class Context {
     return new Fileshare({ baseUrl, apiKey, ...(this.maxRetries === undefined ? {} : { maxRetries: this.maxRetries }) })
   }
 
+  /**
+   * The password of `--password-stdin` (undefined without it): everything on stdin, less the line
+   * break that ends it. Never written anywhere from then on. A terminal is refused: what is typed
+   * there shows on the screen.
+   */
+  async passwordFromStdin(): Promise<string | undefined> {
+    if (this.args.values['password-stdin'] !== true) return undefined
+    const stdin = this.io.stdin
+    if (!stdin || stdin.isTTY === true) {
+      throw new UsageError('--password-stdin reads the password from a pipe or a file, not from a terminal (e.g. < password.txt)')
+    }
+    const decoder = new TextDecoder()
+    let text = ''
+    for await (const chunk of stdin) text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })
+    const password = (text + decoder.decode()).replace(/\r?\n$/, '')
+    if (password === '') throw new UsageError('--password-stdin: stdin held no password')
+    this.out.protect(password)
+    return password
+  }
+
   progress(label: string): Progress {
     return createProgress(this.progressMode, this.io.stderr, label)
   }
+}
+
+/** `--password-stdin`, as every command that takes a password spells it. */
+export const PASSWORD_STDIN: OptionSpec = {
+  type: 'boolean',
+  description: 'read the password from stdin (a pipe or a file; one line, its line break dropped); never printed',
 }

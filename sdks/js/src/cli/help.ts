@@ -13,15 +13,25 @@ function optionLines(specs: OptionSpecs): string[] {
   return entries.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`)
 }
 
+/** The usage column stops here: a longer usage has its summary on the next line. */
+const USAGE_COLUMN = 54
+
+/** `  usage  summary` lines, the summaries aligned. */
+function commandLines(commands: readonly Command[]): string[] {
+  const width = Math.max(...commands.map((c) => c.usage.length).filter((length) => length <= USAGE_COLUMN))
+  return commands.flatMap((c) =>
+    c.usage.length <= width ? [`  ${c.usage.padEnd(width)}  ${c.summary}`] : [`  ${c.usage}`, `  ${''.padEnd(width)}  ${c.summary}`],
+  )
+}
+
 export function mainHelp(commands: ReadonlyMap<string, Command>): string {
-  const width = Math.max(...[...commands.values()].map((c) => c.usage.length))
   return [
     `fshare ${VERSION}: the Fileshare command line (@fileshare/sdk)`,
     '',
     'Usage: fshare COMMAND [ARGS] [OPTIONS]',
     '',
     'Commands:',
-    ...[...commands.values()].map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    ...commandLines([...commands.values()]),
     '',
     'Options (every command):',
     ...optionLines(GLOBAL_OPTIONS),
@@ -35,9 +45,25 @@ export function mainHelp(commands: ReadonlyMap<string, Command>): string {
     '',
     'Exit codes:',
     ...EXIT_CODES.map((e) => `  ${String(e.code).padStart(3)}  ${e.name.padEnd(21)}  ${e.meaning}`),
-    "With several FILEs or IDs (upload, rm) every one is tried; the exit code is the first failure's.",
+    "With several FILEs or IDs (upload, rm, link revoke) every one is tried; the exit code is the first failure's.",
     '',
     "Run 'fshare COMMAND --help' for a command's options and examples.",
+    '',
+  ].join('\n')
+}
+
+/** `fshare link --help`: the group's commands. */
+export function groupHelp(group: string, description: string, commands: ReadonlyMap<string, Command>): string {
+  const members = [...commands.values()].filter((c) => c.name.startsWith(`${group} `))
+  return [
+    `Usage: fshare ${group} COMMAND [ARGS] [OPTIONS]`,
+    '',
+    description,
+    '',
+    'Commands:',
+    ...commandLines(members),
+    '',
+    `Run 'fshare ${group} COMMAND --help' for a command's options and examples.`,
     '',
   ].join('\n')
 }

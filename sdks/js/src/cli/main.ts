@@ -1,11 +1,12 @@
 // The entry point of `fshare` (bin/fshare.js runs main()). run() does the work and returns the
 // exit code; it takes its arguments, environment and streams as parameters.
 import { VERSION } from '../version.js'
-import { findCommand, parseCommandLine, type ParsedCommandLine } from './args.js'
-import { COMMANDS } from './commands/index.js'
+import { findCommandAt, parseCommandLine, type ParsedCommandLine } from './args.js'
+import type { Command } from './command.js'
+import { COMMANDS, GROUPS } from './commands/index.js'
 import { Context, type CliIo } from './context.js'
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, InterruptedError, UsageError, exitCodeFor } from './exit-codes.js'
-import { commandHelp, mainHelp } from './help.js'
+import { commandHelp, groupHelp, mainHelp } from './help.js'
 import { errorJson, errorText, scrub } from './output.js'
 
 /** The key as given (environment, --api-key): never written, even inside a usage error. */
@@ -24,23 +25,55 @@ function usageError(io: CliIo, error: UsageError, command?: string): number {
   return EXIT_USAGE
 }
 
+/** What a command line names: a command (`rm`, `link create`), a group alone (`link`), or nothing known. */
+interface Named {
+  /** The words as given (`link create`), for messages; undefined when there are none. */
+  name: string | undefined
+  command: Command | undefined
+  /** A group named without one of its commands (`fshare link`, `fshare link --help`). */
+  group: string | undefined
+}
+
+function resolve(words: readonly string[]): Named {
+  const [first, second] = words
+  if (first === undefined) return { name: undefined, command: undefined, group: undefined }
+  if (!GROUPS.has(first)) return { name: first, command: COMMANDS.get(first), group: undefined }
+  if (second === undefined) return { name: first, command: undefined, group: first }
+  return { name: `${first} ${second}`, command: COMMANDS.get(`${first} ${second}`), group: first }
+}
+
+/** The command words of a command line: the first one, and the next one after a group's name. */
+function commandWords(argv: readonly string[]): string[] {
+  const first = findCommandAt(argv)
+  if (!first) return []
+  const second = GROUPS.has(first.name) ? findCommandAt(argv, first.index + 1) : undefined
+  return second ? [first.name, second.name] : [first.name]
+}
+
 export async function run(io: CliIo): Promise<number> {
-  let name = findCommand(io.argv)
-  if (name === 'help') {
-    // `fshare help [COMMAND]`
-    const rest = io.argv.filter((arg) => arg !== 'help' && !arg.startsWith('-'))
-    const command = rest[0] === undefined ? undefined : COMMANDS.get(rest[0])
-    if (rest[0] !== undefined && !command) return usageError(io, new UsageError(`unknown command ${JSON.stringify(rest[0])}`))
-    io.stdout.write(command ? commandHelp(command) : mainHelp(COMMANDS))
+  const words = commandWords(io.argv)
+  if (words[0] === 'help') {
+    // `fshare help [COMMAND]`, `fshare help link [COMMAND]`
+    const named = resolve(io.argv.filter((arg) => arg !== 'help' && !arg.startsWith('-')))
+    if (named.name !== undefined && !named.command && !(named.group && named.name === named.group)) {
+      return usageError(io, new UsageError(`unknown command ${JSON.stringify(named.name)}`))
+    }
+    io.stdout.write(
+      named.command
+        ? commandHelp(named.command)
+        : named.group
+          ? groupHelp(named.group, GROUPS.get(named.group)!, COMMANDS)
+          : mainHelp(COMMANDS),
+    )
     return EXIT_OK
   }
-  const command = name === undefined ? undefined : COMMANDS.get(name)
+  const { name, command, group } = resolve(words)
   let args: ParsedCommandLine
   try {
-    if (name !== undefined && !command) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
-    args = parseCommandLine(io.argv, name, command?.options ?? {})
+    if (name !== undefined && !command && name !== group) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
+    args = parseCommandLine(io.argv, command?.name ?? group ?? name, command?.options ?? {})
   } catch (error) {
-    if (error instanceof UsageError) return usageError(io, error, command?.name)
+    if (error instanceof UsageError) return usageError(io, error, command?.name ?? group)
     throw error
   }
   if (args.values.version === true) {
@@ -48,29 +81,29 @@ export async function run(io: CliIo): Promise<number> {
     return EXIT_OK
   }
   if (!command) {
+    const help = group ? groupHelp(group, GROUPS.get(group)!, COMMANDS) : mainHelp(COMMANDS)
     if (args.values.help === true) {
-      io.stdout.write(mainHelp(COMMANDS))
+      io.stdout.write(help)
       return EXIT_OK
     }
-    io.stderr.write(mainHelp(COMMANDS))
+    io.stderr.write(help)
     return EXIT_USAGE
   }
   if (args.values.help === true) {
     io.stdout.write(commandHelp(command))
     return EXIT_OK
   }
-  name = command.name
   let context: Context
   try {
     context = new Context(io, args, secretsOf(io))
   } catch (error) {
-    if (error instanceof UsageError) return usageError(io, error, name)
+    if (error instanceof UsageError) return usageError(io, error, command.name)
     throw error
   }
   try {
     return await command.run(context)
   } catch (error) {
-    if (error instanceof UsageError) return usageError(io, error, name)
+    if (error instanceof UsageError) return usageError(io, error, command.name)
     if (io.signal.aborted && !(error instanceof InterruptedError) && (error as Error | undefined)?.name === 'AbortError') {
       error = io.signal.reason
     }
@@ -102,6 +135,7 @@ export async function main(): Promise<void> {
       env: process.env,
       stdout: process.stdout,
       stderr: process.stderr,
+      stdin: process.stdin,
       signal: controller.signal,
     })
   } catch (error) {

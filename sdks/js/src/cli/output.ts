@@ -131,6 +131,11 @@ export class Output {
     this.#secrets = [...options.secrets]
   }
 
+  /** A string never to write from now on (a password read from stdin). */
+  protect(secret: string): void {
+    this.#secrets.push(secret)
+  }
+
   /** Removes every secret from a text. */
   scrub(text: string): string {
     return scrub(text, this.#secrets)

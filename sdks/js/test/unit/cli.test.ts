@@ -1,6 +1,6 @@
 // The CLI's pure parts: argument scanning, formatting, file names, the exit-code table.
 import { describe, expect, it } from 'vitest'
-import { findCommand, parseCommandLine } from '../../src/cli/args.js'
+import { durationOption, findCommand, findCommandAt, parseCommandLine, parseDuration } from '../../src/cli/args.js'
 import { dispositionFileName, safeFileName } from '../../src/cli/commands/get.js'
 import { EXIT_CODES, exitCodeFor, UsageError } from '../../src/cli/exit-codes.js'
 import { formatBytes, formatDuration, printable, scrub } from '../../src/cli/output.js'
@@ -15,6 +15,35 @@ describe('fshare internals', () => {
     expect(findCommand(['--json'])).toBeUndefined()
     expect(parseCommandLine(['--json', 'rm', '1', '2'], 'rm', {}).positionals).toEqual(['1', '2'])
     expect(() => parseCommandLine(['ls', '--nope'], 'ls', {})).toThrow(UsageError)
+  })
+
+  it('finds a group command, and takes both its words off the positionals', () => {
+    expect(findCommandAt(['--json', 'link', 'create', '12'])).toEqual({ name: 'link', index: 1 })
+    expect(findCommandAt(['--json', 'link', '--base-url', 'http://x/api/v1', 'create', '12'], 2)).toEqual({ name: 'create', index: 4 })
+    expect(findCommandAt(['link', '--json'], 1)).toBeUndefined()
+    const parsed = parseCommandLine(['link', '--json', 'create', '12', '--label', 'x y'], 'link create', {
+      label: { type: 'string', description: '' },
+    })
+    expect(parsed.positionals).toEqual(['12'])
+    expect(parsed.values).toMatchObject({ json: true, label: 'x y' })
+  })
+
+  it('parses durations: plain seconds, one unit, several units', () => {
+    expect(['30s', '15m', '12h', '7d', '2w', '3600', '1h30m', '1d12h', ' 7D ', '0'].map(parseDuration)).toEqual([
+      30, 900, 43_200, 604_800, 1_209_600, 3600, 5400, 129_600, 604_800, 0,
+    ])
+    for (const bad of ['', 'd', '7 d', '1.5h', '-5', '7y', 'h1', '1h 30m', '10x']) expect(parseDuration(bad)).toBeUndefined()
+  })
+
+  it('--expires-in: from 1 second to 10 years, else a usage error that says the forms', () => {
+    expect(durationOption(undefined, 'expires-in')).toBeUndefined()
+    expect(durationOption('7d', 'expires-in')).toBe(604_800)
+    expect(durationOption('315360000', 'expires-in')).toBe(315_360_000)
+    expect(durationOption('3650d', 'expires-in')).toBe(315_360_000)
+    for (const bad of ['0', '0s', '3651d', 'soon', '1.5h']) {
+      expect(() => durationOption(bad, 'expires-in')).toThrow(UsageError)
+    }
+    expect(() => durationOption('soon', 'expires-in')).toThrow(/--expires-in must be a duration .* \(30s, 15m, 12h, 7d, 2w\), got "soon"/)
   })
 
   it('formats sizes and durations', () => {

@@ -25,6 +25,7 @@ export const info: Command = {
         ['type', printable(file.content_type)],
         ['uploaded', `${file.upload_date} UTC`],
         ['downloads', String(file.download_count)],
+        ['expires', file.expires_at ? `${file.expires_at} UTC` : 'never'],
         ['sha256', file.sha256],
         ['link', file.public_link],
       ]),
