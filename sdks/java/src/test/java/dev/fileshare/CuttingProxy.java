@@ -27,6 +27,8 @@ final class CuttingProxy implements AutoCloseable {
     private volatile Direction direction;
     private final AtomicLong cutAfter = new AtomicLong();
     final AtomicInteger cuts = new AtomicInteger();
+    /** A string of the answers replaced by another of the same length (the server's origin by the proxy's), or null. */
+    private volatile byte[][] rewrite;
 
     CuttingProxy(String targetUrl) throws IOException {
         URI uri = URI.create(targetUrl);
@@ -40,6 +42,32 @@ final class CuttingProxy implements AutoCloseable {
 
     String origin() {
         return "http://127.0.0.1:" + server.getLocalPort();
+    }
+
+    /**
+     * Rewrites {@code from} into {@code to} in what the server answers, so that absolute URLs it
+     * sends (a download grant's {@code Location}, a file's {@code public_link}) lead through the
+     * proxy. Both must have the same length: {@code Content-Length} stays right. Meant for headers
+     * and small JSON answers: a string split across two reads is not rewritten.
+     *
+     * @return false when the lengths differ (nothing is rewritten)
+     */
+    boolean rewriteAnswers(String from, String to) {
+        if (from.length() != to.length()) return false;
+        rewrite = new byte[][] {from.getBytes(StandardCharsets.ISO_8859_1), to.getBytes(StandardCharsets.ISO_8859_1)};
+        return true;
+    }
+
+    private void rewrite(byte[] buffer, int length) {
+        byte[][] r = rewrite;
+        if (r == null) return;
+        outer:
+        for (int i = 0; i + r[0].length <= length; i++) {
+            for (int j = 0; j < r[0].length; j++) {
+                if (buffer[i + j] != r[0][j]) continue outer;
+            }
+            System.arraycopy(r[1], 0, buffer, i, r[1].length);
+        }
     }
 
     /** Arms one cut. */
@@ -87,6 +115,7 @@ final class CuttingProxy implements AutoCloseable {
                     int n = in.read(buffer);
                     if (n < 0) break;
                     int pass = n;
+                    if (!upstream) rewrite(buffer, n);
                     if (upstream && armedDirection == null) {
                         String m = marker.get();
                         String head = new String(buffer, 0, Math.min(n, 64), StandardCharsets.ISO_8859_1);

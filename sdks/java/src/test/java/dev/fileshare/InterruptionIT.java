@@ -22,6 +22,9 @@ class InterruptionIT {
     static void start() throws Exception {
         server = TestServer.get();
         proxy = new CuttingProxy(server.serverUrl);
+        // Absolute URLs in the answers (a grant's Location) lead through the proxy too. Both origins
+        // are 127.0.0.1 with an ephemeral (5-digit) port, so they have the same length.
+        assertTrue(proxy.rewriteAnswers(server.serverUrl, proxy.origin()), server.serverUrl + " vs " + proxy.origin());
         client = FileshareClient.builder().baseUrl(proxy.origin() + "/api/v1").apiKey(server.key("pro")).maxRetries(4).build();
     }
 
@@ -75,16 +78,38 @@ class InterruptionIT {
         byte[] content = ProAccountIT.random(2_000_000, 14);
         FileInfo file = client.files().upload(content, UploadOptions.builder().filename("dl.bin").build());
         String viaProxy = file.publicLink().replace(server.serverUrl, proxy.origin());
+        assertTrue(viaProxy.startsWith(proxy.origin()), viaProxy);
         int before = proxy.cuts.get();
-        proxy.cutOnce("GET /download/", CuttingProxy.Direction.RESPONSE, 700_000);
+        proxy.cutOnce("GET /download/", CuttingProxy.Direction.RESPONSE, 700_000); // the grant's GET
         Path dest = dir.resolve("dl.bin");
         DownloadResult result = client.download(viaProxy, dest);
         assertEquals(before + 1, proxy.cuts.get());
         assertEquals(2_000_000, result.size());
         assertEquals(file.sha256(), result.sha256());
         assertArrayEquals(content, Files.readAllBytes(dest));
-        // The continuation was a range from past byte 0: still one download.
+        // The continuation was a range of the same grant: still one download.
         assertEquals(1, client.files().get(file.fileId()).downloadCount());
+        client.files().delete(file.fileId());
+    }
+
+    @Test
+    void aLimitedLinkCutMidWayCountsOnceAndTheSecondDownloadExhaustsIt() throws Exception {
+        byte[] content = ProAccountIT.random(1_500_000, 15);
+        FileInfo file = client.files().upload(content, UploadOptions.builder().filename("limited.bin").build());
+        Link link = client.links().create(file.fileId(), LinkOptions.builder().maxDownloads(2).password("proxy-password-1").build());
+        assertTrue(link.url().startsWith(proxy.origin()), "answers lead through the proxy: " + link.url());
+        DownloadOptions withPassword = DownloadOptions.builder().password("proxy-password-1").build();
+        int before = proxy.cuts.get();
+        proxy.cutOnce("GET /download/", CuttingProxy.Direction.RESPONSE, 500_000);
+        DownloadResult result = client.download(link.url(), dir.resolve("one.bin"), withPassword);
+        assertEquals(before + 1, proxy.cuts.get(), "the grant's GET was cut");
+        assertEquals(file.sha256(), result.sha256());
+        assertEquals(1, client.links().get(link.linkId()).downloadCount(), "the cut and its continuation count once");
+        client.download(link.url(), dir.resolve("two.bin"), withPassword);
+        Link after = client.links().get(link.linkId());
+        assertEquals(2, after.downloadCount());
+        assertEquals("exhausted", after.status());
+        assertThrows(NotFoundException.class, () -> client.download(link.url(), dir.resolve("three.bin"), withPassword));
         client.files().delete(file.fileId());
     }
 }

@@ -82,6 +82,38 @@ final class TestServer {
         return FileshareClient.builder().baseUrl(baseUrl).apiKey(key(account));
     }
 
+    /**
+     * Another account on this server, made with the {@code fileshare} CLI as the launcher makes its
+     * own (the launcher's accounts are shared by all four SDK suites, so their names are fixed).
+     *
+     * @return the new account's API key
+     */
+    String createAccount(String name, String plan) {
+        Path root = repoRoot();
+        ProcessBuilder pb = new ProcessBuilder("node", root.resolve("bin/fileshare.js").toString(), "account", "create",
+                "--email", name + "-" + System.nanoTime() + "@sdk-tests.invalid", "--plan", plan, "--json")
+                .directory(root.toFile())
+                .redirectError(logFile());
+        pb.environment().remove("FILESHARE_DATABASE_URL");
+        pb.environment().remove("FILESHARE_REDIS_URL");
+        pb.environment().put("FILESHARE_DATA_DIR", info.get("data_dir").asText());
+        pb.environment().put("FILESHARE_PUBLIC_URL", serverUrl);
+        pb.environment().put("FILESHARE_LOG_LEVEL", "warn");
+        try {
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException("fileshare account create failed; see " + logFile().file());
+            }
+            return Json.MAPPER.readTree(out.substring(out.lastIndexOf('\n') + 1)).get("api_key").asText();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run the fileshare CLI: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     private void stop() {
         try {
             process.getOutputStream().close(); // the launcher stops the server and removes its data
