@@ -211,6 +211,24 @@ def test_a_password_protected_download(make_client: Any, tmp_path: Path) -> None
     assert counts(client, link) == (1, "active")
 
 
+def test_wrong_passwords_are_rate_limited(server: dict[str, Any], tmp_path: Path) -> None:
+    """Ten wrong passwords from one address on one link: further attempts are refused for a while,
+    and the SDK does not wait that out (a Retry-After over 60 s raises at once). One client only:
+    each attempt costs the server a slow password hash."""
+    with fileshare.Client(server["base_url"], server["keys"]["pro"]) as client:
+        file = client.files.upload(b"locked", filename="locked.txt")
+        locked = client.links.create(file.file_id, password=PASSWORD)
+        for _ in range(10):
+            with pytest.raises(fileshare.AuthenticationError):
+                client.download(locked.url, tmp_path / "locked.bin", password="wrong password")
+        started = time.monotonic()
+        with pytest.raises(fileshare.RateLimitError) as refused:
+            client.download(locked.url, tmp_path / "locked.bin", password=PASSWORD)
+        assert refused.value.code == "rate_limited" and refused.value.retry_after is not None
+        assert refused.value.retry_after > 60 and time.monotonic() - started < 10
+        assert counts(client, locked) == (0, "active")
+
+
 def test_file_expiry_by_update_and_by_upload(make_client: Any, tmp_path: Path) -> None:
     client = make_client("pro")
     file = client.files.upload(b"expiring", filename="expiring.txt")
