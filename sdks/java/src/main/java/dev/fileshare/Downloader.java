@@ -46,24 +46,26 @@ final class Downloader {
     private long resumedFrom;
 
     Downloader(Transport transport, Grants grants, String link, String sha256, long size, Path destination, DownloadOptions options) {
-        if (link == null || !link.matches("(?i)^https?://.+")) {
-            throw new ConfigurationException("download needs a file record or its public_link (an http(s) URL)");
-        }
         if (destination == null) throw new ConfigurationException("download needs a destination path");
         this.transport = transport;
         this.grants = grants;
         this.linkText = link;
-        try {
-            this.link = URI.create(link);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigurationException("download needs a file record or its public_link (an http(s) URL)");
-        }
+        this.link = parse(link);
         this.expected = sha256 == null ? null : sha256.toLowerCase();
         this.total = size;
         this.destination = destination;
         this.progress = options.onProgress();
         this.resume = options.resume();
         this.password = options.password();
+    }
+
+    private static URI parse(String link) {
+        try {
+            if (link != null && link.matches("(?i)^https?://.+")) return URI.create(link);
+        } catch (IllegalArgumentException e) {
+            // the message below
+        }
+        throw new ConfigurationException("download needs a file record or a link's URL (an http(s) URL)");
     }
 
     /**

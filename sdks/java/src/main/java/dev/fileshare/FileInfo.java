@@ -49,7 +49,7 @@ public record FileInfo(
     }
 
     /**
-     * The record without an expiry: the constructor of SDK 0.1.0, before {@code expiresAt} was
+     * The record without an expiry: the canonical constructor from before {@code expiresAt} was
      * added, kept so that code which builds a {@code FileInfo} itself (tests, fakes) still compiles.
      *
      * @param fileId unique across the service, never reused

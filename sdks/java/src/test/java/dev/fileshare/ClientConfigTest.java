@@ -65,5 +65,7 @@ class ClientConfigTest {
         FileInfo f = new FileInfo(1, "a", 1, "2026-11-22 00:17:19", 0, "http://x/download/t", "text/plain", "00", null);
         assertEquals(java.time.OffsetDateTime.parse("2026-11-22T00:17:19Z"), f.uploadedAt());
         assertEquals(java.util.Map.of(), f.extra());
+        assertNull(f.expiresAt(), "the constructor from before expiry: none");
+        assertNull(f.expiresAtTime());
     }
 }

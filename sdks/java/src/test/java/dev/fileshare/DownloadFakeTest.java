@@ -163,6 +163,7 @@ class DownloadFakeTest {
              FileshareClient client = fake.client().build()) {
             assertThrows(NotFoundException.class, () -> client.download(fake.origin() + "/download/gone", dir.resolve("e")));
             assertThrows(ConfigurationException.class, () -> client.download("not a link", dir.resolve("e")));
+            assertThrows(ConfigurationException.class, () -> client.download("http://bad host/download/x", dir.resolve("e")));
         }
     }
 }
