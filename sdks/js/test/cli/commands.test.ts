@@ -9,7 +9,7 @@ import { randomBytes, server, sha256Hex, tempDir } from '../helpers/env.js'
 
 const tmp = tempDir()
 const ESC = '\u001b'
-const COMMANDS = ['upload', 'ls', 'info', 'get', 'rm', 'stats']
+const COMMANDS = ['upload', 'ls', 'info', 'get', 'rm', 'link create', 'link list', 'link revoke', 'link rotate', 'stats']
 
 afterAll(() => tmp.remove())
 
@@ -38,10 +38,10 @@ describe.sequential('fshare', () => {
 
     it('--help on every command, without a key or URL (exit 0)', async () => {
       const runs = await Promise.all(
-        COMMANDS.flatMap((command) => [
-          fshare([command, '--help'], { account: 'none' }),
-          fshare(['help', command], { account: 'none' }),
-          fshare(['--json', command, '-h']),
+        COMMANDS.map((command) => command.split(' ')).flatMap((words) => [
+          fshare([...words, '--help'], { account: 'none' }),
+          fshare(['help', ...words], { account: 'none' }),
+          fshare(['--json', ...words, '-h']),
         ]),
       )
       COMMANDS.forEach((command, i) => {
@@ -108,7 +108,7 @@ describe.sequential('fshare', () => {
       expect(missing).toMatchObject({ ok: false, path: 'missing.txt', error: { type: 'Error', code: 'ENOENT', exit_code: 1 } })
       expect(last).toMatchObject({ ok: true, path: 'data.bin', file: { size: data.length, sha256: sha256Hex(data) } })
       expect(Object.keys(first!.file).sort()).toEqual(
-        ['content_type', 'download_count', 'file_id', 'filename', 'public_link', 'sha256', 'size', 'upload_date'].sort(),
+        ['content_type', 'download_count', 'expires_at', 'file_id', 'filename', 'public_link', 'sha256', 'size', 'upload_date'].sort(),
       )
       // --json: no progress, only the error message on stderr
       expect(run.stderr.trim()).toBe('fshare: upload missing.txt: no such file or directory')

@@ -1,12 +1,13 @@
 // Progress as people and scripts see it, through a proxy that slows transfers to ~1.5-4 MiB/s:
 // on a terminal (a pseudo-terminal from util-linux `script`), a bar redrawn in place with bytes,
 // speed and ETA; in a pipe, plain lines without escape codes; with --json, none. And Ctrl-C in
-// the middle of a download: exit 130, the partial file stays, and the next `get` resumes it.
+// the middle of a download: exit 130, the partial file stays, and a `get` of the grant it names
+// resumes it without counting another download.
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FileRecord } from '../../src/index.js'
-import { BIN, cliEnv, fshare, outputs, startThrottle, underTerminal, type Throttle } from '../helpers/cli.js'
+import { BIN, cliEnv, fshare, outputs, startThrottle, startThrottledProxy, underTerminal, type Throttle } from '../helpers/cli.js'
 import { client, randomBytes, server, sha256Hex, tempDir } from '../helpers/env.js'
 
 const hasScript = spawnSync('script', ['--version']).status === 0
@@ -16,13 +17,13 @@ const MiB = 1024 * 1024
 const tmp = tempDir()
 const data = randomBytes(2 * MiB, 31)
 let file: FileRecord
-let slow: Throttle // ~1.5 MiB/s: a 2 MiB download lasts about 1.3 s
+let slow: Throttle // ~1.5 MiB/s: a 2 MiB download lasts about 1.3 s (the link's grant comes through it too)
 let slowUpload: Throttle
 let slowLink: string
 
 beforeAll(async () => {
   file = await client('pro').files.upload(data, { filename: 'slow.bin' })
-  slow = await startThrottle(server().server_url, 1.5 * MiB)
+  slow = await startThrottledProxy(server().server_url, 1.5 * MiB)
   slowUpload = await startThrottle(server().server_url, 4 * MiB)
   slowLink = file.public_link.replace(server().server_url, slow.url)
   writeFileSync(tmp.file('up.bin'), randomBytes(6 * MiB, 32))
@@ -86,7 +87,7 @@ describe('not on a terminal', () => {
 })
 
 describe('Ctrl-C', () => {
-  it('stops a download with exit 130, keeps the partial file, and the next get resumes it', async () => {
+  it('stops a download with exit 130, keeps the partial file, and a get of its grant resumes it', async () => {
     const child = spawn(process.execPath, [BIN, 'get', slowLink, '-o', 'int.bin'], {
       cwd: tmp.dir,
       env: cliEnv({ account: 'none' }),
@@ -106,12 +107,20 @@ describe('Ctrl-C', () => {
     child.kill('SIGINT')
     expect(await exited).toBe(130)
     outputs.push(stderr)
-    expect(stderr).toMatch(/^fshare: interrupted: int\.bin keeps what came; the same get resumes it$/m)
+    // Getting the link again would count another download: the message names the grant, which does not.
+    const named =
+      /^fshare: interrupted: int\.bin keeps what came; within the hour, fshare get (\S+) -o int\.bin resumes it without counting another download$/m.exec(
+        stderr,
+      )
+    expect(named, stderr).not.toBeNull()
+    const grant = named![1]!
+    expect(grant.startsWith(`${slowLink}/`)).toBe(true)
     const partial = size()
     expect(partial).toBeGreaterThanOrEqual(300_000)
     expect(partial).toBeLessThan(data.length)
 
-    const resumed = await fshare(['get', file.public_link, '-o', 'int.bin', '--json'], { cwd: tmp.dir, account: 'none' })
+    const counted = (await client('pro').files.get(file.file_id)).download_count
+    const resumed = await fshare(['get', grant, '-o', 'int.bin', '--json'], { cwd: tmp.dir, account: 'none' })
     expect(resumed.code).toBe(0)
     expect(JSON.parse(resumed.stdout)).toEqual({
       path: 'int.bin',
@@ -120,6 +129,7 @@ describe('Ctrl-C', () => {
       resumed_from: partial,
       file_id: null,
     })
+    expect((await client('pro').files.get(file.file_id)).download_count).toBe(counted)
     expect(sha256Hex(readFileSync(tmp.file('int.bin')))).toBe(sha256Hex(data))
   })
 })

@@ -1,6 +1,7 @@
 // Runs the built CLI (bin/fshare.js → dist/cli/main.js) as a process, and a throttling proxy
 // that makes transfers last long enough for progress to be drawn.
 import { execFile, spawn } from 'node:child_process'
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage } from 'node:http'
 import { connect, createServer, type Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { server } from './env.js'
@@ -22,6 +23,8 @@ export interface RunOptions {
   env?: Record<string, string | undefined>
   cwd?: string
   timeoutMs?: number
+  /** What the command reads on stdin (default: nothing, stdin ends at once). */
+  input?: string
 }
 
 /** The environment of a run: no FILESHARE_* or TERM from the outer one, the account's key and URL. */
@@ -44,7 +47,7 @@ export function cliEnv(options: RunOptions = {}): Record<string, string> {
 
 export function fshare(args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [BIN, ...args],
       { env: cliEnv(options), cwd: options.cwd, timeout: options.timeoutMs ?? 30_000, maxBuffer: 64 << 20 },
@@ -54,6 +57,7 @@ export function fshare(args: string[], options: RunOptions = {}): Promise<CliRes
         resolve({ code: error ? (error.code as number) : 0, stdout, stderr })
       },
     )
+    child.stdin?.end(options.input ?? '')
   })
 }
 
@@ -132,6 +136,59 @@ export async function startThrottle(target: string, bytesPerSecond: number): Pro
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy()
+        proxy.close(() => resolve())
+      }),
+  }
+}
+
+/**
+ * An HTTP reverse proxy to the server that sends answers at most `bytesPerSecond` per request,
+ * and gives the server's URLs in its answers (a link's grant, in the 303's Location and JSON) as
+ * its own, as a proxy set up as the server's public URL does: a download through it stays on it.
+ */
+export async function startThrottledProxy(target: string, bytesPerSecond: number): Promise<Throttle> {
+  const targetUrl = new URL(target)
+  let own = ''
+  const answers = new Set<IncomingMessage>()
+  const proxy = createHttpServer((req, res) => {
+    const upstream = httpRequest(
+      new URL(req.url ?? '/', target),
+      { method: req.method, headers: { ...req.headers, host: targetUrl.host } },
+      (answer) => {
+        answers.add(answer)
+        answer.once('close', () => answers.delete(answer))
+        const headers = { ...answer.headers }
+        if (headers.location) headers.location = headers.location.replace(target, own)
+        if (/^application\/json/.test(headers['content-type'] ?? '')) {
+          const chunks: Buffer[] = []
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk))
+          answer.on('end', () => {
+            const body = Buffer.from(Buffer.concat(chunks).toString().split(target).join(own))
+            res.writeHead(answer.statusCode ?? 502, { ...headers, 'content-length': String(body.length) }).end(body)
+          })
+          return
+        }
+        res.writeHead(answer.statusCode ?? 502, headers)
+        answer.on('data', (chunk: Buffer) => {
+          res.write(chunk)
+          answer.pause()
+          setTimeout(() => answer.resume(), (chunk.length / bytesPerSecond) * 1000)
+        })
+        answer.on('end', () => res.end())
+      },
+    )
+    upstream.on('error', () => res.destroy())
+    res.on('close', () => upstream.destroy())
+    req.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  own = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`
+  return {
+    url: own,
+    close: () =>
+      new Promise((resolve) => {
+        for (const answer of answers) answer.destroy()
+        proxy.closeAllConnections()
         proxy.close(() => resolve())
       }),
   }
