@@ -8,6 +8,7 @@ import * as filesStorageKey from './migrations/003-files-storage-key.js'
 import * as uploads from './migrations/004-uploads.js'
 import * as sessionLastSeen from './migrations/005-session-last-seen.js'
 import * as accountEmailCase from './migrations/006-account-email-case.js'
+import * as links from './migrations/007-links.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '004-uploads': uploads,
   '005-session-last-seen': sessionLastSeen,
   '006-account-email-case': accountEmailCase,
+  '007-links': links,
 }
 
 /** Every migration's name, in the order they run. */
@@ -46,9 +48,22 @@ const MIGRATION_ATTEMPTS = 10
 
 /** Brings the schema up to date. Concurrent starts are safe: one migrates, the others wait and find nothing to do. */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
+  return migrateUpTo(handle, undefined)
+}
+
+/**
+ * Brings the schema up to the migration named `last` (included), as an older release would leave
+ * it: tests of a migration start from the schema before it.
+ */
+export async function migrateTo(handle: DatabaseHandle, last: string): Promise<string[]> {
+  if (!MIGRATION_NAMES.includes(last)) throw new Error(`No migration named ${last}.`)
+  return migrateUpTo(handle, last)
+}
+
+async function migrateUpTo(handle: DatabaseHandle, last: string | undefined): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await migrateOnce(handle)
+      return await migrateOnce(handle, last)
     } catch (error) {
       // Before it migrates, Kysely's migrator reads the catalog of every schema in the database
       // (PostgresIntrospector.getTables): a schema, table or column that someone else drops
@@ -63,14 +78,14 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
   }
 }
 
-async function migrateOnce({ db, dialect }: DatabaseHandle): Promise<string[]> {
+async function migrateOnce({ db, dialect }: DatabaseHandle, last: string | undefined): Promise<string[]> {
   if (dialect === 'sqlite') {
     // Kysely takes no lock on SQLite. BEGIN IMMEDIATE takes the database's write lock (waiting
     // out busy_timeout), so a CLI command and a server starting at once migrate one after the other.
     return db.connection().execute(async (connection) => {
       await sql`begin immediate`.execute(connection)
       try {
-        const names = await runMigrator(connection, dialect, { disableTransactions: true })
+        const names = await runMigrator(connection, dialect, last, { disableTransactions: true })
         await sql`commit`.execute(connection)
         return names
       } catch (error) {
@@ -82,16 +97,17 @@ async function migrateOnce({ db, dialect }: DatabaseHandle): Promise<string[]> {
   // Unless told the schema, Kysely takes migration tables found in any schema of the database as
   // its own: a second schema (FILESHARE_DATABASE_SCHEMA) would then never get them and fail.
   const migrationTableSchema = (await sql<{ name: string | null }>`select current_schema() as name`.execute(db)).rows[0]?.name ?? undefined
-  return runMigrator(db, dialect, { migrationTableSchema })
+  return runMigrator(db, dialect, last, { migrationTableSchema })
 }
 
 async function runMigrator(
   db: Kysely<Database>,
   dialect: DialectName,
+  last: string | undefined,
   options: { migrationTableSchema?: string; disableTransactions?: boolean },
 ): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new DialectMigrationProvider(dialect), ...options })
-  const { error, results } = await migrator.migrateToLatest()
+  const { error, results } = last === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(last)
   if (error) throw error
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }

@@ -41,7 +41,42 @@ export interface FilesTable {
   sha256: string
   storage_key: string
   created_at: number
+  /** The sum of its links' download_count. */
   download_count: Generated<number>
+  /** When the file is gone for everyone (null: never); the collector removes it later. */
+  expires_at: number | null
+}
+
+/**
+ * A link to a file (../shared/spec/links.md). The default link is the contract's public_link; its
+ * token is also kept in files.token (migrations/007-links.ts says why).
+ */
+export interface LinksTable {
+  id: Generated<number>
+  file_id: number
+  account_id: number
+  /** The secret of the link's URL; a rotation replaces it. */
+  token: string
+  /** 1 for the file's default link (exactly one per file), else 0. */
+  is_default: number
+  label: string | null
+  expires_at: number | null
+  max_downloads: number | null
+  download_count: Generated<number>
+  /** `scrypt$...` (lib/passwords.ts), or null when the link needs no password. */
+  password_hash: string | null
+  created_at: number
+  /** Set when its owner deleted it: dead at once, shown to the owner for 30 days, then removed. */
+  revoked_at: number | null
+}
+
+/** A one-hour permission to download through a link, counted once when it was given. */
+export interface DownloadGrantsTable {
+  /** SHA-256 (hex) of the grant's token; the token itself is only in the grant URL. */
+  token_hash: string
+  link_id: number
+  created_at: number
+  expires_at: number
 }
 
 /** The dashboard password of an account holder, apart from `accounts` so that it never travels with an account row. */
@@ -111,6 +146,8 @@ export interface UploadsTable {
   lease_expires_at: number | null
   /** 1 when another request asked the holder to stop and hand the upload over. */
   release_requested: Generated<number>
+  /** Fileshare-Expires-In of the creation (seconds): the file expires that long after completion. */
+  file_expires_in: number | null
 }
 
 export interface Database {
@@ -121,6 +158,8 @@ export interface Database {
   sessions: SessionsTable
   account_invites: AccountInvitesTable
   uploads: UploadsTable
+  links: LinksTable
+  download_grants: DownloadGrantsTable
 }
 
 export type AccountRow = Selectable<AccountsTable>
@@ -129,6 +168,8 @@ export type FileRow = Selectable<FilesTable>
 export type NewFileRow = Insertable<FilesTable>
 /** A file as a list page reads it: the columns it is shown with, not its owner or storage key. */
 export type ListedFile = Omit<FileRow, 'account_id' | 'storage_key'>
+export type LinkRow = Selectable<LinksTable>
+export type NewLinkRow = Insertable<LinksTable>
 export type SessionRow = Selectable<SessionsTable>
 export type AccountInviteRow = Selectable<AccountInvitesTable>
 export type UploadRow = Selectable<UploadsTable>

@@ -6,12 +6,13 @@ import { sql, type Kysely } from 'kysely'
 import pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openPostgres, openSqlite, type DatabaseHandle, type DialectName } from '../../src/db/dialect.js'
-import { MIGRATION_NAMES, migrateToLatest } from '../../src/db/migrate.js'
+import { MIGRATION_NAMES, migrateTo, migrateToLatest } from '../../src/db/migrate.js'
 import { AccountHoldersRepository } from '../../src/db/repositories/account-holders-repository.js'
 import { AccountsRepository, releaseUploadSlotIn, takeUploadSlotIn } from '../../src/db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../../src/db/repositories/api-keys-repository.js'
 import { FilesRepository } from '../../src/db/repositories/files-repository.js'
-import type { Database, NewFileRow } from '../../src/db/schema.js'
+import { LinksRepository } from '../../src/db/repositories/links-repository.js'
+import type { Database, FileRow, NewFileRow } from '../../src/db/schema.js'
 import { InvalidParameterError } from '../../src/errors.js'
 import { createPgSchema, dropPgSchema, isPostgresReachable, PG_URL } from '../helpers/scale-out-env.js'
 import { makeTempDir } from '../helpers/test-app.js'
@@ -91,10 +92,8 @@ for (const dialect of DIALECTS) {
 
       it('refuse emails that differ only in letter case, naming them, and succeed once the operator has changed them', async () => {
         const handle = open()
-        await migrateToLatest(handle)
-        // Back to the schema before 006, with accounts that the old unique constraint let in.
-        await sql`drop index accounts_email_lower`.execute(handle.db)
-        await sql`delete from kysely_migration where name = '006-account-email-case'`.execute(handle.db)
+        // The schema before 006, with accounts that the old unique constraint let in.
+        await migrateTo(handle, '005-session-last-seen')
         const repository = new AccountsRepository(handle.db)
         for (const email of ['a@example.test', 'A@example.test', 'b@example.test', 'B@Example.Test', 'b@EXAMPLE.test', 'c@example.test']) {
           await repository.create(email, 'pro', T0)
@@ -111,8 +110,51 @@ for (const dialect of DIALECTS) {
         await sql`update accounts set email = ${'b4@example.test'} where id = 4`.execute(handle.db)
         await expect(migrateToLatest(handle)).rejects.toThrow('b@example.test (account 3) and b@EXAMPLE.test (account 5).')
         await sql`delete from accounts where id = 5`.execute(handle.db)
-        expect(await migrateToLatest(handle)).toEqual(['006-account-email-case'])
+        expect(await migrateToLatest(handle)).toEqual(MIGRATION_NAMES.slice(MIGRATION_NAMES.indexOf('006-account-email-case')))
         await expect(repository.create('C@EXAMPLE.TEST', 'pro', T0)).rejects.toThrow()
+      })
+
+      it('007 gives every existing file its default link, with the token and downloads it had', async () => {
+        const handle = open()
+        await migrateTo(handle, '006-account-email-case')
+        const account = await new AccountsRepository(handle.db).create('before-links@example.test', 'pro', T0)
+        for (const [n, downloads] of [
+          [1, 0],
+          [2, 5],
+        ] as const) {
+          await sql`insert into files (account_id, token, filename, size, content_type, sha256, storage_key, created_at, download_count)
+            values (${account.id}, ${`old-token-${n}-abcdefghijklmnop`}, ${`f${n}.txt`}, 10, 'text/plain', ${'a'.repeat(64)}, ${`key${n}`}, ${T0 + n}, ${downloads})`.execute(
+            handle.db,
+          )
+        }
+        expect(await migrateToLatest(handle)).toEqual(['007-links'])
+        const links = new LinksRepository(handle.db)
+        for (const [n, downloads] of [
+          [1, 0],
+          [2, 5],
+        ] as const) {
+          const found = await links.findByToken(`old-token-${n}-abcdefghijklmnop`)
+          expect(found?.link).toMatchObject({
+            is_default: 1,
+            download_count: downloads,
+            max_downloads: null,
+            password_hash: null,
+            expires_at: null,
+          })
+          expect(found?.file).toMatchObject({ filename: `f${n}.txt`, expires_at: null, download_count: downloads })
+        }
+        // A file made after the migration gets its default link with it.
+        const file = await new FilesRepository(handle.db).insert({
+          account_id: account.id,
+          token: 'new-token-abcdefghijklmnop',
+          filename: 'new.txt',
+          size: 1,
+          content_type: 'text/plain',
+          sha256: 'b'.repeat(64),
+          storage_key: 'key3',
+          created_at: T0 + 3,
+        })
+        expect((await links.listForFile(file.id, 0)).map((link) => [link.token, link.is_default])).toEqual([[file.token, 1]])
       })
 
       // Instances of a scale-out deployment start at once and all migrate; SQLite serves one instance.
@@ -185,6 +227,7 @@ for (const dialect of DIALECTS) {
     describe('with the schema in place', () => {
       let accounts: AccountsRepository
       let files: FilesRepository
+      let links: LinksRepository
       let apiKeys: ApiKeysRepository
       let db: Kysely<Database>
       let fileCounter = 0
@@ -195,6 +238,7 @@ for (const dialect of DIALECTS) {
         db = handle.db
         accounts = new AccountsRepository(handle.db)
         files = new FilesRepository(handle.db)
+        links = new LinksRepository(handle.db)
         apiKeys = new ApiKeysRepository(handle.db)
       })
 
@@ -214,6 +258,12 @@ for (const dialect of DIALECTS) {
         }
       }
       const newFile = (accountId: number, overrides: Partial<NewFileRow> = {}) => files.insert(fileRow(accountId, overrides))
+      /** Counts one download through the file's default link, as a GET of its public link does. */
+      const countDownload = async (file: FileRow) => {
+        const found = await links.findByToken(file.token)
+        return found !== undefined && (await links.takeDownload(found.link, T0))
+      }
+      const findByToken = async (token: string) => (await links.findByToken(token))?.file
 
       describe('accounts', () => {
         it('create gives a row with empty counters and no overrides, found by id and by email', async () => {
@@ -431,7 +481,7 @@ for (const dialect of DIALECTS) {
           const inserted = await Promise.all(Array.from({ length: 10 }, () => files.insertTakingUploadSlot(fileRow(id), DAY_1, 5)))
           expect(inserted.filter(Boolean)).toHaveLength(4)
           expect(await accounts.findById(id)).toMatchObject({ uploads_day: DAY_1, uploads_today: 5, total_files: 4, total_size: 400 })
-          expect(await files.listPage(id, 0, 100)).toHaveLength(4)
+          expect(await files.listPage(id, 0, 100, T0)).toHaveLength(4)
         })
 
         it('insert returns the row and bumps the account counters', async () => {
@@ -440,16 +490,16 @@ for (const dialect of DIALECTS) {
           expect(row).toMatchObject({ id: expect.any(Number), account_id: id, filename: 'a.txt', size: 300, download_count: 0 })
           await newFile(id, { size: 45 })
           expect(await accounts.findById(id)).toMatchObject({ total_files: 2, total_size: 345, total_downloads: 0 })
-          expect(await files.findOwned(id, row.id)).toEqual(row)
-          expect(await files.findByToken(row.token)).toEqual(row)
+          expect(await files.findOwned(id, row.id, T0)).toEqual(row)
+          expect(await findByToken(row.token)).toEqual(row)
         })
 
         it('a file is found only by its owner, and by its exact token', async () => {
           const [owner, other] = [await newAccount(), await newAccount()]
           const row = await newFile(owner.id)
-          expect(await files.findOwned(other.id, row.id)).toBeUndefined()
-          expect(await files.findByToken(row.token.toUpperCase())).toBeUndefined()
-          expect(await files.findByToken(`${row.token}x`)).toBeUndefined()
+          expect(await files.findOwned(other.id, row.id, T0)).toBeUndefined()
+          expect(await findByToken(row.token.toUpperCase())).toBeUndefined()
+          expect(await findByToken(`${row.token}x`)).toBeUndefined()
         })
 
         it('concurrent inserts keep the counters exact', async () => {
@@ -472,45 +522,45 @@ for (const dialect of DIALECTS) {
           await newFile(other.id, { created_at: T0 + 5000 })
           const [a, b, c, d, e, f] = inserted.map((row) => row.id)
           const expected = [e, a, d, c, f, b]
-          expect((await files.listPage(owner.id, 0, 100)).map((row) => row.id)).toEqual(expected)
-          expect((await files.listPage(owner.id, 0, 2)).map((row) => row.id)).toEqual(expected.slice(0, 2))
-          expect((await files.listPage(owner.id, 2, 2)).map((row) => row.id)).toEqual(expected.slice(2, 4))
-          expect((await files.listPage(owner.id, 4, 2)).map((row) => row.id)).toEqual(expected.slice(4, 6))
-          expect((await files.listPage(owner.id, 5, 10)).map((row) => row.id)).toEqual(expected.slice(5))
-          expect(await files.listPage(owner.id, 6, 10)).toEqual([])
+          expect((await files.listPage(owner.id, 0, 100, T0)).map((row) => row.id)).toEqual(expected)
+          expect((await files.listPage(owner.id, 0, 2, T0)).map((row) => row.id)).toEqual(expected.slice(0, 2))
+          expect((await files.listPage(owner.id, 2, 2, T0)).map((row) => row.id)).toEqual(expected.slice(2, 4))
+          expect((await files.listPage(owner.id, 4, 2, T0)).map((row) => row.id)).toEqual(expected.slice(4, 6))
+          expect((await files.listPage(owner.id, 5, 10, T0)).map((row) => row.id)).toEqual(expected.slice(5))
+          expect(await files.listPage(owner.id, 6, 10, T0)).toEqual([])
         })
 
         it('listPage reads each file with the columns it is shown with, each in its place, and leaves out owner and storage key', async () => {
           const { id } = await newAccount()
           const row = await newFile(id, { size: 7, content_type: 'image/png', sha256: 'b'.repeat(64), created_at: T0 + 1 })
-          await files.countDownload(row)
-          const { account_id: _owner, storage_key: _key, ...shown } = (await files.findOwned(id, row.id))!
+          await countDownload(row)
+          const { account_id: _owner, storage_key: _key, ...shown } = (await files.findOwned(id, row.id, T0))!
           expect(shown.download_count).toBe(1)
-          for (const oldestFirst of [false, true]) expect(await files.listPage(id, 0, 10, oldestFirst)).toEqual([shown])
+          for (const oldestFirst of [false, true]) expect(await files.listPage(id, 0, 10, T0, oldestFirst)).toEqual([shown])
         })
 
         it('deleteOwned removes the row and lowers every counter, downloads included', async () => {
           const { id } = await newAccount()
           const kept = await newFile(id, { size: 1000 })
           const gone = await newFile(id, { size: 250 })
-          for (let i = 0; i < 3; i++) await files.countDownload(gone)
-          await files.countDownload(kept)
+          for (let i = 0; i < 3; i++) await countDownload(gone)
+          await countDownload(kept)
           expect(await accounts.findById(id)).toMatchObject({ total_files: 2, total_size: 1250, total_downloads: 4 })
 
-          const deleted = await files.deleteOwned(id, gone.id)
+          const deleted = await files.deleteOwned(id, gone.id, T0)
           expect(deleted).toMatchObject({ id: gone.id, size: 250, download_count: 3 })
           expect(await accounts.findById(id)).toMatchObject({ total_files: 1, total_size: 1000, total_downloads: 1 })
-          expect(await files.findOwned(id, gone.id)).toBeUndefined()
-          expect(await files.findByToken(gone.token)).toBeUndefined()
-          expect(await files.deleteOwned(id, gone.id)).toBeUndefined()
+          expect(await files.findOwned(id, gone.id, T0)).toBeUndefined()
+          expect(await findByToken(gone.token)).toBeUndefined()
+          expect(await files.deleteOwned(id, gone.id, T0)).toBeUndefined()
           expect(await accounts.findById(id)).toMatchObject({ total_files: 1, total_size: 1000, total_downloads: 1 })
         })
 
         it("deleteOwned refuses another account's file and changes nothing", async () => {
           const [owner, other] = [await newAccount(), await newAccount()]
           const row = await newFile(owner.id, { size: 10 })
-          expect(await files.deleteOwned(other.id, row.id)).toBeUndefined()
-          expect(await files.findOwned(owner.id, row.id)).toEqual(row)
+          expect(await files.deleteOwned(other.id, row.id, T0)).toBeUndefined()
+          expect(await files.findOwned(owner.id, row.id, T0)).toEqual(row)
           expect(await accounts.findById(owner.id)).toMatchObject({ total_files: 1, total_size: 10 })
           expect(await accounts.findById(other.id)).toMatchObject({ total_files: 0, total_size: 0 })
         })
@@ -518,18 +568,18 @@ for (const dialect of DIALECTS) {
         it('50 concurrent countDownload calls count 50 on the file and on the account', async () => {
           const { id } = await newAccount()
           const row = await newFile(id)
-          const counted = await Promise.all(Array.from({ length: 50 }, () => files.countDownload(row)))
+          const counted = await Promise.all(Array.from({ length: 50 }, () => countDownload(row)))
           expect(counted.every(Boolean)).toBe(true)
-          expect((await files.findOwned(id, row.id))!.download_count).toBe(50)
+          expect((await files.findOwned(id, row.id, T0))!.download_count).toBe(50)
           expect((await accounts.findById(id))!.total_downloads).toBe(50)
         })
 
         it('countDownload of a deleted file is false and counts nothing', async () => {
           const { id } = await newAccount()
           const row = await newFile(id)
-          await files.countDownload(row)
-          await files.deleteOwned(id, row.id)
-          expect(await files.countDownload(row)).toBe(false)
+          await countDownload(row)
+          await files.deleteOwned(id, row.id, T0)
+          expect(await countDownload(row)).toBe(false)
           expect((await accounts.findById(id))!.total_downloads).toBe(0)
         })
 
@@ -537,24 +587,24 @@ for (const dialect of DIALECTS) {
           const { id } = await newAccount()
           const row = await newFile(id, { size: 7 })
           const kept = await newFile(id, { size: 3 })
-          const downloads = Array.from({ length: 20 }, () => files.countDownload(row))
-          const deleted = files.deleteOwned(id, row.id)
+          const downloads = Array.from({ length: 20 }, () => countDownload(row))
+          const deleted = files.deleteOwned(id, row.id, T0)
           const counted = (await Promise.all(downloads)).filter(Boolean).length
           const deletedRow = await deleted
           // Whatever got counted before the delete left with the file, and nothing counted after it.
           expect(deletedRow!.download_count).toBe(counted)
           expect(await accounts.findById(id)).toMatchObject({ total_files: 1, total_size: 3, total_downloads: 0 })
-          expect((await files.findOwned(id, kept.id))!.download_count).toBe(0)
+          expect((await files.findOwned(id, kept.id, T0))!.download_count).toBe(0)
         })
 
         it('ids are never reused after a delete', async () => {
           const { id } = await newAccount()
           const rows = [await newFile(id), await newFile(id), await newFile(id)]
           const highest = Math.max(...rows.map((row) => row.id))
-          await files.deleteOwned(id, highest)
+          await files.deleteOwned(id, highest, T0)
           const next = await newFile(id)
           expect(next.id).toBeGreaterThan(highest)
-          for (const row of await files.listPage(id, 0, 100)) await files.deleteOwned(id, row.id)
+          for (const row of await files.listPage(id, 0, 100, T0)) await files.deleteOwned(id, row.id, T0)
           expect((await newFile(id)).id).toBeGreaterThan(next.id)
         })
 
@@ -562,7 +612,7 @@ for (const dialect of DIALECTS) {
           const { id } = await newAccount()
           const rows = await Promise.all(Array.from({ length: 3 }, () => newFile(id)))
           const gone = await newFile(id)
-          await files.deleteOwned(id, gone.id)
+          await files.deleteOwned(id, gone.id, T0)
           const stray = Array.from({ length: 1200 }, (_, i) => `f${i}`.padEnd(32, 'f'))
           const referenced = rows.map((row) => row.storage_key)
           // More keys than one query takes, with the referenced ones in different batches.
@@ -578,16 +628,123 @@ for (const dialect of DIALECTS) {
           const row = await newFile(id, { size })
           expect(row.size).toBe(size)
           expect(typeof row.size).toBe('number')
-          expect((await files.findOwned(id, row.id))!.size).toBe(size)
-          expect((await files.findByToken(row.token))!.size).toBe(size)
-          expect((await files.listPage(id, 0, 10))[0]!.size).toBe(size)
+          expect((await files.findOwned(id, row.id, T0))!.size).toBe(size)
+          expect((await findByToken(row.token))!.size).toBe(size)
+          expect((await files.listPage(id, 0, 10, T0))[0]!.size).toBe(size)
           await newFile(id, { size })
           const account = await accounts.findById(id)
           expect(account!.total_size).toBe(2 * size)
           expect(typeof account!.total_size).toBe('number')
           expect((await accounts.update(id, { max_file_size: size }))!.max_file_size).toBe(size)
-          await files.deleteOwned(id, row.id)
+          await files.deleteOwned(id, row.id, T0)
           expect((await accounts.findById(id))!.total_size).toBe(size)
+        })
+      })
+
+      describe('links', () => {
+        const linkFields = (file: FileRow, overrides: Partial<Parameters<LinksRepository['create']>[0]> = {}) => ({
+          file_id: file.id,
+          account_id: file.account_id,
+          token: `link-${randomBytes(12).toString('base64url')}`,
+          label: null,
+          expires_at: null,
+          max_downloads: null,
+          password_hash: null,
+          created_at: T0,
+          ...overrides,
+        })
+
+        it('takeDownload: of 50 concurrent takers of a link with 7 downloads left, exactly 7 count, on link, file and account', async () => {
+          const { id } = await newAccount()
+          const file = await newFile(id)
+          const link = (await links.create(linkFields(file, { max_downloads: 10 }), 100))!
+          for (let i = 0; i < 3; i++) expect(await links.takeDownload(link, T0)).toBe(true)
+          const taken = await Promise.all(
+            Array.from({ length: 50 }, (_, i) =>
+              links.takeDownload(link, T0, { tokenHash: String(i).padStart(64, 'g'), expiresAt: T0 + 3_600_000 }),
+            ),
+          )
+          expect(taken.filter(Boolean)).toHaveLength(7)
+          expect((await links.findOwned(id, link.id))!.link.download_count).toBe(10)
+          expect((await files.findOwned(id, file.id, T0))!.download_count).toBe(10)
+          expect((await accounts.findById(id))!.total_downloads).toBe(10)
+          // Only the counted takers got a grant.
+          const granted = await Promise.all(taken.map((_, i) => links.findGranted(link.token, String(i).padStart(64, 'g'), T0 + 1)))
+          expect(granted.filter(Boolean)).toHaveLength(7)
+        })
+
+        it('takeDownload counts nothing on a revoked or expired link, or a file past its expiry', async () => {
+          const { id } = await newAccount()
+          const file = await newFile(id, { expires_at: T0 + 1000 })
+          const expiring = (await links.create(linkFields(file, { expires_at: T0 + 500 }), 100))!
+          const revoked = (await links.create(linkFields(file), 100))!
+          expect(await links.revoke(revoked.id, T0)).toBe(true)
+          expect(await links.takeDownload(revoked, T0)).toBe(false)
+          expect(await links.takeDownload(expiring, T0 + 500)).toBe(false)
+          expect(await links.takeDownload(expiring, T0 + 499)).toBe(true)
+          const defaultLink = (await links.findByToken(file.token))!.link
+          expect(await links.takeDownload(defaultLink, T0 + 1000)).toBe(false)
+          expect((await accounts.findById(id))!.total_downloads).toBe(1)
+        })
+
+        it('create stops at the limit of links that are not revoked, under concurrency', async () => {
+          const { id } = await newAccount()
+          const file = await newFile(id)
+          const created = await Promise.all(Array.from({ length: 12 }, () => links.create(linkFields(file), 5)))
+          // The default link is one of the five.
+          expect(created.filter(Boolean)).toHaveLength(4)
+          await links.revoke(created.find(Boolean)!.id, T0)
+          expect(await links.create(linkFields(file), 5)).toBeDefined()
+          expect(await links.create(linkFields(file), 5)).toBeUndefined()
+        })
+
+        it("rotate gives a new token, the default link's to its file too, and ends its grants; revoke spares the default link", async () => {
+          const { id } = await newAccount()
+          const file = await newFile(id)
+          const defaultLink = (await links.findByToken(file.token))!.link
+          await links.takeDownload(defaultLink, T0, { tokenHash: 'g'.repeat(64), expiresAt: T0 + 3_600_000 })
+          expect(await links.findGranted(file.token, 'g'.repeat(64), T0)).toBeDefined()
+          const rotated = (await links.rotate(defaultLink.id, 'rotated-token-abcdefghijkl'))!
+          expect(rotated).toMatchObject({ token: 'rotated-token-abcdefghijkl', download_count: 1 })
+          expect((await files.findOwned(id, file.id, T0))!.token).toBe('rotated-token-abcdefghijkl')
+          expect(await links.findByToken(file.token)).toBeUndefined()
+          expect(await links.findGranted('rotated-token-abcdefghijkl', 'g'.repeat(64), T0)).toBeUndefined()
+          expect(await links.revoke(defaultLink.id, T0)).toBe(false)
+        })
+
+        it('purge removes links revoked before the cutoff and grants past their hour, and nothing else', async () => {
+          const { id } = await newAccount()
+          const file = await newFile(id)
+          const [old, recent, live] = [
+            (await links.create(linkFields(file), 100))!,
+            (await links.create(linkFields(file), 100))!,
+            (await links.create(linkFields(file), 100))!,
+          ]
+          await links.revoke(old.id, T0)
+          await links.revoke(recent.id, T0 + 10_000)
+          await links.takeDownload(live, T0, { tokenHash: 'a'.repeat(64), expiresAt: T0 + 1000 })
+          await links.takeDownload(live, T0, { tokenHash: 'b'.repeat(64), expiresAt: T0 + 5000 })
+          expect(await links.purge(T0 + 5000, T0 + 1000)).toEqual({ links: 1, grants: 1 })
+          expect((await links.listForFile(file.id, 0)).map((link) => link.id).sort()).toEqual(
+            [recent.id, live.id, (await links.findByToken(file.token))!.link.id].sort(),
+          )
+          expect(await links.findGranted(live.token, 'b'.repeat(64), T0 + 1000)).toBeDefined()
+        })
+
+        it('a file past its expiry is left out of reads and figures before deleteExpired removes it with its counts', async () => {
+          const { id } = await newAccount()
+          const kept = await newFile(id, { size: 10 })
+          const expiring = await newFile(id, { size: 20, expires_at: T0 + 1000 })
+          await countDownload(expiring)
+          expect(await files.expiredTotals(id, T0 + 999)).toEqual({ files: 0, size: 0, downloads: 0 })
+          expect(await files.expiredTotals(id, T0 + 1000)).toEqual({ files: 1, size: 20, downloads: 1 })
+          expect(await files.findOwned(id, expiring.id, T0 + 1000)).toBeUndefined()
+          expect((await files.listPage(id, 0, 10, T0 + 1000)).map((row) => row.id)).toEqual([kept.id])
+          expect(await files.deleteOwned(id, expiring.id, T0 + 1000)).toBeUndefined()
+          expect((await files.deleteExpired(T0 + 1000, 10)).map((row) => row.id)).toEqual([expiring.id])
+          expect(await accounts.findById(id)).toMatchObject({ total_files: 1, total_size: 10, total_downloads: 0 })
+          expect(await files.expiredTotals(id, T0 + 1000)).toEqual({ files: 0, size: 0, downloads: 0 })
+          expect(await files.deleteExpired(T0 + 1000, 10)).toEqual([])
         })
       })
 

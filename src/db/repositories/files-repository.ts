@@ -1,12 +1,27 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely'
 import type { Database, FileRow, ListedFile, NewFileRow } from '../schema.js'
 import { takeUploadSlotIn } from './accounts-repository.js'
 import { compiledOnce } from './compiled-query.js'
 import { keysInBatches } from './keys-in-batches.js'
 
-/** Inserts a file row and bumps its account's kept counters, inside the caller's transaction. */
+/**
+ * A file that has not expired at `now`: from its expires_at on, a file is gone for everyone, before
+ * the collector removes it (../shared/spec/links.md, File expiry).
+ */
+export function fileIsLive(eb: ExpressionBuilder<Database, 'files'>, now: number) {
+  return eb.or([eb('files.expires_at', 'is', null), eb('files.expires_at', '>', now)])
+}
+
+/**
+ * Inserts a file row with its default link (the file's token, no policy) and bumps its account's
+ * kept counters, inside the caller's transaction.
+ */
 export async function insertFileIn(trx: Transaction<Database>, file: NewFileRow): Promise<FileRow> {
   const row = await trx.insertInto('files').values(file).returningAll().executeTakeFirstOrThrow()
+  await trx
+    .insertInto('links')
+    .values({ file_id: row.id, account_id: row.account_id, token: row.token, is_default: 1, created_at: row.created_at })
+    .execute()
   await trx
     .updateTable('accounts')
     .set({ total_files: sql`total_files + 1`, total_size: sql`total_size + ${file.size}` })
@@ -29,6 +44,7 @@ const LISTED_COLUMNS = [
   'sha256',
   'created_at',
   'download_count',
+  'expires_at',
 ] as const satisfies ReadonlyArray<keyof ListedFile>
 
 function toListedFile(row: ListedFile | unknown[]): ListedFile {
@@ -42,26 +58,34 @@ function toListedFile(row: ListedFile | unknown[]): ListedFile {
     sha256: row[5] as string,
     created_at: row[6] as number,
     download_count: row[7] as number,
+    expires_at: row[8] as number | null,
   }
 }
 
 export class FilesRepository {
   private readonly findOwnedQuery
   private readonly pageQueries
+  private readonly expiredTotalsQuery
 
   constructor(private readonly db: Kysely<Database>) {
-    this.findOwnedQuery = compiledOnce(db, 2, (accountId: number, id: number) =>
-      db.selectFrom('files').selectAll().where('id', '=', id).where('account_id', '=', accountId),
+    this.findOwnedQuery = compiledOnce(db, 3, (accountId: number, id: number, now: number) =>
+      db
+        .selectFrom('files')
+        .selectAll()
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where((eb) => fileIsLive(eb, now)),
     )
     const page = (direction: 'asc' | 'desc') =>
       compiledOnce(
         db,
-        3,
-        (accountId: number, offset: number, limit: number) =>
+        4,
+        (accountId: number, offset: number, limit: number, now: number) =>
           db
             .selectFrom('files')
             .select(LISTED_COLUMNS)
             .where('account_id', '=', accountId)
+            .where((eb) => fileIsLive(eb, now))
             .orderBy('created_at', direction)
             .orderBy('id', direction)
             .limit(limit)
@@ -69,6 +93,17 @@ export class FilesRepository {
         true,
       )
     this.pageQueries = { asc: page('asc'), desc: page('desc') }
+    this.expiredTotalsQuery = compiledOnce(db, 2, (accountId: number, now: number) =>
+      db
+        .selectFrom('files')
+        .select((eb) => [
+          eb.fn.countAll<number | string>().as('files'),
+          eb.fn.coalesce(eb.fn.sum<number | string>('size'), sql<number>`0`).as('size'),
+          eb.fn.coalesce(eb.fn.sum<number | string>('download_count'), sql<number>`0`).as('downloads'),
+        ])
+        .where('account_id', '=', accountId)
+        .where('expires_at', '<=', now),
+    )
   }
 
   /** Inserts the row and bumps the account's kept counters in one transaction. */
@@ -88,56 +123,80 @@ export class FilesRepository {
     })
   }
 
-  async findOwned(accountId: number, id: number): Promise<FileRow | undefined> {
-    return (await this.findOwnedQuery(accountId, id))[0]
-  }
-
-  findByToken(token: string): Promise<FileRow | undefined> {
-    return this.db.selectFrom('files').selectAll().where('token', '=', token).executeTakeFirst()
+  /** The owner's file, unless it has expired at `now`. */
+  async findOwned(accountId: number, id: number, now: number): Promise<FileRow | undefined> {
+    return (await this.findOwnedQuery(accountId, id, now))[0]
   }
 
   /**
-   * Newest first, ties by id (highest first); served by the files_account_order index.
-   * `oldestFirst` walks the same index from its other end, for pages nearer that end.
+   * Newest first, ties by id (highest first), leaving out files expired at `now`; served by the
+   * files_account_order index. `oldestFirst` walks the same index from its other end, for pages
+   * nearer that end.
    */
-  async listPage(accountId: number, offset: number, limit: number, oldestFirst = false): Promise<ListedFile[]> {
-    return (await this.pageQueries[oldestFirst ? 'asc' : 'desc'](accountId, offset, limit)).map(toListedFile)
+  async listPage(accountId: number, offset: number, limit: number, now: number, oldestFirst = false): Promise<ListedFile[]> {
+    return (await this.pageQueries[oldestFirst ? 'asc' : 'desc'](accountId, offset, limit, now)).map(toListedFile)
   }
 
-  /** Deletes the row and lowers the account's counters in one transaction; undefined if absent. */
-  deleteOwned(accountId: number, id: number): Promise<FileRow | undefined> {
+  /**
+   * What the account's kept counters still hold of files expired at `now` that the collector has
+   * not removed yet: the figures subtract it, so that a file leaves them at its expiry exactly.
+   */
+  async expiredTotals(accountId: number, now: number): Promise<{ files: number; size: number; downloads: number }> {
+    const row = (await this.expiredTotalsQuery(accountId, now))[0]
+    return { files: Number(row?.files ?? 0), size: Number(row?.size ?? 0), downloads: Number(row?.downloads ?? 0) }
+  }
+
+  /**
+   * Deletes the owner's file unless it expired at `now` (its links and grants go with it) and
+   * lowers the account's counters in one transaction; undefined if absent.
+   */
+  deleteOwned(accountId: number, id: number, now: number): Promise<FileRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx.deleteFrom('files').where('id', '=', id).where('account_id', '=', accountId).returningAll().executeTakeFirst()
-      if (!row) return undefined
-      await trx
-        .updateTable('accounts')
-        .set({
-          total_files: sql`total_files - 1`,
-          total_size: sql`total_size - ${row.size}`,
-          total_downloads: sql`total_downloads - ${row.download_count}`,
-        })
-        .where('id', '=', accountId)
-        .execute()
+      const row = await trx
+        .deleteFrom('files')
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where((eb) => fileIsLive(eb, now))
+        .returningAll()
+        .executeTakeFirst()
+      if (row) await lowerCountersIn(trx, row)
       return row
     })
   }
 
-  /** Counts one download on the file and on its account's kept total; false if the file is gone. */
-  countDownload(file: Pick<FileRow, 'id' | 'account_id'>): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('files')
-        .set({ download_count: sql`download_count + 1` })
-        .where('id', '=', file.id)
-        .executeTakeFirst()
-      if (result.numUpdatedRows === 0n) return false
-      await trx
-        .updateTable('accounts')
-        .set({ total_downloads: sql`total_downloads + 1` })
-        .where('id', '=', file.account_id)
-        .execute()
-      return true
-    })
+  /**
+   * Removes up to `limit` files expired at `now`, each with its counters in its own transaction
+   * (safe on several instances: a row another sweep took is simply not found).
+   */
+  async deleteExpired(now: number, limit: number): Promise<FileRow[]> {
+    const due = await this.db.selectFrom('files').select('id').where('expires_at', '<=', now).orderBy('expires_at').limit(limit).execute()
+    const removed: FileRow[] = []
+    for (const { id } of due) {
+      const row = await this.db.transaction().execute(async (trx) => {
+        const deleted = await trx.deleteFrom('files').where('id', '=', id).where('expires_at', '<=', now).returningAll().executeTakeFirst()
+        if (deleted) await lowerCountersIn(trx, deleted)
+        return deleted
+      })
+      if (row) removed.push(row)
+    }
+    return removed
+  }
+
+  /** Renames the owner's live file and sets or clears its expiry; undefined if absent. */
+  update(
+    accountId: number,
+    id: number,
+    changes: { filename?: string; expires_at?: number | null },
+    now: number,
+  ): Promise<FileRow | undefined> {
+    return this.db
+      .updateTable('files')
+      .set(changes)
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where((eb) => fileIsLive(eb, now))
+      .returningAll()
+      .executeTakeFirst()
   }
 
   /** Which of `storageKeys` a file row references (garbage collection asks a batch at a time). */
@@ -146,4 +205,17 @@ export class FilesRepository {
       (await this.db.selectFrom('files').select('storage_key').where('storage_key', 'in', batch).execute()).map((row) => row.storage_key),
     )
   }
+}
+
+/** Takes a removed file out of its account's kept counters, downloads included. */
+async function lowerCountersIn(trx: Transaction<Database>, row: FileRow): Promise<void> {
+  await trx
+    .updateTable('accounts')
+    .set({
+      total_files: sql`total_files - 1`,
+      total_size: sql`total_size - ${row.size}`,
+      total_downloads: sql`total_downloads - ${row.download_count}`,
+    })
+    .where('id', '=', row.account_id)
+    .execute()
 }
