@@ -11,6 +11,7 @@ import type { BlobStore } from './storage/blob-store.js'
 import { openBlobStore } from './storage/open-blob-store.js'
 import { BackendUnreachableError } from './errors.js'
 import { isConnectionError } from './lib/network-errors.js'
+import { LINK_PASSWORD_FAILURES, LINK_PASSWORD_FAILURE_WINDOW_S } from './services/links.js'
 
 /** Runs `open`, turning a failed connection into BackendUnreachableError. */
 async function reaching<T>(backend: string, open: () => Promise<T>): Promise<T> {
@@ -29,6 +30,7 @@ export interface Limiters {
   signInFailuresByIp: PerKeyLimiter
   signInFailuresByIpAndEmail: PerKeyLimiter
   signInFailuresByEmail: PerKeyLimiter
+  linkPasswordFailures: PerKeyLimiter
 }
 
 /** Everything the service runs on, chosen once from config. */
@@ -117,5 +119,11 @@ function openLimiters(config: Config, redis: Redis | undefined): Limiters {
     signInFailuresByIp: new PerKeyLimiter(config.signInFailuresPerMinute, `${prefix}sign-in-failures-ip`, redis),
     signInFailuresByIpAndEmail: new PerKeyLimiter(config.signInAccountFailuresPerMinute, `${prefix}sign-in-failures-ip-email`, redis),
     signInFailuresByEmail: new PerKeyLimiter(config.signInEmailFailuresPerHour, `${prefix}sign-in-failures-email`, redis, 3600),
+    linkPasswordFailures: new PerKeyLimiter(
+      LINK_PASSWORD_FAILURES,
+      `${prefix}link-password-failures`,
+      redis,
+      LINK_PASSWORD_FAILURE_WINDOW_S,
+    ),
   }
 }

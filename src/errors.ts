@@ -11,6 +11,10 @@ export const ERROR_REGISTRY = {
   file_too_large: { status: 403, message: 'The file exceeds the maximum file size of the account.' },
   daily_upload_limit_exceeded: { status: 403, message: 'The daily upload limit of the account is reached.' },
   not_found: { status: 404, message: 'Resource not found.' },
+  // Links (../shared/spec/links.md).
+  invalid_password: { status: 401, message: 'The password of this link is missing or wrong.' },
+  link_limit_exceeded: { status: 403, message: 'The file has as many links as it may have.' },
+  default_link_required: { status: 409, message: "A file's default link cannot be deleted; rotate it or limit it instead." },
   // Resumable uploads (tus, /api/v1/uploads): the statuses the tus protocol gives these cases.
   upload_expired: { status: 410, message: 'The upload expired unfinished; its bytes are gone. Start a new upload.' },
   tus_version_not_supported: { status: 412, message: 'Only version 1.0.0 of the tus protocol is supported (Tus-Resumable: 1.0.0).' },
@@ -104,6 +108,21 @@ export class DailyUploadLimitExceededError extends AppError {
 export class NotFoundError extends AppError {
   constructor(message?: string) {
     super('not_found', message)
+  }
+}
+export class InvalidPasswordError extends AppError {
+  constructor(message?: string) {
+    super('invalid_password', message)
+  }
+}
+export class LinkLimitExceededError extends AppError {
+  constructor(readonly limit: number) {
+    super('link_limit_exceeded', `The file has ${limit} links that are not revoked, as many as a file may have; revoke one first.`)
+  }
+}
+export class DefaultLinkRequiredError extends AppError {
+  constructor() {
+    super('default_link_required')
   }
 }
 export class UploadExpiredError extends AppError {

@@ -114,6 +114,10 @@ function gcReportJson(report: GarbageCollectionReport) {
     unfinished_write_bytes_removed: report.unfinishedWriteBytesRemoved,
     recent_unfinished_writes_kept: report.recentUnfinishedWritesKept,
     resumable_uploads_expired: report.uploadsExpired,
+    files_expired: report.filesExpired,
+    expired_file_bytes_removed: report.expiredFileBytesRemoved,
+    revoked_links_removed: report.revokedLinksRemoved,
+    download_grants_removed: report.grantsRemoved,
     open_resumable_upload_writes_kept: report.openUploadWritesKept,
     bytes_freed: report.bytesFreed,
     failures: report.failures,
@@ -137,6 +141,9 @@ function formatGcReport(report: GarbageCollectionReport): string {
       `Resumable uploads: ${plural(report.uploadsExpired, 'expired upload')} ended; ` +
         `kept the bytes of ${plural(report.openUploadWritesKept, 'open upload')} that may still resume.`,
     )
+  }
+  if (report.filesExpired > 0) {
+    lines.push(`Expired files: ${plural(report.filesExpired, 'file')} removed (${report.expiredFileBytesRemoved} bytes).`)
   }
   if (report.failures > 0) lines.push(`${plural(report.failures, 'removal')} failed; run gc again to retry.`)
   return lines.join('\n')

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { PAGE_HEADERS, page } from './html-page.js'
 
 /**
  * The HTML 404 that a browser gets for a dead public link (`/download/<token>`) and for an unknown
@@ -32,52 +32,6 @@ export function prefersHtml(accept: string | undefined): boolean {
   return html > 0 && html > quality(ranges, 'application/json')
 }
 
-const STYLE = `
-body{margin:0;font:16px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1f24;background:#f3f5f8}
-header{background:#10213f;color:#fff;padding:.75rem 1.25rem;font-weight:700;font-size:1.15rem}
-main{max-width:34rem;margin:2rem auto;padding:1.5rem 1.25rem;background:#fff;border:1px solid #c9ced6;border-radius:8px}
-@media (max-width:40rem){main{margin:1rem .75rem}}
-h1{font-size:1.6rem;margin:0 0 1rem}
-p{margin:0 0 .75rem}
-a{color:#1f4fbf}
-a:focus-visible{outline:3px solid #f2a900;outline-offset:2px}
-`
-const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64')
-
-/** Nothing runs on these pages: no script at all, and the one inline style by its hash. */
-const HEADERS = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy':
-    `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src data:; ` + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'X-Frame-Options': 'DENY',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-  'Cache-Control': 'no-store',
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <meta name="robots" content="noindex">
-    <title>${title} · Fileshare</title>
-    <link rel="icon" href="data:,">
-    <style>${STYLE}</style>
-  </head>
-  <body>
-    <header>Fileshare</header>
-    <main>
-      <h1>${title}</h1>
-${body}
-    </main>
-  </body>
-</html>
-`
-}
-
 /**
  * One page for every dead link: an unknown, a mistyped and a deleted file's token get the same
  * bytes, so the page tells nobody whether a link ever worked.
@@ -100,23 +54,27 @@ function dashboardPage(path: string): string {
 }
 
 /**
- * Sends the HTML 404 when the request asks for one and returns true: GET or HEAD of a public link
- * (`/download/<token>`, on any host) or of an unknown path under `/dashboard/`, with an Accept header
+ * Sends the HTML 404 when the request asks for one and returns true: GET, HEAD or POST of a public
+ * link (`/download/<token>`, or a grant URL, on any host) or GET or HEAD of an unknown path under `/dashboard/`, with an Accept header
  * that prefers text/html. Otherwise it only marks the answer as varying by Accept where it could
  * have been HTML (caches must keep the two apart), and returns false.
  * `routerMiss`: no route matched (the not-found handler), as opposed to a route that found nothing.
  */
 export function sendHtmlNotFound(request: FastifyRequest, reply: FastifyReply, routerMiss: boolean): boolean {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return false
   const path = request.url.split('?')[0]!
-  // `/download/` (no token at all) is no link anyone was given: it keeps the JSON.
-  const download = request.routeOptions.url === '/download/:token' && /^\/download\/[^/]+$/.test(path)
+  const route = request.routeOptions.url
+  // `/download/` (no token at all) is no link anyone was given: it keeps the JSON. A browser's form
+  // POSTs to the link: a link that died since its page was shown gets the same page.
+  const download =
+    (route === '/download/:token' && /^\/download\/[^/]+$/.test(path) && request.method !== 'OPTIONS') ||
+    (route === '/download/:token/:grant' && /^\/download\/[^/]+\/[^/]+$/.test(path))
+  if (request.method !== 'GET' && request.method !== 'HEAD' && !(download && request.method === 'POST')) return false
   if (!download && !(routerMiss && path.startsWith('/dashboard/'))) return false
   reply.header('Vary', 'Accept')
   if (!prefersHtml(request.headers.accept)) return false
   reply
     .code(404)
-    .headers(HEADERS)
+    .headers(PAGE_HEADERS)
     .send(download ? DOWNLOAD_PAGE : dashboardPage(path))
   return true
 }

@@ -28,5 +28,6 @@ export function presentFile(file: ListedFile, linkBaseUrl: string): FileObject {
     public_link: `${linkBaseUrl}/download/${file.token}`,
     content_type: file.content_type,
     sha256: file.sha256,
+    expires_at: file.expires_at === null ? null : formatUploadDate(file.expires_at),
   }
 }

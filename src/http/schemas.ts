@@ -3,6 +3,10 @@ import { API_ERROR_CODES } from '../errors.js'
 
 const SafeId = (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description })
 
+/** A UTC time `YYYY-MM-DD HH:MM:SS`, or null. */
+const NullableTime = (description: string) =>
+  Type.Union([Type.String({ examples: ['2026-12-01 00:00:00'] }), Type.Null()], { description: `UTC, YYYY-MM-DD HH:MM:SS. ${description}` })
+
 export const ErrorBody = Type.Object(
   {
     success: Type.Literal(false),
@@ -27,6 +31,7 @@ export const FileObject = Type.Object(
     public_link: Type.String({ format: 'uri', description: '<public base URL>/download/<token>' }),
     content_type: Type.String(),
     sha256: Type.String({ description: 'Hex SHA-256 of the content; also the download ETag.' }),
+    expires_at: NullableTime('When the file expires for everyone (its links and API calls answer 404 from then on); null: never.'),
   },
   { title: 'File' },
 )
@@ -61,6 +66,7 @@ export const UploadResponse = Type.Object({
   download_count: Type.Integer(),
   content_type: Type.String(),
   sha256: Type.String(),
+  expires_at: NullableTime('When the file expires; null: never.'),
 })
 
 export const LIST_DEFAULTS = { page: 1, limit: 20 } as const
@@ -163,3 +169,98 @@ export const UploadStatusResponse = Type.Object({
 
 /** An answer with no body (tus answers carry their state in headers). */
 export const NoContent = Type.Unsafe<undefined>({ type: 'null', description: 'No body.' })
+
+/** A grant URL's two secrets. */
+export const GrantParams = Type.Object({ token: Type.String(), grant: Type.String() })
+
+/** GET of a link with a policy, for a client that does not prefer HTML. */
+export const DownloadOfferResponse = Type.Object(
+  {
+    success: Type.Literal(true),
+    download: Type.Object({
+      filename: Type.String(),
+      size: Type.Integer({ description: 'Bytes.' }),
+      content_type: Type.String(),
+      password_required: Type.Boolean({ description: 'POST `password` with the download.' }),
+      expires_at: NullableTime("The earlier of the link's and the file's expiry; null: none."),
+      downloads_left: Type.Union([Type.Integer(), Type.Null()], { description: 'null: no download limit.' }),
+    }),
+  },
+  { title: 'DownloadOffer' },
+)
+
+/** The 303 of a counted download. */
+export const GrantResponse = Type.Object(
+  {
+    success: Type.Literal(true),
+    download_url: Type.String({ format: 'uri', description: 'The grant URL, as in Location.' }),
+    expires_at: Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS: the grant is valid until then.' }),
+  },
+  { title: 'DownloadGrant' },
+)
+
+export const LinkObject = Type.Object(
+  {
+    link_id: Type.Integer({ description: 'Unique across the service, never reused.' }),
+    file_id: Type.Integer(),
+    url: Type.String({ format: 'uri', description: '<public base URL>/download/<token>' }),
+    default: Type.Boolean({ description: "The file's default link: its public_link. It cannot be deleted." }),
+    label: Type.Union([Type.String(), Type.Null()]),
+    expires_at: NullableTime('The link answers 404 from then on; null: no expiry of its own.'),
+    max_downloads: Type.Union([Type.Integer(), Type.Null()], { description: 'null: no download limit.' }),
+    download_count: Type.Integer(),
+    password_protected: Type.Boolean(),
+    status: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('exhausted'), Type.Literal('revoked')], {
+      description:
+        'expired: past its expires_at or its file expired; exhausted: download_count reached max_downloads; revoked: deleted (shown 30 days).',
+    }),
+    created_at: Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS.' }),
+  },
+  { title: 'Link' },
+)
+export type LinkObject = Static<typeof LinkObject>
+
+export const LinkIdParams = Type.Object({ link_id: SafeId('The link_id of a link.') })
+
+const ExpiresIn = Type.Integer({ minimum: 1, maximum: 315_360_000, description: 'Seconds from now (at most 10 years).' })
+const ExpiresAt = Type.Union([Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS, in the future.' }), Type.Null()])
+
+/** The fields of a link's create and update (links.md); on update, null clears one. */
+export const LinkBody = Type.Object(
+  {
+    label: Type.Optional(Type.Union([Type.String({ maxLength: 100, description: 'One line, at most 100 characters.' }), Type.Null()])),
+    expires_in: Type.Optional(ExpiresIn),
+    expires_at: Type.Optional(ExpiresAt),
+    max_downloads: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()])),
+    password: Type.Optional(
+      Type.Union([
+        Type.String({ minLength: 8, maxLength: 1024, description: 'Stored only as a slow salted hash; never returned.' }),
+        Type.Null(),
+      ]),
+    ),
+  },
+  { additionalProperties: false, title: 'LinkFields' },
+)
+
+/** PATCH /files/{file_id}. */
+export const FileUpdateBody = Type.Object(
+  {
+    expires_in: Type.Optional(ExpiresIn),
+    expires_at: Type.Optional(
+      Type.Union([Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS, in the future.' }), Type.Null()], {
+        description: 'null removes the expiry.',
+      }),
+    ),
+    filename: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description: "Made safe as an upload's name is: no path, no control characters, at most 255 bytes.",
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'FileChanges' },
+)
+
+export const LinkResponse = Type.Object({ success: Type.Literal(true), link: LinkObject })
+export const LinkListResponse = Type.Object({ success: Type.Literal(true), links: Type.Array(LinkObject) })

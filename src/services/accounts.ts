@@ -1,6 +1,7 @@
 import { PLAN_NAMES, type Config, type PlanName } from '../config.js'
 import { InvalidParameterError, NotFoundError } from '../errors.js'
 import type { AccountsRepository, LimitOverrides } from '../db/repositories/accounts-repository.js'
+import type { FilesRepository } from '../db/repositories/files-repository.js'
 import type { AccountRow } from '../db/schema.js'
 import { utcDay } from '../lib/utc-day.js'
 import type { RequestLimiter } from '../limits/request-limiter.js'
@@ -30,6 +31,7 @@ export function parsePlan(plan: string): PlanName {
 export class AccountService {
   constructor(
     private readonly accounts: AccountsRepository,
+    private readonly files: Pick<FilesRepository, 'expiredTotals'>,
     private readonly keys: ApiKeyService,
     private readonly config: Pick<Config, 'plans'>,
     private readonly requests: RequestLimiter,
@@ -69,14 +71,18 @@ export class AccountService {
     return this.found(id, await this.accounts.update(id, overrides))
   }
 
-  /** Exact figures from the account's kept counters: no scan of its files. */
+  /**
+   * Exact figures from the account's kept counters, less what files past their expiry still hold
+   * there until the collector removes them: no scan of the account's files.
+   */
   async stats(id: number, now = this.now()): Promise<AccountStats> {
     const row = this.found(id, await this.accounts.findById(id))
+    const expired = row.total_files > 0 ? await this.files.expiredTotals(id, now) : { files: 0, size: 0, downloads: 0 }
     return {
       plan: row.plan,
-      totalFiles: row.total_files,
-      totalSize: row.total_size,
-      totalDownloads: row.total_downloads,
+      totalFiles: row.total_files - expired.files,
+      totalSize: row.total_size - expired.size,
+      totalDownloads: row.total_downloads - expired.downloads,
       // A later day than this instance's clock is the account's current day (slots never go back).
       uploadsToday: row.uploads_day >= utcDay(now) ? row.uploads_today : 0,
       limits: effectiveLimits(row, this.config.plans),

@@ -4,6 +4,7 @@ import { AccountHoldersRepository } from '../db/repositories/account-holders-rep
 import { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../db/repositories/api-keys-repository.js'
 import { FilesRepository } from '../db/repositories/files-repository.js'
+import { LinksRepository } from '../db/repositories/links-repository.js'
 import { SessionsRepository } from '../db/repositories/sessions-repository.js'
 import { UploadsRepository } from '../db/repositories/uploads-repository.js'
 import type { ScryptCost } from '../lib/passwords.js'
@@ -17,6 +18,7 @@ import { ApiKeyService } from './api-keys.js'
 import { DownloadService } from './downloads.js'
 import { FileService } from './files.js'
 import { GarbageCollector } from './garbage-collector.js'
+import { LinkService } from './links.js'
 import { ResumableUploadService, type ResumableUploadTiming } from './resumable-uploads.js'
 import { SessionService } from './sessions.js'
 import { SignInService } from './sign-in.js'
@@ -26,6 +28,7 @@ export interface Services {
   accounts: AccountService
   apiKeys: ApiKeyService
   files: FileService
+  links: LinkService
   resumableUploads: ResumableUploadService
   downloads: DownloadService
   garbageCollector: GarbageCollector
@@ -40,6 +43,8 @@ export interface ServiceLimiters {
   signInFailuresByIp: PerKeyLimiter
   signInFailuresByIpAndEmail: PerKeyLimiter
   signInFailuresByEmail: PerKeyLimiter
+  /** Wrong passwords of a link, per link and client address (links.md: ten in 15 minutes). */
+  linkPasswordFailures: PerKeyLimiter
 }
 
 export interface ServiceOptions {
@@ -82,13 +87,16 @@ export function createServices(
   const apiKeys = new ApiKeyService(new ApiKeysRepository(db), accountsRepository, config, onBackgroundError, now)
   const accountHolders = new AccountHolderService(new AccountHoldersRepository(db), accountsRepository, passwordHashCost, now)
   const sessions = new SessionService(new SessionsRepository(db), config, now)
+  const linksRepository = new LinksRepository(db)
+  const links = new LinkService(linksRepository, filesRepository, passwordHashCost, now)
   return {
     apiKeys,
-    accounts: new AccountService(accountsRepository, apiKeys, config, limiters.requests, now),
+    accounts: new AccountService(accountsRepository, filesRepository, apiKeys, config, limiters.requests, now),
     files: new FileService(filesRepository, accountsRepository, store, onBackgroundError, now, uploadEvents),
+    links,
     resumableUploads,
-    downloads: new DownloadService(filesRepository, store),
-    garbageCollector: new GarbageCollector(filesRepository, store, resumableUploads, onBackgroundError, now),
+    downloads: new DownloadService(linksRepository, links, store, limiters.linkPasswordFailures, now),
+    garbageCollector: new GarbageCollector(filesRepository, linksRepository, store, resumableUploads, onBackgroundError, now),
     accountHolders,
     sessions,
     signIn: new SignInService(accountHolders, sessions, {

@@ -1,7 +1,9 @@
 import type { FilesRepository } from '../db/repositories/files-repository.js'
+import type { LinksRepository } from '../db/repositories/links-repository.js'
 import type { BlobEntry, BlobStore } from '../storage/blob-store.js'
 import type { ResumableBlobStore } from '../storage/resumable.js'
 import type { ResumableUploadService } from './resumable-uploads.js'
+import { REVOKED_LINK_RETENTION_MS } from './links.js'
 
 export interface GarbageCollectionOptions {
   /**
@@ -32,9 +34,15 @@ export interface GarbageCollectionReport {
   recentUnfinishedWritesKept: number
   /** Resumable uploads whose expiry passed: their bytes removed, their daily slot given back (none in a dry run). */
   uploadsExpired: number
+  /** Files past their expires_at: their rows and counts removed, then their bytes (none in a dry run). */
+  filesExpired: number
+  expiredFileBytesRemoved: number
+  /** Links revoked more than 30 days ago, and grants past their hour: removed (none in a dry run). */
+  revokedLinksRemoved: number
+  grantsRemoved: number
   /** Unfinished writes that belong to resumable uploads still open, whatever their age: kept. */
   openUploadWritesKept: number
-  /** blobBytesRemoved + unfinishedWriteBytesRemoved. */
+  /** blobBytesRemoved + unfinishedWriteBytesRemoved + expiredFileBytesRemoved. */
   bytesFreed: number
   /** Removals that failed; each was reported to onError and is retried by the next sweep. */
   failures: number
@@ -63,6 +71,10 @@ export function emptyGarbageCollectionReport({
     unfinishedWriteBytesRemoved: 0,
     recentUnfinishedWritesKept: 0,
     uploadsExpired: 0,
+    filesExpired: 0,
+    expiredFileBytesRemoved: 0,
+    revokedLinksRemoved: 0,
+    grantsRemoved: 0,
     openUploadWritesKept: 0,
     bytesFreed: 0,
     failures: 0,
@@ -79,6 +91,7 @@ export function emptyGarbageCollectionReport({
 export class GarbageCollector {
   constructor(
     private readonly files: FilesRepository,
+    private readonly links: Pick<LinksRepository, 'purge'>,
     private readonly store: BlobStore & ResumableBlobStore,
     private readonly uploads: Pick<ResumableUploadService, 'expireDue' | 'openStorageKeys'>,
     private readonly onError: (error: unknown) => void = () => {},
@@ -90,8 +103,14 @@ export class GarbageCollector {
     const report = emptyGarbageCollectionReport({ graceMs, dryRun })
     const stopped = () => (report.interrupted ||= signal?.aborted ?? false)
 
-    // First, so that the bytes of uploads that expire now are removed by this sweep.
-    if (!dryRun) report.uploadsExpired = await this.uploads.expireDue(signal)
+    // First, so that the bytes of uploads and files that expire now are removed by this sweep.
+    if (!dryRun) {
+      report.uploadsExpired = await this.uploads.expireDue(signal)
+      await this.expireFiles(report, signal)
+      const purged = await this.links.purge(this.now() - REVOKED_LINK_RETENTION_MS, this.now())
+      report.revokedLinksRemoved = purged.links
+      report.grantsRemoved = purged.grants
+    }
 
     const removeUnreferenced = async (batch: BlobEntry[]) => {
       // Asked after the batch was listed: a row committed since then still protects its blob.
@@ -146,8 +165,28 @@ export class GarbageCollector {
     if (!stopped()) await removeUnfinished(this.store.listUnfinishedWrites(), (write) => this.store.removeUnfinishedWrite(write.id))
     if (!stopped())
       await removeUnfinished(this.store.listResumableLeftovers(), (leftover) => this.store.removeResumableLeftover(leftover.id))
-    report.bytesFreed = report.blobBytesRemoved + report.unfinishedWriteBytesRemoved
+    report.bytesFreed = report.blobBytesRemoved + report.unfinishedWriteBytesRemoved + report.expiredFileBytesRemoved
     return report
+  }
+
+  /**
+   * Removes the files whose expiry passed (already gone for everyone since then) with their counts,
+   * then their bytes. A blob whose removal fails is left to the unreferenced-blob pass.
+   */
+  private async expireFiles(report: GarbageCollectionReport, signal: AbortSignal | undefined): Promise<void> {
+    for (;;) {
+      if (signal?.aborted) return
+      const expired = await this.files.deleteExpired(this.now(), BATCH_SIZE)
+      report.filesExpired += expired.length
+      await this.removeAll(
+        expired,
+        false,
+        report,
+        (file) => this.store.delete(file.storage_key),
+        (file) => (report.expiredFileBytesRemoved += file.size),
+      )
+      if (expired.length < BATCH_SIZE) return
+    }
   }
 
   /** Removes `items` a few at a time; a failure is counted and reported, and the rest go on. */

@@ -69,6 +69,8 @@ export interface NewUpload {
   /** The raw Upload-Metadata header, echoed on HEAD. */
   metadata: string
   filename?: string
+  /** Fileshare-Expires-In: the file expires this many seconds after the upload completes. */
+  fileLifetimeSeconds?: number
 }
 
 export interface Chunk {
@@ -166,6 +168,7 @@ export class ResumableUploadService {
           expires_at: now + this.timing.expiryMs,
           lease_token: null,
           lease_expires_at: null,
+          file_expires_in: input.fileLifetimeSeconds ?? null,
         },
         dailyUploads,
       )
@@ -316,7 +319,7 @@ export class ResumableUploadService {
   }
 
   private async fileOf(row: UploadRow): Promise<FileRow | null> {
-    return row.file_id === null ? null : ((await this.files.findOwned(row.account_id, row.file_id)) ?? null)
+    return row.file_id === null ? null : ((await this.files.findOwned(row.account_id, row.file_id, this.now())) ?? null)
   }
 
   private async loadHash(row: UploadRow): Promise<ResumableSha256> {
@@ -480,6 +483,7 @@ export class ResumableUploadService {
    */
   private async complete(row: UploadRow, token: string, hash: ResumableSha256): Promise<FileRow> {
     const { key, size } = await this.store.completeResumable(row.store_state, { reservePartNumber: this.partNumbers(row.id, token) })
+    const now = this.now()
     const file = await this.uploads.complete(row.id, token, {
       account_id: row.account_id,
       token: randomToken(24),
@@ -488,7 +492,8 @@ export class ResumableUploadService {
       content_type: mime.lookup(row.filename) || 'application/octet-stream',
       sha256: hash.digestHex(),
       storage_key: key,
-      created_at: this.now(),
+      created_at: now,
+      expires_at: row.file_expires_in === null ? null : now + row.file_expires_in * 1000,
     })
     if (!file) throw new UploadLockedError()
     this.events.fileStored('resumable')

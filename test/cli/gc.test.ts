@@ -32,6 +32,10 @@ interface GcJson {
   unfinished_write_bytes_removed: number
   recent_unfinished_writes_kept: number
   resumable_uploads_expired: number
+  files_expired: number
+  expired_file_bytes_removed: number
+  revoked_links_removed: number
+  download_grants_removed: number
   open_resumable_upload_writes_kept: number
   bytes_freed: number
   failures: number
@@ -136,6 +140,10 @@ describe('fileshare gc', () => {
       unfinished_write_bytes_removed: 70,
       recent_unfinished_writes_kept: 1,
       resumable_uploads_expired: 0,
+      files_expired: 0,
+      expired_file_bytes_removed: 0,
+      revoked_links_removed: 0,
+      download_grants_removed: 0,
       open_resumable_upload_writes_kept: 0,
       bytes_freed: 570,
       failures: 0,

@@ -636,7 +636,7 @@ describe('dashboard pages: headers and markup', () => {
     const document = (await (await fetch(`${t.api}/openapi.json`)).json()) as { paths: Record<string, unknown> }
     expect(
       Object.keys(document.paths).filter(
-        (path) => !path.startsWith('/api/v1/') && !['/healthz', '/readyz', '/download/{token}'].includes(path),
+        (path) => !path.startsWith('/api/v1/') && !['/healthz', '/readyz', '/download/{token}', '/download/{token}/{grant}'].includes(path),
       ),
     ).toEqual([])
   })

@@ -128,9 +128,16 @@ describe('FILESHARE_DOWNLOAD_URL: a separate origin for user content', () => {
       expect(stats.stats.total_files).toBe(1)
     })
 
+    it("a link's counted POST and its grant URL are served there (links.md)", async () => {
+      const granted = await send(t, 'POST', downloadPath, { host: 'dl.example.test' })
+      expect(granted.status).toBe(303)
+      const grantPath = new URL(String(granted.headers.location)).pathname
+      expect((await send(t, 'GET', grantPath, { host: 'dl.example.test' })).status).toBe(200)
+    })
+
     it('other methods on /download/<token> and unknown paths answer 404', async () => {
       expectNotFound(await send(t, 'DELETE', downloadPath, { host: 'dl.example.test' }))
-      expectNotFound(await send(t, 'POST', downloadPath, { host: 'dl.example.test' }))
+      expectNotFound(await send(t, 'PUT', downloadPath, { host: 'dl.example.test' }))
       expectNotFound(await send(t, 'GET', '/', { host: 'dl.example.test' }))
       expectNotFound(await send(t, 'GET', '/dashboard', { host: 'dl.example.test' }))
     })

@@ -70,14 +70,14 @@ describe('unknown routes and error bodies', () => {
     ['POST', '/api/v1/stats'],
     ['POST', '/api/v1/files'],
     ['PUT', '/api/v1/files/1'],
-    ['PATCH', '/api/v1/files/1'],
+    ['PUT', '/api/v1/links/1'],
     ['DELETE', '/api/v1/files'],
     ['DELETE', '/api/v1/stats'],
     ['OPTIONS', '/api/v1/files'],
     ['PROPFIND', '/api/v1/files'],
     ['GET', '/download'],
     ['GET', '/download/'],
-    ['POST', '/download/abcdefghijklmnopqrstuv'],
+    ['DELETE', '/download/abcdefghijklmnopqrstuv'],
   ]
 
   it('answers unknown paths and methods with a JSON 404 error body, with or without a key', async () => {

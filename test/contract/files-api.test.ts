@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bearer, fileForm, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
+import { bearer, fileForm, startTestApp, unlimitedAccount, uploadFile, type TestApp } from '../helpers/test-app.js'
 
 const PUBLIC_URL = 'http://files.example.test'
 const UPLOAD_DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$/
@@ -39,18 +39,13 @@ describe('files API: list, detail, delete', () => {
     await t.close()
   })
 
-  /** A pro account whose request limits never get in the way of a test. */
-  async function account() {
-    const created = await t.createAccount('pro')
-    await t.app.services.accounts.setLimits(created.accountId, { requests_per_minute: 100_000, requests_per_day: 100_000 })
-    return created
-  }
+  const account = () => unlimitedAccount(t)
 
   /** Stores a file with a chosen upload time, through the same service the upload route uses. */
   async function insertFileAt(accountId: number, createdAt: number, content = 'x', filename = 'file.txt') {
     const owner = { accountId, limits: { maxFileSize: 1_000_000, dailyUploads: 1_000_000 } }
     const staged = await t.app.services.files.stage(owner, Readable.from([Buffer.from(content)]), filename, createdAt)
-    return t.app.services.files.commit(staged, createdAt)
+    return t.app.services.files.commit(staged, { now: createdAt })
   }
 
   async function list(apiKey: string, query = ''): Promise<ListBody> {

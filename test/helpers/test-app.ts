@@ -124,6 +124,13 @@ async function startScaleOutBackends() {
   }
 }
 
+/** A pro account whose request rate limits never get in the way of a test. */
+export async function unlimitedAccount(t: TestApp): Promise<{ accountId: number; apiKey: string }> {
+  const created = await t.createAccount('pro')
+  await t.app.services.accounts.setLimits(created.accountId, { requests_per_minute: 100_000, requests_per_day: 100_000 })
+  return created
+}
+
 export function bearer(apiKey: string): Record<string, string> {
   return { authorization: `Bearer ${apiKey}` }
 }

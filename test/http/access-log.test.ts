@@ -103,11 +103,25 @@ describe('access log', () => {
     const head = await fetch(`${t.url}/download/${token}`, { method: 'HEAD' })
     expect(await lineOf(head)).toMatchObject({ method: 'HEAD', status: 200, res_bytes: 0 })
 
-    const unknown = await fetch(`${t.url}/download/${token}/more?x=${token}`)
+    // A grant URL: its route and the token's prefix, never the grant.
+    const granted = await fetch(`${t.url}/download/${token}`, { method: 'POST', redirect: 'manual' })
+    expect(granted.status).toBe(303)
+    const grant = granted.headers.get('location')!.split('/').at(-1)!
+    secrets.push(grant)
+    expect(await lineOf(granted)).toMatchObject({ method: 'POST', route: '/download/:token', token: `${token.slice(0, 6)}…`, status: 303 })
+    const grantDownload = await fetch(`${t.url}/download/${token}/${grant}`)
+    expect(await lineOf(grantDownload)).toMatchObject({
+      route: '/download/:token/:grant',
+      token: `${token.slice(0, 6)}…`,
+      status: 200,
+      res_bytes: 11,
+    })
+
+    const unknown = await fetch(`${t.url}/download/${token}/more/paths?x=${token}`)
     expect(unknown.status).toBe(404)
     expect(await lineOf(unknown)).toMatchObject({
       route: null,
-      path: `/download/${token.slice(0, 6)}…/more`,
+      path: `/download/${token.slice(0, 6)}…/more/paths`,
       status: 404,
       error: 'not_found',
     })

@@ -270,6 +270,40 @@ describe.skipIf(!backendsReachable)('two instances sharing PostgreSQL, S3 and Re
     expect(await stats.json()).toMatchObject({ stats: { total_downloads: 30 } })
   })
 
+  it('of 50 grant POSTs split across both instances on a link with 7 downloads left, exactly 7 get a grant, and each grant serves on either', async () => {
+    const { apiKey } = await createAccount()
+    const content = randomBytes(20_000)
+    const uploaded = await uploadOk(a, apiKey, content)
+    const created = await fetch(`${b.api}/files/${uploaded.file_id}/links`, {
+      method: 'POST',
+      headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+      body: JSON.stringify({ max_downloads: 10, password: 'shared secret' }),
+    })
+    expect(created.status).toBe(201)
+    const { link } = (await created.json()) as { link: { link_id: number; url: string } }
+    const path = new URL(link.url).pathname
+    const post = (instance: Instance) =>
+      fetch(`${instance.url}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'password=shared+secret',
+      })
+    for (const instance of [a, b, a]) expect((await post(instance)).status).toBe(303)
+    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => post(i % 2 === 0 ? a : b)))
+    const granted = responses.filter((response) => response.status === 303)
+    expect(granted).toHaveLength(7)
+    expect(responses.filter((response) => response.status === 404)).toHaveLength(43)
+    // A grant given by one instance streams from the other, and counts nothing more.
+    const grantPath = new URL(granted[0]!.headers.get('location')!).pathname
+    for (const instance of [a, b]) {
+      const download = await fetch(`${instance.url}${grantPath}`)
+      expect(Buffer.from(await download.arrayBuffer()).equals(content)).toBe(true)
+    }
+    const after = await fetch(`${a.api}/links/${link.link_id}`, { headers: bearer(apiKey) })
+    expect(await after.json()).toMatchObject({ link: { download_count: 10, status: 'exhausted' } })
+  })
+
   it('a file deleted through B is gone through A at once: link, details, list and bucket object', async () => {
     const { apiKey } = await createAccount()
     const uploaded = await uploadOk(a, apiKey, randomBytes(10_000))

@@ -7,6 +7,7 @@ import { openPostgres, openSqlite, type DatabaseHandle } from '../../src/db/dial
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { AccountsRepository } from '../../src/db/repositories/accounts-repository.js'
 import { FilesRepository } from '../../src/db/repositories/files-repository.js'
+import { LinksRepository } from '../../src/db/repositories/links-repository.js'
 import { UploadsRepository } from '../../src/db/repositories/uploads-repository.js'
 import { UploadExpiredError } from '../../src/errors.js'
 import { GarbageCollector, type GarbageCollectionReport } from '../../src/services/garbage-collector.js'
@@ -31,6 +32,7 @@ interface Setup {
   handle: DatabaseHandle
   store: Store
   files: FilesRepository
+  links: LinksRepository
   uploads: ResumableUploadService
   accountId: number
   close(): Promise<void>
@@ -48,6 +50,7 @@ async function embeddedSetup(): Promise<Setup & { root: string }> {
     store,
     root,
     files: new FilesRepository(handle.db),
+    links: new LinksRepository(handle.db),
     uploads: resumableUploads(handle, store),
     accountId: id,
     async close() {
@@ -146,7 +149,8 @@ function shortLivedUploads(setup: Setup) {
 describe('GarbageCollector on a folder store and SQLite', () => {
   let setup: Awaited<ReturnType<typeof embeddedSetup>>
   const errors: unknown[] = []
-  const collector = (now = Date.now) => new GarbageCollector(setup.files, setup.store, setup.uploads, (error) => errors.push(error), now)
+  const collector = (now = Date.now) =>
+    new GarbageCollector(setup.files, setup.links, setup.store, setup.uploads, (error) => errors.push(error), now)
 
   /** Makes a blob look written `ageMs` ago. */
   async function age(key: string, ageMs: number) {
@@ -195,6 +199,10 @@ describe('GarbageCollector on a folder store and SQLite', () => {
       unfinishedWriteBytesRemoved: 50,
       recentUnfinishedWritesKept: 1,
       uploadsExpired: 0,
+      filesExpired: 0,
+      expiredFileBytesRemoved: 0,
+      revokedLinksRemoved: 0,
+      grantsRemoved: 0,
       openUploadWritesKept: 0,
       bytesFreed: 350,
       failures: 0,
@@ -248,6 +256,7 @@ describe('GarbageCollector on a folder store and SQLite', () => {
     })
     const report = await new GarbageCollector(
       setup.files,
+      setup.links,
       flaky,
       setup.uploads,
       (error) => errors.push(error),
@@ -279,7 +288,14 @@ describe('GarbageCollector on a folder store and SQLite', () => {
         for (const blob of blobs) if (late.has(blob.key)) await addRow(setup, blob)
       },
     })
-    const report = await new GarbageCollector(setup.files, committing, setup.uploads, undefined, () => Date.now() + 2 * GRACE).collect({
+    const report = await new GarbageCollector(
+      setup.files,
+      setup.links,
+      committing,
+      setup.uploads,
+      undefined,
+      () => Date.now() + 2 * GRACE,
+    ).collect({
       graceMs: GRACE,
     })
     expect(report.blobsRemoved).toBe(10)
@@ -316,7 +332,14 @@ describe('GarbageCollector on a folder store and SQLite', () => {
     expect(await fs.readdir(path.join(setup.root, 'resumable'))).toHaveLength(2)
 
     clock.advance(40_000)
-    const report = await new GarbageCollector(setup.files, setup.store, clock.uploads, (error) => errors.push(error), clock.now).collect({
+    const report = await new GarbageCollector(
+      setup.files,
+      setup.links,
+      setup.store,
+      clock.uploads,
+      (error) => errors.push(error),
+      clock.now,
+    ).collect({
       graceMs: GRACE,
     })
     expect(report).toMatchObject({ uploadsExpired: 1, openUploadWritesKept: 0, failures: 0 })
@@ -326,7 +349,7 @@ describe('GarbageCollector on a folder store and SQLite', () => {
     expect((await clock.uploads.status(setup.accountId, kept.id)).offset).toBe(200)
     // A second sweep expires nothing more and gives no slot back twice.
     expect(
-      (await new GarbageCollector(setup.files, setup.store, clock.uploads, undefined, clock.now).collect({ graceMs: GRACE }))
+      (await new GarbageCollector(setup.files, setup.links, setup.store, clock.uploads, undefined, clock.now).collect({ graceMs: GRACE }))
         .uploadsExpired,
     ).toBe(0)
     expect(await uploadsToday(setup)).toBe(1)
@@ -351,6 +374,7 @@ describe.skipIf(!postgresReachable)('GarbageCollector on S3 (s3rver) and Postgre
         handle,
         store,
         files: new FilesRepository(handle.db),
+        links: new LinksRepository(handle.db),
         uploads: resumableUploads(handle, store),
         accountId: id,
         close: async () => {},
@@ -363,13 +387,20 @@ describe.skipIf(!postgresReachable)('GarbageCollector on S3 (s3rver) and Postgre
       await client.send(new UploadPartCommand({ Bucket: s3.bucket, Key: key, UploadId, PartNumber: 1, Body: randomBytes(500) }))
 
       // Within the grace period nothing goes.
-      expect(await new GarbageCollector(setup.files, store, setup.uploads).collect({ graceMs: GRACE })).toMatchObject({
+      expect(await new GarbageCollector(setup.files, setup.links, store, setup.uploads).collect({ graceMs: GRACE })).toMatchObject({
         blobsScanned: 2,
         recentBlobsKept: 2,
         recentUnfinishedWritesKept: 1,
         bytesFreed: 0,
       })
-      const report = await new GarbageCollector(setup.files, store, setup.uploads, undefined, () => Date.now() + 2 * GRACE).collect({
+      const report = await new GarbageCollector(
+        setup.files,
+        setup.links,
+        store,
+        setup.uploads,
+        undefined,
+        () => Date.now() + 2 * GRACE,
+      ).collect({
         graceMs: GRACE,
       })
       expect(report).toMatchObject({
@@ -405,6 +436,7 @@ describe.skipIf(!postgresReachable)('GarbageCollector and resumable uploads on S
       client,
       bucket: s3.bucket,
       files: new FilesRepository(handle.db),
+      links: new LinksRepository(handle.db),
       uploads: resumableUploads(handle, store),
       accountId: id,
       async close() {
@@ -425,7 +457,14 @@ describe.skipIf(!postgresReachable)('GarbageCollector and resumable uploads on S
     expect(await setup.s3.multipartUploadsInProgress()).toHaveLength(1)
     expect(await listLeftovers(setup.store)).toHaveLength(1)
 
-    const report = await new GarbageCollector(setup.files, setup.store, setup.uploads, undefined, () => Date.now() + 2 * GRACE).collect({
+    const report = await new GarbageCollector(
+      setup.files,
+      setup.links,
+      setup.store,
+      setup.uploads,
+      undefined,
+      () => Date.now() + 2 * GRACE,
+    ).collect({
       graceMs: GRACE,
     })
     expect(report).toMatchObject({ uploadsExpired: 0, openUploadWritesKept: 2, unfinishedWritesRemoved: 0, bytesFreed: 0, failures: 0 })
@@ -443,7 +482,9 @@ describe.skipIf(!postgresReachable)('GarbageCollector and resumable uploads on S
     expect(await listLeftovers(setup.store)).toHaveLength(1)
     expect(await uploadsToday(setup)).toBe(1)
     clock.advance(61_000)
-    const report = await new GarbageCollector(setup.files, setup.store, clock.uploads, undefined, clock.now).collect({ graceMs: GRACE })
+    const report = await new GarbageCollector(setup.files, setup.links, setup.store, clock.uploads, undefined, clock.now).collect({
+      graceMs: GRACE,
+    })
     expect(report).toMatchObject({ uploadsExpired: 1, failures: 0 })
     expect(await setup.s3.multipartUploadsInProgress()).toEqual([])
     expect(await listLeftovers(setup.store)).toEqual([])

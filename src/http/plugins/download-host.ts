@@ -6,7 +6,7 @@ import { NotFoundError } from '../../errors.js'
  * API or dashboard ever shares an origin with user content. Downloads on other hosts keep working:
  * links handed out before the download host was configured must not break.
  */
-const DOWNLOAD_HOST_ROUTES = new Set(['/download/:token', '/healthz', '/readyz'])
+const DOWNLOAD_HOST_ROUTES = new Set(['/download/:token', '/download/:token/:grant', '/healthz', '/readyz'])
 
 export default fp<{ downloadHost: string | undefined }>(
   async (app, { downloadHost }) => {
@@ -14,7 +14,11 @@ export default fp<{ downloadHost: string | undefined }>(
     app.addHook('onRequest', async (request) => {
       // Host names are case-insensitive, and `name.` is the same host as `name`.
       if (request.hostname.toLowerCase().replace(/\.$/, '') !== downloadHost) return
-      const served = request.method === 'GET' || request.method === 'HEAD'
+      // A link's counted POST (links.md) belongs to the download too.
+      const served =
+        request.method === 'GET' ||
+        request.method === 'HEAD' ||
+        (request.method === 'POST' && request.routeOptions.url === '/download/:token')
       if (served && DOWNLOAD_HOST_ROUTES.has(request.routeOptions.url ?? '')) return
       throw new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0]}.`)
     })

@@ -16,6 +16,14 @@ import { sendHtmlNotFound } from '../not-found-page.js'
 import { discardSmallBody, hasUnreadBody, lingerAfterAnswer } from '../refused-body.js'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route's JSON body is a set of fields (links, file changes): a field that breaks its rule, or
+     * an unknown one, is 400 invalid_parameter naming it; a body that is not a JSON object stays
+     * invalid_request.
+     */
+    bodyFieldsAreParameters?: boolean
+  }
   interface FastifyRequest {
     /** The code of the error this request was answered with, if any (the access log and the metrics read it). */
     errorCode: ErrorCode | null
@@ -35,12 +43,18 @@ function validationMessage(issue: FastifySchemaValidationError | undefined): str
   return `${path || 'The body'} ${issue.message ?? 'is invalid'}.`
 }
 
-function toAppError(error: FastifyError | Error): AppError {
+function toAppError(error: FastifyError | Error, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
-    const message = validationMessage(fastifyError.validation[0])
-    return fastifyError.validationContext === 'body' ? new InvalidRequestError(message) : new InvalidParameterError(message)
+    const issue = fastifyError.validation[0]
+    const message = validationMessage(issue)
+    if (fastifyError.validationContext !== 'body') return new InvalidParameterError(message)
+    const aboutAField =
+      issue !== undefined && (issue.instancePath !== '' || issue.keyword === 'additionalProperties' || issue.keyword === 'required')
+    return aboutAField && request.routeOptions.config.bodyFieldsAreParameters
+      ? new InvalidParameterError(message)
+      : new InvalidRequestError(message)
   }
   // Fastify's own client errors (bad JSON, bad content type, body too large ...) keep their message.
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
@@ -61,7 +75,7 @@ export async function sendError(
   /** Statuses a scope answers for some codes instead of the registry's (tus: file_too_large is 413). */
   statusOverrides: Partial<Record<ErrorCode, number>> = {},
 ) {
-  const appError = toAppError(error)
+  const appError = toAppError(error, request)
   request.errorCode = appError.code
   if (appError.status >= 500) {
     request.log.error({ err: error }, 'request failed')

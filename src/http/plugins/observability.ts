@@ -123,7 +123,7 @@ async function createInstruments(): Promise<Instruments> {
     }),
     downloadedBytes: new Counter({
       name: 'fileshare_downloaded_bytes_total',
-      help: 'Bytes of files sent by GET /download/{token}, including answers cut short.',
+      help: 'Bytes of files sent by GET /download/{token} and its grant URLs, including answers cut short.',
       registers,
     }),
     uploads: new Counter({
@@ -203,7 +203,8 @@ export default fp(
           timers.set(key, timer)
         }
         timer.observe(reply.elapsedTime / 1000)
-        if (route === '/download/:token' && method === 'GET') instruments.downloadedBytes.inc(bytes)
+        if ((route === '/download/:token' || route === '/download/:token/:grant') && method === 'GET')
+          instruments.downloadedBytes.inc(bytes)
         const kind = status >= 400 && route ? uploadKind(method, route) : undefined
         if (kind) {
           instruments.uploads.inc({ kind, outcome: status >= 500 ? 'failed' : 'refused', code: request.errorCode ?? String(status) })

@@ -1,11 +1,35 @@
 import swagger from '@fastify/swagger'
 import fp from 'fastify-plugin'
 import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
-import { FileObject, ErrorBody, Limits, Pagination, Stats, UploadForm } from '../schemas.js'
+import {
+  DownloadOfferResponse,
+  ErrorBody,
+  FileObject,
+  FileUpdateBody,
+  GrantResponse,
+  LinkBody,
+  LinkObject,
+  Limits,
+  Pagination,
+  Stats,
+  UploadForm,
+} from '../schemas.js'
 
 /** Schemas that go to `components.schemas` under their title and are referenced from operations. */
 const NAMED_SCHEMAS = new Set(
-  [FileObject, ErrorBody, Pagination, Stats, Limits, UploadForm].map((schema) => (schema as { title?: string }).title),
+  [
+    FileObject,
+    ErrorBody,
+    Pagination,
+    Stats,
+    Limits,
+    UploadForm,
+    LinkObject,
+    LinkBody,
+    FileUpdateBody,
+    DownloadOfferResponse,
+    GrantResponse,
+  ].map((schema) => (schema as { title?: string }).title),
 )
 
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer' as const, minimum: 0 } })

@@ -6,6 +6,7 @@ import { authenticate } from '../plugins/authenticate.js'
 import { sendNotFound } from '../plugins/error-handler.js'
 import { tusResponseHeaders } from '../tus-headers.js'
 import { filesRoutes } from './files.js'
+import { linksRoutes } from './links.js'
 import { statsRoutes } from './stats.js'
 import { uploadDiscoveryRoutes, uploadsRoutes } from './uploads.js'
 
@@ -44,6 +45,7 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(api))
     await api.register(filesRoutes)
+    await api.register(linksRoutes)
     await api.register(statsRoutes)
   })
 

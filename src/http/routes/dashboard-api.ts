@@ -10,6 +10,7 @@ import { presentStats } from '../present-stats.js'
 import { checkOrigin, clearSessionCookie, requireSession, SESSION_COOKIE, setSessionCookie } from '../plugins/dashboard-session.js'
 import { sameOriginTusHeaders } from '../tus-headers.js'
 import { filesRoutes } from './files.js'
+import { linksRoutes } from './links.js'
 import { uploadsRoutes } from './uploads.js'
 
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH })
@@ -111,8 +112,9 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { success: true as const, ...presentStats(usage), requests_today: usage.requestsToday }
     })
 
-    // The API's own file routes (list, details, upload, delete), with the session as the principal.
+    // The API's own file and link routes (list, details, upload, change, delete; links), with the session as the principal.
     await signedIn.register(filesRoutes)
+    await signedIn.register(linksRoutes)
 
     // Resumable uploads (tus), as under /api/v1 but not rate limited; the page uses tus-js-client.
     // Tus-Resumable goes on in onSend, so that a refused session or CSRF token carries it too.

@@ -1,7 +1,10 @@
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
 import { FileTooLargeError, InvalidRequestError, MissingFileError } from '../../errors.js'
+import { requestedFileLifetime } from '../expires-in-header.js'
 import { integerParameters } from '../integer-parameters.js'
+import { jsonFieldsValidator } from '../json-fields-validator.js'
 import { MULTIPART_FRAMING_ALLOWANCE, multipartBoundary, receiveFilePart, watchCloseDelimiter } from '../multipart-upload.js'
 import { presentFile } from '../present-file.js'
 import { continueIfExpected } from '../refused-body.js'
@@ -12,6 +15,7 @@ import {
   DetailResponse,
   ErrorBody,
   FileIdParams,
+  FileUpdateBody,
   LIST_DEFAULTS,
   ListQuery,
   ListResponse,
@@ -42,7 +46,12 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'uploadFile',
         summary: 'Upload a file',
-        description: 'multipart/form-data with exactly one file part named `file`; other fields are ignored.',
+        description:
+          'multipart/form-data with exactly one file part named `file`; other fields are ignored. `Fileshare-Expires-In: <seconds>` ' +
+          '(1 to 315360000) gives the file a lifetime: from then on it is gone for everyone.',
+        headers: Type.Object({
+          'fileshare-expires-in': Type.Optional(Type.String({ description: 'Seconds (1 to 315360000) until the file expires.' })),
+        }),
         consumes: ['multipart/form-data'],
         security,
         response: { 201: UploadResponse, 400: ErrorBody, ...authErrors, 507: ErrorBody },
@@ -60,6 +69,7 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
       if (declaredLength > owner.limits.maxFileSize + MULTIPART_FRAMING_ALLOWANCE) {
         throw new FileTooLargeError(owner.limits.maxFileSize)
       }
+      const lifetimeSeconds = requestedFileLifetime(request.headers)
       continueIfExpected(request.raw, reply.raw)
 
       const { files } = app.services
@@ -73,7 +83,7 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
         (upload) => files.discard(upload),
         closeDelimiterArrived,
       )
-      const file = presentFile(await app.services.files.commit(staged), app.config.linkBaseUrl)
+      const file = presentFile(await app.services.files.commit(staged, { lifetimeSeconds }), app.config.linkBaseUrl)
       return reply
         .code(201)
         .header('Location', `/api/v1/files/${file.file_id}`)
@@ -122,6 +132,30 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const file = await app.services.files.get(request.principal.account.id, request.params.file_id)
+      return { success: true as const, file: presentFile(file, app.config.linkBaseUrl) }
+    },
+  )
+
+  app.patch(
+    '/files/:file_id',
+    {
+      validatorCompiler: jsonFieldsValidator,
+      config: { bodyFieldsAreParameters: true },
+      preValidation: integerParameters('params', FileIdParams),
+      schema: {
+        operationId: 'updateFile',
+        summary: 'Rename a file, or set or remove its expiry',
+        description:
+          "`expires_in` (seconds) or `expires_at` (UTC; null removes the expiry), and `filename` (made safe as an upload's name). " +
+          'From its expiry on, a file is gone for everyone: its links and API calls answer 404.',
+        params: FileIdParams,
+        body: FileUpdateBody,
+        security,
+        response: { 200: DetailResponse, ...bodyErrors, 404: ErrorBody, ...authErrors },
+      },
+    },
+    async (request) => {
+      const file = await app.services.files.update(request.principal.account.id, request.params.file_id, request.body)
       return { success: true as const, file: presentFile(file, app.config.linkBaseUrl) }
     },
   )

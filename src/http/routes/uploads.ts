@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidRequestError, UnsupportedMediaTypeError, UploadLengthExceededError } from '../../errors.js'
 import type { ResumableUpload } from '../../services/resumable-uploads.js'
+import { requestedFileLifetime } from '../expires-in-header.js'
 import { sendError } from '../plugins/error-handler.js'
 import { countRequest, showLimits } from '../plugins/authenticate.js'
 import { formatUploadDate, presentFile } from '../present-file.js'
@@ -139,7 +140,8 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
         operationId: 'createUpload',
         summary: 'Create a resumable upload (tus creation, creation-with-upload, creation-defer-length)',
         description:
-          'Headers: `Tus-Resumable: 1.0.0`, `Upload-Length` or `Upload-Defer-Length: 1`, optional `Upload-Metadata` (`filename`). ' +
+          'Headers: `Tus-Resumable: 1.0.0`, `Upload-Length` or `Upload-Defer-Length: 1`, optional `Upload-Metadata` (`filename`, `expires_in`). ' +
+          '`Fileshare-Expires-In: <seconds>` (or the metadata `expires_in`) gives the file a lifetime from its completion. ' +
           'A body of type application/offset+octet-stream is the first chunk. Answers 201 with `Location`, `Upload-Offset` and `Upload-Expires`.',
         security,
         response: { 201: NoContent, ...tusErrors, 415: ErrorBody, 460: ErrorBody, 507: ErrorBody },
@@ -149,14 +151,16 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
       checkTusVersion(request, reply)
       const length = creationLength(request)
       const metadata = header(request, 'upload-metadata') ?? ''
-      const filename = parseMetadata(metadata).get('filename')
+      const metadataPairs = parseMetadata(metadata)
+      const filename = metadataPairs.get('filename')
+      const fileLifetimeSeconds = requestedFileLifetime(request.headers, metadataPairs)
       const contentLength = integerHeader(request, 'Content-Length')
       const hasBody = (contentLength ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
       if (hasBody && !isOffsetStream(header(request, 'content-type'))) throw new UnsupportedMediaTypeError()
       // An empty upload is a file at once: a first chunk could only go past its length.
       if (length === 0 && (contentLength ?? 0) > 0) throw new UploadLengthExceededError(0)
       const principal = owner(request.principal)
-      let upload = await uploads.create(principal, { length, metadata, filename })
+      let upload = await uploads.create(principal, { length, metadata, filename, fileLifetimeSeconds })
       if (hasBody) {
         // creation-with-upload: the creation stands or falls with its first chunk, whose client
         // would not know the upload's Location to resume it otherwise.
