@@ -92,6 +92,8 @@ export async function copyText(text) {
     await navigator.clipboard.writeText(text)
     return
   }
+  // Selecting the text takes focus; it goes back where it was (the copy button), not to the page's body.
+  const focused = document.activeElement
   const field = document.createElement('textarea')
   field.value = text
   field.setAttribute('readonly', '')
@@ -100,7 +102,20 @@ export async function copyText(text) {
   field.select()
   const copied = document.execCommand('copy')
   field.remove()
+  focused?.focus({ preventScroll: true })
   if (!copied) throw new Error('The browser did not allow copying.')
+}
+
+/** Copies a field's text and says so in `status`; where the browser refuses, selects the text for the keyboard. `what`: "the key". */
+export async function copyField(field, status, what) {
+  say(status, '')
+  try {
+    await copyText(field.value)
+    say(status, `Copied ${what}.`)
+  } catch (error) {
+    field.select()
+    say(status, `Could not copy (${error.message}); ${what} is selected, copy it with your keyboard.`)
+  }
 }
 
 /** A button element with text; `onClick` runs on click (and Enter/Space, as for any button). */

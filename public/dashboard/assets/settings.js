@@ -3,7 +3,7 @@ import {
   button,
   cell,
   confirmWith,
-  copyText,
+  copyField,
   formatDate,
   formatNumber,
   formatBytes,
@@ -132,15 +132,7 @@ form.addEventListener('submit', async (event) => {
   }
 })
 
-document.getElementById('copy-key').addEventListener('click', async () => {
-  try {
-    await copyText(newKeyValue.value)
-    say(status, 'Copied the key.')
-  } catch (error) {
-    newKeyValue.select()
-    say(status, `Could not copy (${error.message}); the key is selected, copy it with your keyboard.`)
-  }
-})
+document.getElementById('copy-key').addEventListener('click', () => copyField(newKeyValue, status, 'the key'))
 
 passwordForm.addEventListener('submit', async (event) => {
   event.preventDefault()
