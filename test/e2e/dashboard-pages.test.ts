@@ -298,10 +298,16 @@ describe.skipIf(!chromiumAvailable)('dashboard pages on desktop and phone', () =
     const buttons = await phone
       .locator('#files-body tr')
       .first()
-      .locator('a, button')
+      .locator('td.link a, td.link button, td.actions button')
       .evaluateAll((elements) => elements.map((element) => Math.round(element.getBoundingClientRect().top)))
     expect(buttons).toHaveLength(3)
     expect(Math.max(...buttons) - Math.min(...buttons)).toBeLessThan(8)
+    // The fourth, "Links" (a file's links and expiry, test/e2e/dashboard-links.test.ts), ends the name's line.
+    const [name, links] = await Promise.all([
+      phone.locator('#files-body tr td.name').first().boundingBox(),
+      phone.locator('#files-body tr td.more button').first().boundingBox(),
+    ])
+    expect(links!.y).toBeLessThan(name!.y + name!.height)
     expect(await phone.locator('.drag-hint').isVisible()).toBe(false)
     expect(await phone.evaluate('document.documentElement.scrollWidth')).toBe(PHONE.width)
     await screenshot(phone, 'pages-phone-files')

@@ -13,6 +13,7 @@ import {
   reportLoadError,
   say,
 } from './common.js'
+import { filePanel, fillExpiryChoices } from './links.js'
 
 const LIMIT = 20
 /** Files above this size go through tus (resumable, in chunks); smaller ones in one request. */
@@ -44,6 +45,9 @@ const uploads = document.getElementById('uploads')
 const clearUploads = document.getElementById('clear-uploads')
 const limitsText = document.getElementById('upload-limits')
 const confirmDialog = document.getElementById('confirm-delete')
+const uploadExpires = document.getElementById('upload-expires')
+/** The open panels of links and expiry, by file id: kept across reloads of the list, with what is typed in them. */
+const panels = new Map()
 
 /** The page of the list, kept in the address (`?page=3`), so that a reload and Back keep the place. */
 function pageFromAddress() {
@@ -82,8 +86,17 @@ function copyButton(file) {
 
 function fileRow(file) {
   const row = document.createElement('tr')
+  row.className = 'file'
+  row.dataset.fileId = String(file.file_id)
   const name = cell(file.filename, 'Name', 'name')
   name.setAttribute('title', file.content_type)
+  // A file with an expiry says so under its name (no column: most files have none, and the row has enough).
+  if (file.expires_at) {
+    const expiry = document.createElement('span')
+    expiry.className = 'file-expiry'
+    expiry.textContent = `Expires ${formatDate(file.expires_at)} UTC`
+    name.append(expiry)
+  }
   row.append(
     name,
     cell(formatBytes(file.size), 'Size', 'num size'),
@@ -104,8 +117,53 @@ function fileRow(file) {
   const remove = button('Delete', () => deleteFile(file, row), 'danger')
   remove.setAttribute('aria-label', `Delete ${file.filename}`)
   actions.append(remove)
-  row.append(actions)
+  // A disclosure: the file's links and expiry open in a row right under this one. A cell of its own,
+  // last (next to what it opens), which a phone's card shows beside the file's name.
+  const more = cell('', '', 'more')
+  const toggle = button('Links', () => togglePanel(file, row, toggle), 'secondary links-toggle')
+  toggle.setAttribute('aria-label', `Links of ${file.filename}`)
+  setExpanded(toggle, file.file_id)
+  more.append(toggle)
+  row.append(actions, more)
   return row
+}
+
+function setExpanded(toggle, fileId) {
+  const open = panels.has(fileId)
+  toggle.setAttribute('aria-expanded', String(open))
+  if (open) toggle.setAttribute('aria-controls', panels.get(fileId).row.id)
+  else toggle.removeAttribute('aria-controls')
+}
+
+function togglePanel(file, row, toggle) {
+  const open = panels.get(file.file_id)
+  if (open) {
+    open.row.remove()
+    panels.delete(file.file_id)
+  } else {
+    const panel = filePanel(file, () => loadFiles())
+    panels.set(file.file_id, panel)
+    row.after(panel.row)
+    panel.load()
+  }
+  setExpanded(toggle, file.file_id)
+}
+
+/** What has focus, in a form that finds it again in the redrawn list: its file and its name. */
+function focusedPlace() {
+  const element = document.activeElement
+  const fileId = element?.closest('tr.file')?.dataset.fileId
+  if (!fileId || !body.contains(element)) return { element }
+  return { fileId, name: element.getAttribute('aria-label') ?? element.textContent }
+}
+
+function restoreFocus({ element, fileId, name }) {
+  if (element && element !== document.activeElement && element.isConnected) element.focus({ preventScroll: true })
+  if (fileId === undefined) return
+  const again = [...(body.querySelector(`tr.file[data-file-id="${fileId}"]`)?.querySelectorAll('a, button') ?? [])].find(
+    (candidate) => (candidate.getAttribute('aria-label') ?? candidate.textContent) === name,
+  )
+  again?.focus({ preventScroll: true })
 }
 
 /** The page numbers to offer: the first, the last, and two either side of the current one; gaps as null. */
@@ -160,7 +218,16 @@ async function loadFiles() {
     history.replaceState(null, '', addressOf(page))
     return loadFiles()
   }
-  body.replaceChildren(...result.files.map(fileRow))
+  // An open panel comes back under its file, as it was (with what is typed in it); one whose file left the page goes.
+  const shown = new Set(result.files.map((file) => file.file_id))
+  for (const fileId of panels.keys()) if (!shown.has(fileId)) panels.delete(fileId)
+  const focused = focusedPlace()
+  body.replaceChildren(
+    ...result.files.flatMap((file) =>
+      panels.has(file.file_id) ? [fileRow(file), panels.get(file.file_id).update(file)] : [fileRow(file)],
+    ),
+  )
+  restoreFocus(focused)
   // No files: no table header and no pager, but a way to the first upload.
   const none = result.pagination.total === 0
   empty.hidden = !none
@@ -185,6 +252,7 @@ async function goToPage(number) {
 function setUploadsOff(reason) {
   uploadsOff = reason
   input.disabled = reason !== ''
+  uploadExpires.disabled = reason !== ''
   dropzone.classList.toggle('disabled', reason !== '')
   emptyUpload.hidden = reason !== ''
 }
@@ -208,7 +276,8 @@ async function loadLimits() {
  * or the list's heading when none is left), never to the page's body.
  */
 function focusAfterDelete(index) {
-  const row = body.rows[index] ?? body.rows[index - 1]
+  const rows = body.querySelectorAll('tr.file')
+  const row = rows[index] ?? rows[index - 1]
   const target = row?.querySelector('a, button') ?? (empty.hidden || emptyUpload.hidden ? listTitle : emptyUpload)
   target.focus()
 }
@@ -216,7 +285,7 @@ function focusAfterDelete(index) {
 async function deleteFile(file, row) {
   const choice = await confirmWith(confirmDialog, document.getElementById('confirm-delete-name'), file.filename)
   if (choice !== 'delete') return
-  const index = row.sectionRowIndex
+  const index = [...body.querySelectorAll('tr.file')].indexOf(row)
   try {
     await api(`files/${file.file_id}`, { method: 'DELETE' })
     say(status, `Deleted ${file.filename}.`)
@@ -227,13 +296,14 @@ async function deleteFile(file, row) {
   }
 }
 
-/** Sends one file with XMLHttpRequest, whose upload events drive a real progress bar. */
-function sendFile(file, progress) {
+/** Sends one file with XMLHttpRequest, whose upload events drive a real progress bar; `lifetime`: seconds, or ''. */
+function sendFile(file, progress, lifetime) {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest()
     request.open('POST', 'api/files/upload')
     request.setRequestHeader(...csrfHeader())
     request.setRequestHeader('accept', 'application/json')
+    if (lifetime) request.setRequestHeader('fileshare-expires-in', lifetime)
     request.responseType = 'json'
     request.upload.addEventListener('progress', (event) => {
       if (!event.lengthComputable) return
@@ -275,7 +345,7 @@ function tusError(error) {
  * URL is kept in localStorage under the file's fingerprint (name, type, size, last modified), so
  * that after a reload, choosing the same file again continues where it stopped.
  */
-function sendResumable(file, progress, state) {
+function sendResumable(file, progress, state, lifetime) {
   return new Promise((resolve, reject) => {
     const [csrfName, csrfValue] = csrfHeader()
     let retrying = false
@@ -284,7 +354,8 @@ function sendResumable(file, progress, state) {
       chunkSize: CHUNK_SIZE,
       retryDelays: RETRY_DELAYS,
       metadata: file.type ? { filename: file.name, filetype: file.type } : { filename: file.name },
-      headers: { [csrfName]: csrfValue, accept: 'application/json' },
+      // The expiry counts at the upload's creation (the server reads the header there only).
+      headers: { [csrfName]: csrfValue, accept: 'application/json', ...(lifetime ? { 'fileshare-expires-in': lifetime } : {}) },
       storeFingerprintForResuming: true,
       removeFingerprintOnSuccess: true,
       // tus-js-client's own rule (a lost connection, a 5xx, 409 or 423, never another 4xx), said on the page.
@@ -366,6 +437,8 @@ async function uploadAll(files) {
     return
   }
   if (files.length === 0) return
+  // The whole batch gets the expiry chosen when it started.
+  const lifetime = uploadExpires.value
   // A new batch starts a new list: the rows of earlier batches go.
   clearFinished()
   uploadsPanel.hidden = false
@@ -397,7 +470,9 @@ async function uploadAll(files) {
     say(state, `Uploading ${formatBytes(file.size)}…`)
     try {
       const answer =
-        file.size > RESUMABLE_ABOVE && window.tus?.isSupported ? await sendResumable(file, progress, state) : await sendFile(file, progress)
+        file.size > RESUMABLE_ABOVE && window.tus?.isSupported
+          ? await sendResumable(file, progress, state, lifetime)
+          : await sendFile(file, progress, lifetime)
       progress.value = progress.max
       progress.setAttribute('aria-label', `Uploaded ${file.name}`)
       say(state, 'Uploaded.')
@@ -417,6 +492,7 @@ async function uploadAll(files) {
   }
 }
 
+fillExpiryChoices(uploadExpires, { never: 'Never', date: false })
 input.addEventListener('change', () => {
   const files = [...input.files]
   input.value = ''
