@@ -398,6 +398,14 @@ describe('links: the resource, its policies and the bot-proof download', () => {
       expect((await grantPost(other.url, 'the right one')).status).toBe(303)
     })
 
+    it('guesses sent at once cannot slip past the limit: of 25 concurrent wrong passwords, exactly 10 are tried', async () => {
+      const { apiKey, fileId } = await withFile()
+      const link = await createLink(apiKey, fileId, { password: 'the right one' })
+      const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => grantPost(link.url, `guess number ${i}`)))
+      const statuses = answers.map((response) => response.status).sort()
+      expect(statuses).toEqual([...Array(10).fill(401), ...Array(15).fill(429)])
+    })
+
     it('a POST counts on every link, with or without a policy, and a GET of a link without one counts once from byte 0', async () => {
       const { apiKey, fileId, publicLink, content } = await withFile()
       expect(await (await fetch(local(await grantUrl(publicLink)))).text()).toBe(content)
@@ -489,6 +497,42 @@ describe('links: the resource, its policies and the bot-proof download', () => {
       expect(report.filesExpired).toBeGreaterThanOrEqual(1)
       expect((await t.storedBlobs()).length).toBeLessThan(blobsBefore)
       expect(await stats()).toMatchObject({ total_files: 1, total_size: 4 })
+    })
+
+    it('a resumable upload takes the lifetime from Fileshare-Expires-In or its expires_in metadata, counted from completion', async () => {
+      const { apiKey } = await account()
+      const b64 = (text: string) => Buffer.from(text).toString('base64')
+      const tus = { ...bearer(apiKey), 'tus-resumable': '1.0.0' }
+      for (const [extra, seconds] of [
+        [{ 'fileshare-expires-in': '300', 'upload-metadata': `filename ${b64('a.txt')}` }, 300],
+        [{ 'upload-metadata': `filename ${b64('b.txt')},expires_in ${b64('7200')}` }, 7200],
+      ] as const) {
+        const created = await fetch(`${t.api}/uploads`, { method: 'POST', headers: { ...tus, 'upload-length': '5', ...extra } })
+        expect(created.status).toBe(201)
+        const location = created.headers.get('location')!
+        t.advanceClock(10_000)
+        const patched = await fetch(new URL(location, t.url), {
+          method: 'PATCH',
+          headers: { ...tus, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+          body: 'hello',
+        })
+        expect(patched.status).toBe(204)
+        const status = (await (await fetch(new URL(location, t.url), { headers: bearer(apiKey) })).json()) as {
+          upload: { file: { upload_date: string; expires_at: string } }
+        }
+        const { upload_date, expires_at } = status.upload.file
+        expect(Date.parse(`${expires_at}Z`) - Date.parse(`${upload_date}Z`)).toBe(seconds * 1000)
+      }
+      const both = await fetch(`${t.api}/uploads`, {
+        method: 'POST',
+        headers: { ...tus, 'upload-length': '5', 'fileshare-expires-in': '60', 'upload-metadata': `expires_in ${b64('60')}` },
+      })
+      await expectError(both, 400, 'invalid_parameter', /not both/)
+      const bad = await fetch(`${t.api}/uploads`, {
+        method: 'POST',
+        headers: { ...tus, 'upload-length': '5', 'upload-metadata': `expires_in ${b64('forever')}` },
+      })
+      await expectError(bad, 400, 'invalid_parameter', /expires_in/)
     })
 
     it('PATCH /files sets, moves and removes the expiry and renames; every field rule is invalid_parameter', async () => {
