@@ -111,4 +111,67 @@ describe.skipIf(!existsSync(CHROMIUM))('in Chromium', () => {
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)
+
+  it("downloads a password-protected link through its grant, on a page of the server's origin (fetch follows the 303)", async () => {
+    // /download/… has no CORS headers: a download() into a WritableStream needs a page on the
+    // server's own origin. The page and the SDK are served there by the browser's request routing.
+    const page = await browser.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    const base = `${server().server_url}/__sdk-test__/`
+    await page.route(`${base}**`, async (route) => {
+      const url = new URL(route.request().url()).pathname.slice('/__sdk-test__/'.length)
+      if (url === '') return route.fulfill({ contentType: 'text/html', body: PAGE.replace('"/noble/', `"${base}noble/`) })
+      const file = url.startsWith('sdk/')
+        ? path.join(root, 'dist', url.slice(4))
+        : path.join(root, 'node_modules/@noble/hashes', url.slice(6))
+      if (!existsSync(file)) return route.fulfill({ status: 404 })
+      return route.fulfill({ contentType: types[path.extname(file)] ?? 'application/octet-stream', body: readFileSync(file) })
+    })
+    await page.goto(base)
+    const result = (await page.evaluate(`(async ({ baseUrl, apiKey, sdk }) => {
+      const { Fileshare, AuthenticationError } = await import(sdk)
+      const client = new Fileshare({ baseUrl, apiKey })
+      const bytes = new Uint8Array(300000)
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + 3) & 0xff
+      const file = await client.files.upload(new Blob([bytes]), { filename: 'shared.bin', expires_in: 3600 })
+      const link = await client.links.create(file.file_id, { password: 'correct horse battery', max_downloads: 2 })
+      const wrong = await client.download(link, new WritableStream(), { password: 'wrong horse battery' }).then(
+        () => 'downloaded',
+        (e) => (e instanceof AuthenticationError ? e.code : String(e)),
+      )
+      const chunks = []
+      const grants = []
+      const progress = []
+      const downloaded = await client.download(link.url, new WritableStream({ write: (chunk) => void chunks.push(chunk) }), {
+        password: 'correct horse battery',
+        onGrant: (url) => grants.push(url),
+        onProgress: (done) => progress.push(done),
+      })
+      const received = chunks.reduce((n, c) => n + c.length, 0)
+      const after = await client.links.get(link.link_id)
+      return { file: { sha256: file.sha256, expires: file.expires_at !== null }, wrong, downloaded, received, grants, linkUrl: link.url,
+        count: after.download_count, last: progress.at(-1) }
+    })(${JSON.stringify({ baseUrl: server().base_url, apiKey: server().keys.pro, sdk: `${base}sdk/index.js` })})`)) as {
+      file: { sha256: string; expires: boolean }
+      wrong: string
+      downloaded: { size: number; sha256: string; resumedFrom: number }
+      received: number
+      grants: string[]
+      linkUrl: string
+      count: number
+      last: number
+    }
+    expect(result.file.expires).toBe(true)
+    expect(result.wrong).toBe('invalid_password')
+    expect(result.downloaded).toEqual({ size: 300000, sha256: result.file.sha256, resumedFrom: 0 })
+    expect(result.received).toBe(300000)
+    expect(result.last).toBe(300000)
+    // The grant is the answer's URL after the 303 was followed.
+    expect(result.grants).toHaveLength(1)
+    expect(result.grants[0]!.startsWith(`${result.linkUrl}/`)).toBe(true)
+    expect(result.count).toBe(1)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
 })

@@ -95,7 +95,7 @@ describe.sequential('fshare link and expiry', () => {
     const [human, json] = await Promise.all([fshare(['link', 'list', String(fileId)]), fshare(['link', 'list', String(fileId), '--json'])])
     expect(human.code).toBe(0)
     expect(human.stdout).toMatch(
-      /^ID +DEFAULT +STATUS +DOWNLOADS +EXPIRES \(UTC\) +PASSWORD +LABEL +URL\n +\d+ +yes +active +0 +never +- +http/,
+      /^ *ID +DEFAULT +STATUS +DOWNLOADS +EXPIRES \(UTC\) +PASSWORD +LABEL +URL\n *\d+ +yes +active +0 +never +- +http/,
     )
     expect(human.stdout).toMatch(/ for Ann +http/)
     expect(human.stdout).toMatch(/^4 links$/m)

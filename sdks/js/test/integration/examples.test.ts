@@ -29,6 +29,15 @@ const EXPECTED: Record<string, RegExp[]> = {
   'download-resume.mjs': [/: 3145728 bytes \(kept 1572864\), SHA-256 [0-9a-f]{64}/],
   'error-handling.mjs': [/not found: not_found \(request id \S+\)/, /uploaded #\d+ hello\.txt/, /deleted #\d+/],
   'resumable-upload.mjs': [/\[#{40}\] 100%/, /stored #\d+ \(20971520 bytes\), SHA-256 [0-9a-f]{64}/],
+  'share-links.mjs': [
+    /uploaded #\d+, gone at \d{4}-\d\d-\d\dT/,
+    /link #\d+ http\S+: 3 downloads, until \d{4}-/,
+    /wrong password refused \(invalid_password\); nothing was counted/,
+    /downloaded 17000 bytes through the link: 1 of 3 used/,
+    /rotated: http\S+ is dead, http\S+ works \(still 1 download\)/,
+    /#\d+ +active +0 downloads {2}default/,
+    /#\d+ +revoked +0 downloads {2}team/,
+  ],
 }
 
 describe('examples', () => {
