@@ -15,6 +15,7 @@ const STATUS_TEXT = { active: 'Active', expired: 'Expired', exhausted: 'Exhauste
 
 const template = document.getElementById('file-panel')
 const confirmDialog = document.getElementById('confirm-link')
+const listStatus = document.getElementById('status')
 /** What the confirmation says of each action on a link, after the link's name. */
 const CONFIRMATIONS = {
   rotate: {
@@ -169,9 +170,9 @@ export function filePanel(file, onFileChanged) {
     })
   }
 
-  /** Every message of the panel goes when a new action starts: none is left over from an earlier one. */
+  /** Every message of the panel (and the list's, above it) goes when a new action starts: none is left over from an earlier one. */
   function clearMessages() {
-    for (const message of [linksStatus, createError, expiryError, expiryStatus]) say(message, '')
+    for (const message of [listStatus, linksStatus, createError, expiryError, expiryStatus]) say(message, '')
     for (const field of row.querySelectorAll('[aria-invalid]')) field.removeAttribute('aria-invalid')
   }
 
@@ -252,6 +253,7 @@ export function filePanel(file, onFileChanged) {
       list.replaceChildren(...links.map(linkItem))
       loading.hidden = true
     } catch (error) {
+      loading.hidden = true
       say(linksStatus, `Could not load the links: ${error.message}`)
     }
   }
