@@ -3,7 +3,7 @@
 // for an hour, with Range, without counting again: resuming goes back to it, never to the POST.
 import { FileshareError, errorFromResponse } from './errors.js'
 import type { Exchange, Http, SendInit } from './http.js'
-import { answered, withRetries } from './retry.js'
+import { RETRY_AFTER_CAP_SECONDS, answered, withRetries } from './retry.js'
 import { isNode } from './runtime.js'
 
 export interface Grant {
@@ -29,7 +29,8 @@ export function isGrantUrl(url: string): boolean {
  * and the grant URL is the answer's `url`; that answer is the file, handed on to be read.
  *
  * Retried only when the server answered 429 or 503 (nothing was counted): a connection that
- * failed or timed out may have failed after the server counted the download.
+ * failed or timed out may have failed after the server counted the download. A 429 that asks for
+ * more than a minute (ten wrong passwords: 15 minutes) is thrown at once.
  */
 export function requestGrant(http: Http, link: string, password: string | undefined, signal: AbortSignal | undefined): Promise<Grant> {
   const headers: Record<string, string> = { accept: 'application/json' }
@@ -65,6 +66,6 @@ export function requestGrant(http: Http, link: string, password: string | undefi
       }
       return { url: new URL(url, link).href, expiresAt: typeof body?.expires_at === 'string' ? body.expires_at : undefined }
     },
-    answered,
+    (error) => answered(error) && !((error.retryAfter ?? 0) > RETRY_AFTER_CAP_SECONDS),
   )
 }

@@ -3,7 +3,15 @@
 // this file's own, whose "limited" account the suite's limit tests do not spend).
 import { readFileSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AuthenticationError, BadRequestError, Fileshare, LimitExceededError, NotFoundError, type FileRecord } from '../../src/index.js'
+import {
+  AuthenticationError,
+  BadRequestError,
+  Fileshare,
+  LimitExceededError,
+  NotFoundError,
+  RateLimitError,
+  type FileRecord,
+} from '../../src/index.js'
 import { client, randomBytes, server, sha256Hex, tempDir } from '../helpers/env.js'
 import { startLauncher, stopLauncher, type LauncherInfo } from '../helpers/launcher.js'
 import { startCuttingProxy, type CuttingProxy } from '../helpers/proxy.js'
@@ -259,6 +267,22 @@ describe('download through a link', () => {
     const result = await fs.download(link.url, tmp.file('pw.bin'), { password: 'correct horse battery', resume: false })
     expect(result.sha256).toBe(sha256Hex(data))
     expect(await fs.links.get(link.link_id)).toMatchObject({ download_count: 1 })
+  })
+
+  it('ten wrong passwords from one address on one link: then a RateLimitError, thrown at once', async () => {
+    const link = await fs.links.create(file.file_id, { password: 'correct horse battery' })
+    for (let i = 0; i < 10; i++) {
+      await expect(fs.download(link, tmp.file('guess.bin'), { password: `guess number ${i}` })).rejects.toMatchObject({
+        code: 'invalid_password',
+      })
+    }
+    const started = Date.now()
+    const error = await fs.download(link, tmp.file('guess.bin'), { password: 'correct horse battery' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RateLimitError)
+    expect(error).toMatchObject({ status: 429, code: 'rate_limited' })
+    expect((error as RateLimitError).retryAfter).toBeGreaterThan(60)
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(await fs.links.get(link.link_id)).toMatchObject({ download_count: 0 })
   })
 
   it('a file record downloads through its default link; a complete partial file counts nothing', async () => {

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { APIConnectionError, AuthenticationError, NotFoundError } from '../../src/index.js'
+import { APIConnectionError, AuthenticationError, NotFoundError, RateLimitError } from '../../src/index.js'
 import { FILE, LINK, apiError, connectionFailure, fakeClient, type Recorded } from '../helpers/fake-fetch.js'
 import { randomBytes, sha256Hex } from '../helpers/env.js'
 
@@ -103,6 +103,15 @@ describe('download through a grant', () => {
     await client.download(LINK, sink([]))
     expect(requests.map((r) => r.method)).toEqual(['POST', 'POST', 'POST', 'GET'])
     expect(sleeps[0]).toBe(2000)
+  })
+
+  it('too many wrong passwords: a RateLimitError at once, not a wait of minutes', async () => {
+    const { client, requests, sleeps } = fakeClient([() => apiError(429, 'rate_limited', { 'retry-after': '899' }), () => granted()])
+    const error = await client.download(LINK, sink([]), { password: 'another guess' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RateLimitError)
+    expect(error).toMatchObject({ code: 'rate_limited', retryAfter: 899 })
+    expect(requests).toHaveLength(1)
+    expect(sleeps).toEqual([])
   })
 
   it('a connection dropped mid-file is resumed with Range on the same grant, without a second POST', async () => {
