@@ -169,7 +169,7 @@ export class Files {
    * Changes a file: its expiry (`expires_in` seconds from now, or `expires_at`; `expires_at: null`
    * removes it) and its name. Answers the new record.
    */
-  async update(id: number | string, changes: FileUpdate & RequestOptions): Promise<FileRecord> {
+  async update(id: number | string, changes: FileUpdate & RequestOptions = {}): Promise<FileRecord> {
     const data = await this.http.json<{ file: RawFile }>('PATCH', `/files/${fileId(id)}`, {
       body: jsonBody(changes),
       signal: changes.signal,

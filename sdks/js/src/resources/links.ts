@@ -1,5 +1,6 @@
 // client.links: a file's links (its default link, the contract's public_link, and any others),
 // each with its own token, expiry, download limit and password.
+import { FileshareError } from '../errors.js'
 import type { Http } from '../http.js'
 import { toLink, type RawLink } from '../records.js'
 import type { Link, LinkOptions, RequestOptions } from '../types.js'
@@ -13,7 +14,7 @@ export class Links {
    * A new link to a file, with the policy given (none: a link like the public one). Creating is
    * retried only when the server answered 429 or 503, never after a lost connection (it could
    * make two links). A file has at most 100 links that are not revoked: the next one is a
-   * {@link LimitExceededError} `link_limit_exceeded`.
+   * `LimitExceededError` (`link_limit_exceeded`).
    */
   async create(fileId: number | string, options: LinkOptions & RequestOptions = {}): Promise<Link> {
     const path = `/files/${resourceId(fileId, 'file')}/links`
@@ -24,7 +25,8 @@ export class Links {
   /** A file's links: the default link first, then the newest first; revoked ones stay listed for 30 days. */
   async list(fileId: number | string, options: RequestOptions = {}): Promise<Link[]> {
     const data = await this.http.json<{ links: RawLink[] }>('GET', `/files/${resourceId(fileId, 'file')}/links`, { signal: options.signal })
-    return (Array.isArray(data?.links) ? data.links : []).map(toLink)
+    if (!Array.isArray(data?.links)) throw new FileshareError('the answer holds no link list')
+    return data.links.map(toLink)
   }
 
   /** One link. */
@@ -37,7 +39,7 @@ export class Links {
    * Changes a link's policy: the fields given are set, `null` clears one (`label`, `expires_at`,
    * `max_downloads`, `password`), the others are kept.
    */
-  async update(linkId: number | string, changes: LinkOptions & RequestOptions): Promise<Link> {
+  async update(linkId: number | string, changes: LinkOptions & RequestOptions = {}): Promise<Link> {
     const path = `/links/${resourceId(linkId, 'link')}`
     const data = await this.http.json<{ link: RawLink }>('PATCH', path, { body: jsonBody(changes), signal: changes.signal })
     return toLink(data.link)
@@ -45,7 +47,7 @@ export class Links {
 
   /**
    * Revokes a link: its URL answers 404 at once (it stays listed as `revoked` for 30 days). The
-   * default link cannot be deleted (409 `default_link_required`, a {@link BadRequestError}): rotate it.
+   * default link cannot be deleted (a `BadRequestError`, 409 `default_link_required`): rotate it.
    */
   async delete(linkId: number | string, options: RequestOptions = {}): Promise<void> {
     await this.http.json<unknown>('DELETE', `/links/${resourceId(linkId, 'link')}`, { signal: options.signal })
