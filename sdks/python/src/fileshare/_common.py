@@ -9,6 +9,7 @@ import os
 import re
 import secrets
 import time
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import IO, Any, Callable, Final, Mapping
@@ -31,8 +32,9 @@ DEFAULT_MAX_RETRIES = 2
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RESUMABLE_THRESHOLD = 64 * 1024 * 1024
 DEFAULT_CHUNK_SIZE = 16 * 1024 * 1024
-RETRY_AFTER_CAP = 60.0
-"""``Retry-After`` is honoured up to this many seconds."""
+RETRY_AFTER_MAX = 60
+"""A ``Retry-After`` of more seconds than this is not waited for: the call raises at once."""
+RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
 BACKOFF_BASE = 0.5
 """First backoff step (full jitter: a random wait between 0 and this, doubling per attempt)."""
 BACKOFF_MAX = 8.0
@@ -117,22 +119,31 @@ def id_path(collection: str, value: int | str) -> str:
     return f"/{collection}/{text}"
 
 
+def waits_too_long(error: BaseException) -> bool:
+    """The server asked for a wait (``Retry-After``) longer than ``RETRY_AFTER_MAX``: no retry sleeps through it."""
+    return isinstance(error, FileshareError) and error.retry_after is not None and error.retry_after > RETRY_AFTER_MAX
+
+
 def is_retryable(error: BaseException) -> bool:
-    """429, 503 and connection failures are worth another attempt; nothing else is."""
-    if isinstance(error, (RateLimitError, APIConnectionError)):
+    """429, 500, 502, 503, 504, 409 ``idempotency_in_progress`` and connection failures are worth
+    another attempt (unless the server asked for a wait of more than a minute); nothing else is."""
+    if waits_too_long(error):
+        return False
+    if isinstance(error, APIConnectionError):
         return True
-    return isinstance(error, ServerError) and error.status == 503
+    if isinstance(error, BadRequestError):
+        return error.status == 409 and error.code == "idempotency_in_progress"
+    return isinstance(error, (RateLimitError, ServerError)) and error.status in RETRYABLE_STATUSES
 
 
 def is_retryable_answer(error: BaseException) -> bool:
-    """For a POST that must not take effect twice (a download's grant, a new link): only an answer
-    that says nothing was done (429, 503) and asks for at most ``RETRY_AFTER_CAP`` seconds. After a
-    connection failure the server may have acted, so it is not sent again."""
-    if isinstance(error, APIConnectionError):
+    """For a POST without an idempotency key that must not take effect twice (a download's grant, a
+    rotation): only an answer that says nothing was done (429, 503) and asks for at most
+    ``RETRY_AFTER_MAX`` seconds. After a connection failure or another 5xx the server may have
+    acted, so it is not sent again."""
+    if waits_too_long(error):
         return False
-    if isinstance(error, FileshareError) and error.retry_after is not None and error.retry_after > RETRY_AFTER_CAP:
-        return False
-    return is_retryable(error)
+    return isinstance(error, RateLimitError) or (isinstance(error, ServerError) and error.status == 503)
 
 
 def never(error: BaseException) -> bool:
@@ -192,6 +203,19 @@ def json_body(fields: Mapping[str, Any], *, none_clears: bool) -> bytes:
             value = api_time(value, name)
         body[name] = value
     return json.dumps(body).encode("utf-8")
+
+
+IDEMPOTENCY_KEY_MAX = 255
+
+
+def idempotency_headers(key: str | None) -> dict[str, str]:
+    """The ``Idempotency-Key`` of one creating call: the caller's, else a new UUID v4. Every attempt
+    of the call sends the same one, so the server replays its first answer instead of acting twice."""
+    if key is None:
+        key = str(uuid.uuid4())
+    elif not isinstance(key, str) or not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX or not all(" " <= ch <= "~" for ch in key):
+        raise ConfigurationError(f"idempotency_key must be 1 to {IDEMPOTENCY_KEY_MAX} printable ASCII characters")
+    return {"idempotency-key": key}
 
 
 def expiry_headers(expires_in: Seconds | None) -> dict[str, str]:
@@ -273,13 +297,16 @@ class Grants:
 
 def is_tus_resumable(error: BaseException) -> bool:
     """A chunk that failed like this is resumed where the server stands (HEAD)."""
-    return is_retryable(error) or (isinstance(error, BadRequestError) and error.status in (409, 423, 460))
+    if is_retryable(error):
+        return True
+    return isinstance(error, BadRequestError) and error.status in (409, 423, 460) and not waits_too_long(error)
 
 
 def retry_delay(attempt: int, error: BaseException, random: Callable[[], float]) -> float:
-    """Seconds before retry number ``attempt`` (0 first): ``Retry-After`` (capped at 60 s), else full jitter."""
+    """Seconds before retry number ``attempt`` (0 first): ``Retry-After`` (the retry predicates let
+    none over ``RETRY_AFTER_MAX`` through), else full jitter."""
     if isinstance(error, FileshareError) and error.retry_after is not None:
-        return min(float(error.retry_after), RETRY_AFTER_CAP)
+        return min(float(error.retry_after), float(RETRY_AFTER_MAX))
     ceiling = min(BACKOFF_MAX, BACKOFF_BASE * 2.0**attempt)
     return random() * ceiling
 
@@ -298,15 +325,29 @@ def etag_sha256(etag: str | None) -> str | None:
     return match.group(1).lower() if match else None
 
 
-def check_sha256(file_id: int, expected: str, actual: str) -> None:
+def check_sha256(file_id: int, expected: str, actual: str, *, replayed: bool = False) -> None:
     from ._errors import IntegrityError
 
     if expected != actual:
+        hint = " (the answer was replayed for the idempotency key, first used for other bytes)" if replayed else ""
         raise IntegrityError(
-            f"the server stored file {file_id} with SHA-256 {expected}, but the bytes sent hash to {actual}",
+            f"the server stored file {file_id} with SHA-256 {expected}, but the bytes sent hash to {actual}{hint}",
             expected=expected,
             actual=actual,
         )
+
+
+def is_replay(response: httpx.Response) -> bool:
+    """The server replayed the stored answer of the request's idempotency key (nothing new was done)."""
+    value: str = response.headers.get("idempotent-replayed", "")
+    return value.strip().lower() == "true"
+
+
+def pages_by_before_id(data: Any) -> bool:
+    """The list answer names ``pagination.next_before_id`` (null included): the server pages by
+    ``before_id``. A server before it gives only page numbers."""
+    pagination = data.get("pagination") if isinstance(data, Mapping) else None
+    return isinstance(pagination, Mapping) and "next_before_id" in pagination
 
 
 def tus_metadata(filename: str, content_type: str | None) -> str:

@@ -86,7 +86,8 @@ class PermissionDeniedError(FileshareError):
 
 
 class LimitExceededError(FileshareError):
-    """403 ``file_too_large`` / ``daily_upload_limit_exceeded`` / ``link_limit_exceeded``; 413 ``file_too_large`` of resumable uploads."""
+    """403 ``file_too_large`` / ``daily_upload_limit_exceeded`` / ``storage_quota_exceeded`` /
+    ``link_limit_exceeded``; 413 ``file_too_large`` of resumable uploads."""
 
 
 class NotFoundError(FileshareError):
@@ -94,7 +95,9 @@ class NotFoundError(FileshareError):
 
 
 class BadRequestError(FileshareError):
-    """Any other 4xx: the request was refused as it is; sending it again unchanged will not help."""
+    """Any other 4xx: the request was refused as it is; sending it again unchanged will not help
+    (except 409 ``idempotency_in_progress``, which the SDK retries by itself). 422
+    ``idempotency_key_reused``: the idempotency key was used for another request."""
 
 
 class RateLimitError(FileshareError):
@@ -131,6 +134,10 @@ class IntegrityError(FileshareError):
 
 class ConfigurationError(FileshareError):
     """The client is not set up right: no base URL, no key, an unsupported source, ..."""
+
+
+LIMIT_CODES = frozenset({"file_too_large", "daily_upload_limit_exceeded", "storage_quota_exceeded", "link_limit_exceeded"})
+"""The 403 codes of a limit of the plan or the account (``LimitExceededError``)."""
 
 
 def _header_int(headers: httpx.Headers, name: str) -> int | None:
@@ -180,10 +187,10 @@ def error_from_response(status: int, headers: httpx.Headers, body: bytes) -> Fil
     if status == 401:
         return AuthenticationError(message, **kwargs)
     if status == 403:
-        if code in ("file_too_large", "daily_upload_limit_exceeded", "link_limit_exceeded"):
+        if code in LIMIT_CODES:
             return LimitExceededError(message, **kwargs)
         return PermissionDeniedError(message, **kwargs)
-    if status == 413 and code in ("file_too_large", None):
+    if status == 413 and code in ("file_too_large", "storage_quota_exceeded", None):
         return LimitExceededError(message, **kwargs)
     if status == 404:
         return NotFoundError(message, **kwargs)

@@ -159,12 +159,16 @@ def _to_json(record: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class Pagination:
-    page: int
+    page: int | None
+    """The page number asked for (from 1); None for a page asked by ``before_id``."""
     limit: int
     total: int
     """Number of files the account has now."""
     pages: int
     """``ceil(total / limit)``; 0 when there are no files."""
+    next_before_id: int | None = None
+    """The ``file_id`` of this page's last file when more files follow it (pass it as ``before_id``
+    for the next page), else None."""
     extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
 
     @classmethod
@@ -191,8 +195,11 @@ class FileList:
 class Stats:
     total_files: int
     total_size: int
+    """Bytes of the files stored (not counting ``storage_reserved``)."""
     total_downloads: int
     uploads_today: int
+    storage_reserved: int = 0
+    """Bytes held for uploads in progress (they count against ``limits.max_storage`` with ``total_size``)."""
     extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
     """Fields the server sent that this SDK does not know yet."""
 
@@ -208,6 +215,8 @@ class Limits:
     daily_uploads: int
     requests_per_minute: int
     requests_per_day: int
+    max_storage: int | None = None
+    """Bytes the account may keep (its files plus ``stats.storage_reserved``); None: unlimited."""
     extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
     """Fields the server sent that this SDK does not know yet."""
 

@@ -16,7 +16,7 @@ import pytest
 
 import fileshare
 from fileshare._common import retry_delay
-from mock_api import BASE, FILE, KEY, Handler, error, make, make_async, sequence
+from mock_api import BASE, FILE, KEY, FakeServer, error, make, make_async, sequence, upload_with
 
 # -- configuration -----------------------------------------------------------------------------
 
@@ -72,6 +72,9 @@ def test_context_managers_close_the_pool() -> None:
         (403, "file_too_large", fileshare.LimitExceededError),
         (403, "daily_upload_limit_exceeded", fileshare.LimitExceededError),
         (403, "link_limit_exceeded", fileshare.LimitExceededError),
+        (403, "storage_quota_exceeded", fileshare.LimitExceededError),
+        (409, "idempotency_in_progress", fileshare.BadRequestError),
+        (422, "idempotency_key_reused", fileshare.BadRequestError),
         (409, "default_link_required", fileshare.BadRequestError),
         (401, "invalid_password", fileshare.AuthenticationError),
         (413, "file_too_large", fileshare.LimitExceededError),
@@ -116,11 +119,17 @@ STATS = {
 }
 
 
-def test_429_honours_retry_after_capped_at_60s() -> None:
-    handler, seen = sequence(error(429, "rate_limited", {"retry-after": "120"}), httpx.Response(200, json=STATS))
+def test_429_honours_retry_after_up_to_60s_and_raises_at_once_beyond() -> None:
+    handler, seen = sequence(error(429, "rate_limited", {"retry-after": "60"}), httpx.Response(200, json=STATS))
     client, sleeps = make(handler)
     assert client.stats().plan == "pro"
     assert len(seen) == 2 and sleeps == [60.0]
+
+    handler, seen = sequence(error(429, "rate_limited", {"retry-after": "61"}), httpx.Response(200, json=STATS))
+    client, sleeps = make(handler)
+    with pytest.raises(fileshare.RateLimitError) as caught:
+        client.stats()
+    assert caught.value.retry_after == 61 and len(seen) == 1 and sleeps == []
 
 
 def test_503_and_connection_failures_back_off_with_jitter_then_give_up() -> None:
@@ -133,7 +142,18 @@ def test_503_and_connection_failures_back_off_with_jitter_then_give_up() -> None
     assert retry_delay(10, fileshare.ServerError("x", status=503), lambda: 1.0) == 8.0
 
 
-@pytest.mark.parametrize("status, code", [(400, "invalid_parameter"), (404, "not_found"), (500, "internal_error"), (401, "unauthorized")])
+@pytest.mark.parametrize("status, code", [(500, "internal_error"), (502, "bad_gateway"), (504, "gateway_timeout")])
+def test_500_502_and_504_are_retried(status: int, code: str) -> None:
+    handler, seen = sequence(error(status, code), httpx.Response(200, json=STATS))
+    client, sleeps = make(handler)
+    assert client.stats().plan == "pro"
+    assert len(seen) == 2 and len(sleeps) == 1
+
+
+@pytest.mark.parametrize(
+    "status, code",
+    [(400, "invalid_parameter"), (404, "not_found"), (401, "unauthorized"), (501, "not_implemented"), (422, "idempotency_key_reused"), (409, "conflict")],
+)
 def test_other_errors_are_not_retried(status: int, code: str) -> None:
     handler, seen = sequence(error(status, code), httpx.Response(200, json=STATS))
     client, sleeps = make(handler)
@@ -206,7 +226,7 @@ def test_records_keep_unknown_fields_and_give_an_aware_datetime() -> None:
     assert record.extra == {"labels": ["x"]} and record.to_json()["labels"] == ["x"]
 
 
-def test_iterate_skips_files_that_shifted_into_the_next_page() -> None:
+def test_iterate_on_a_server_without_before_id_pages_by_number() -> None:
     def page(ids: list[int], number: int) -> httpx.Response:
         files = [{**FILE, "file_id": i} for i in ids]
         return httpx.Response(200, json={"success": True, "files": files, "pagination": {"page": number, "limit": 2, "total": 5, "pages": 3}})
@@ -214,7 +234,7 @@ def test_iterate_skips_files_that_shifted_into_the_next_page() -> None:
     handler, seen = sequence(page([9, 8], 1), page([8, 7], 2), page([6], 3))  # a new upload shifted 8 onto page 2
     client, _ = make(handler)
     assert [f.file_id for f in client.files.iterate(limit=2)] == [9, 8, 7, 6]
-    assert [r.url.params["page"] for r in seen] == ["1", "2", "3"]
+    assert [r.url.params.get("page") for r in seen] == [None, "2", "3"]
 
     handler, _ = sequence(page([9, 8], 1), page([8, 7], 2), page([6], 3))
     aclient, _ = make_async(handler)
@@ -264,76 +284,6 @@ def test_resumable_upload_resumes_from_head_after_a_failed_chunk() -> None:
     client, sleeps = make(handler, chunk_size=4096)
     file = client.files.upload(data, resumable=True)
     assert file.size == len(data) and state["patches"] == 4 and len(sleeps) == 1
-
-
-class FakeServer:
-    """A stand-in for the API that takes both kinds of upload and records every request.
-
-    Multipart (``POST /files/upload``) and tus (``OPTIONS``/``POST /uploads``, ``PATCH``, then
-    ``GET`` of the upload). The records it answers carry the SHA-256 of the bytes it received,
-    or ``sha256`` when given (a server that stored other bytes)."""
-
-    UPLOAD = "/api/v1/uploads/up1"
-
-    def __init__(self, *, tus: bool = True, sha256: str | None = None) -> None:
-        self.tus = tus
-        self.sha256 = sha256
-        self.calls: list[tuple[str, str]] = []
-        self.headers: list[httpx.Headers] = []
-        self.received = bytearray()
-        self.length: int | None = None
-
-    def record(self, data: bytes) -> dict[str, Any]:
-        return {**FILE, "size": len(data), "sha256": self.sha256 or hashlib.sha256(data).hexdigest()}
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        body = request.read()
-        method, path = request.method, request.url.path
-        self.calls.append((method, path))
-        self.headers.append(request.headers)
-        tus = {"tus-resumable": "1.0.0"}
-        if (method, path) == ("OPTIONS", "/api/v1/uploads"):
-            if not self.tus:
-                return error(404, "not_found")
-            offered = {"tus-version": "1.0.0", "tus-extension": "creation,checksum,termination", "tus-checksum-algorithm": "sha256"}
-            return httpx.Response(204, headers={**tus, **offered})
-        if (method, path) == ("POST", "/api/v1/files/upload"):
-            assert request.headers["content-type"].startswith("multipart/form-data; boundary=")
-            content = body.split(b"\r\n\r\n", 1)[1].rsplit(b"\r\n--", 1)[0]
-            return httpx.Response(201, json={"success": True, **self.record(content)})
-        if (method, path) == ("POST", "/api/v1/uploads"):
-            assert self.tus
-            self.length = int(request.headers["upload-length"])
-            return httpx.Response(201, headers={**tus, "location": self.UPLOAD})
-        if (method, path) == ("PATCH", self.UPLOAD):
-            assert request.headers["content-type"] == "application/offset+octet-stream"
-            assert int(request.headers["upload-offset"]) == len(self.received)
-            self.received += body
-            done = {"fileshare-file-id": "7"} if len(self.received) == self.length else {}
-            return httpx.Response(204, headers={**tus, "upload-offset": str(len(self.received)), **done})
-        if (method, path) == ("GET", self.UPLOAD):
-            upload = {"offset": len(self.received), "length": self.length, "file": self.record(bytes(self.received))}
-            return httpx.Response(200, json={"success": True, "upload": upload})
-        if (method, path) == ("DELETE", self.UPLOAD):
-            return httpx.Response(204, headers=tus)
-        raise AssertionError(f"unexpected {method} {path}")
-
-
-def upload_with(
-    flavour: str, handler: Handler, source: Any, upload: dict[str, Any] | None = None, **options: Any
-) -> fileshare.FileRecord:
-    """``files.upload(source, **upload)`` through a Client or an AsyncClient on a MockTransport."""
-    if flavour == "sync":
-        client, _ = make(handler, **options)
-        with client:
-            return client.files.upload(source, **(upload or {}))
-    aclient, _ = make_async(handler, **options)
-
-    async def run() -> fileshare.FileRecord:
-        async with aclient:
-            return await aclient.files.upload(source, **(upload or {}))
-
-    return asyncio.run(run())
 
 
 THRESHOLD = 100

@@ -174,7 +174,7 @@ class Client:
     def _request(
         self, method: str, url: str, *, headers: Mapping[str, str] | None = None, auth: bool = True
     ) -> tuple[httpx.Response, Any]:
-        """A call without a body (GET, HEAD, DELETE, POST /uploads), with retries."""
+        """A call without a body (GET, HEAD, DELETE, POST /uploads with its idempotency key), with retries."""
         return self._retrying(lambda: self._json(method, url, headers=headers, auth=auth))
 
     def _call(
@@ -184,9 +184,11 @@ class Client:
         body: bytes | None = None,
         *,
         retry: Callable[[BaseException], bool] = c.is_retryable,
+        headers: Mapping[str, str] | None = None,
     ) -> Any:
         """An API call (with a JSON body when ``body`` is given), retried as ``retry`` says; its JSON."""
-        headers = None if body is None else {"content-type": "application/json"}
+        if body is not None:
+            headers = {**(headers or {}), "content-type": "application/json"}
         url = self._url(path)
         _, data = self._retrying(lambda: self._json(method, url, headers=headers, content=body), retry)
         return data
@@ -448,6 +450,7 @@ class Files:
         size: int | None = None,
         chunk_size: int | None = None,
         expires_in: c.Seconds | None = None,
+        idempotency_key: str | None = None,
     ) -> FileRecord:
         """Uploads a file and returns its record.
 
@@ -456,11 +459,16 @@ class Files:
         ``resumable=True`` forces them, ``resumable=False`` forbids them. The SHA-256 of the bytes
         sent is compared with the server's: a mismatch raises IntegrityError. ``expires_in``
         (seconds or a timedelta) gives the file a lifetime: it is gone for everyone after that.
+
+        Every attempt of the call carries one ``Idempotency-Key`` (``idempotency_key``, else a new
+        UUID): a retry after a lost answer gets the stored file back instead of storing it twice.
+        Pass your own key to make a later call (another process, after a crash) the same upload:
+        it returns the first call's file, or continues its resumable upload where it stands.
         """
         client = self._client
         prepared = to_upload_source(source, size)
         name = filename or prepared.name or "file"
-        extra_headers = c.expiry_headers(expires_in)
+        extra_headers = {**c.expiry_headers(expires_in), **c.idempotency_headers(idempotency_key)}
         if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1):
             raise ConfigurationError("chunk_size must be a positive integer")
         use_tus = resumable is True
@@ -493,33 +501,39 @@ class Files:
         frame = c.multipart_frame(filename, content_type or "application/octet-stream")
         total = source.size
 
-        def body(hasher: Any) -> Iterator[bytes]:
+        def body(digest: _Digest) -> Iterator[bytes]:
             yield frame.head
             sent = 0
             for chunk in source.iter_chunks():
-                hasher.update(chunk)
+                digest.hasher.update(chunk)
                 for at in range(0, len(chunk), c.SLICE):
                     piece = chunk[at : at + c.SLICE]
                     yield piece
                     sent += len(piece)
                     if on_progress:
                         on_progress(sent, total)
+            digest.complete = True
             yield frame.tail
 
-        def attempt() -> tuple[Any, str]:
-            hasher = hashlib.sha256()
+        def attempt() -> tuple[httpx.Response, Any, str | None]:
+            digest = _Digest()
             headers = {**extra_headers, "content-type": frame.content_type}
             if total is not None:
                 # A declared length lets the server refuse a file that is too large before it is sent.
                 headers["content-length"] = str(len(frame.head) + total + len(frame.tail))
             if on_progress:
                 on_progress(0, total)
-            _, data = client._json("POST", client._url("/files/upload"), headers=headers, content=body(hasher))
-            return data, hasher.hexdigest()
+            response, data = client._json("POST", client._url("/files/upload"), headers=headers, content=body(digest))
+            if digest.complete:
+                return response, data, digest.hasher.hexdigest()
+            # The server answered before it read the whole body (it replays the key's first answer):
+            # hash the source apart, where it can be read again.
+            return response, data, _sha256_of(source) if source.replayable else None
 
-        data, actual = client._retrying(attempt, c.is_retryable if source.replayable else c.never)
+        response, data, actual = client._retrying(attempt, c.is_retryable if source.replayable else c.never)
         file = FileRecord.from_json(data)
-        c.check_sha256(file.file_id, file.sha256, actual)
+        if actual is not None:
+            c.check_sha256(file.file_id, file.sha256, actual, replayed=c.is_replay(response))
         if on_progress:
             on_progress(file.size, total if total is not None else file.size)
         return file
@@ -559,6 +573,27 @@ class Files:
         ended = False
         limit = max(1, min(chunk_size, size if size is not None else chunk_size))
         try:
+            if c.is_replay(created):
+                # The idempotency key's first call created this upload: continue where it stands,
+                # hashing (not sending) the bytes the server already holds.
+                head, _ = client._request("HEAD", upload_url, headers=c.TUS_HEADERS)
+                offset = c.int_header(head, "upload-offset") or 0
+                file_id = head.headers.get("fileshare-file-id")
+                skipped = 0
+                while skipped < offset:
+                    data = _io.next_chunk(chunks)
+                    if data is None:
+                        raise FileshareError(
+                            f"the source ended after {skipped} bytes, short of the {offset} bytes the upload of "
+                            "this idempotency key already holds"
+                        )
+                    take = min(len(data), offset - skipped)
+                    hasher.update(data[:take])
+                    skipped += take
+                    if take < len(data):
+                        pieces.append(data[take:])
+                if on_progress:
+                    on_progress(offset, size)
             failures = 0
             while file_id is None:
                 # Fill up to one chunk, and peek one read further so the last chunk knows it is the last.
@@ -635,24 +670,55 @@ class Files:
         c.check_sha256(file.file_id, file.sha256, hasher.hexdigest())
         return file
 
-    def list(self, *, page: int | None = None, limit: int | None = None) -> FileList:
-        """One page of the account's files, newest first (``page`` from 1, ``limit`` 1 to 100)."""
-        client = self._client
-        _, data = client._request("GET", client._url("/files", {"page": page, "limit": limit}))
+    def list(self, *, page: int | None = None, limit: int | None = None, before_id: int | None = None) -> FileList:
+        """One page of the account's files, newest first (``limit`` 1 to 100): page ``page`` (from
+        1), or the files whose ``file_id`` is below ``before_id`` (a page's
+        ``pagination.next_before_id``), which no upload or deletion meanwhile can shift. Not both."""
+        _, data = self._page(page=page, limit=limit, before_id=before_id)
         return FileList.from_json(data)
 
+    def _page(self, **query: int | None) -> tuple[httpx.Response, Any]:
+        client = self._client
+        return client._request("GET", client._url("/files", query))
+
     def iterate(self, *, limit: int = 100) -> Iterator[FileRecord]:
-        """Every file of the account, page after page (``limit`` per request). A file is never
-        yielded twice, even when uploads during the iteration shift the pages."""
+        """Every file of the account, newest first, ``limit`` per request, each page asked by the
+        ``next_before_id`` of the one before: files uploaded or deleted meanwhile (even the ones
+        yielded, deleted as they come) shift nothing, and no file is yielded twice."""
+        _, data = self._page(limit=limit)
+        if not c.pages_by_before_id(data):
+            for file in self._iterate_by_page(limit, FileList.from_json(data)):
+                yield file
+            return
+        below: int | None = None  # the last file yielded: every later one is older
+        asked: int | None = None
+        while True:
+            result = FileList.from_json(data)
+            for file in result.files:
+                if below is None or file.file_id < below:
+                    below = file.file_id
+                    yield file
+            following = result.pagination.next_before_id
+            if following is None:
+                return
+            if asked is not None and following >= asked:
+                raise FileshareError(f"the server's next_before_id {following} does not move past {asked}")
+            asked = following
+            _, data = self._page(limit=limit, before_id=following)
+
+    def _iterate_by_page(self, limit: int, first: FileList) -> Iterator[FileRecord]:
+        """Page numbers, for an older server without ``before_id``: a file is yielded once, but a
+        deletion meanwhile can shift another out of view."""
         seen: set[int] = set()
-        for page in itertools.count(1):
-            result = self.list(page=page, limit=limit)
+        result = first
+        for page in itertools.count(2):
             for file in result.files:
                 if file.file_id not in seen:
                     seen.add(file.file_id)
                     yield file
-            if len(result.files) < limit or page >= result.pagination.pages:
+            if len(result.files) < limit or page > result.pagination.pages:
                 return
+            result = self.list(page=page, limit=limit)
 
     def get(self, file_id: int | str) -> FileRecord:
         """One file's record."""
@@ -695,16 +761,19 @@ class Links:
         expires_at: c.Instant | None = None,
         max_downloads: int | None = None,
         password: str | None = None,
+        idempotency_key: str | None = None,
     ) -> Link:
         """A new link to a file (without arguments: a link with no policy).
 
         ``expires_in`` (seconds or a timedelta) or ``expires_at`` (an aware datetime or a UTC
         ``YYYY-MM-DD HH:MM:SS`` string), not both; ``max_downloads`` counts downloads through the
         link; ``password`` (8 to 1024 characters) is asked by ``download(..., password=)`` and by
-        the link's page. Not sent again after a dropped connection (it could make two links)."""
+        the link's page. Every attempt carries one ``Idempotency-Key`` (``idempotency_key``, else a
+        new UUID), so a retry after a dropped connection never makes a second link."""
         fields = dict(label=label, expires_in=expires_in, expires_at=expires_at, max_downloads=max_downloads, password=password)
         body = c.json_body(fields, none_clears=False)
-        data = self._client._call("POST", c.id_path("files", file_id) + "/links", body, retry=c.is_retryable_answer)
+        key = c.idempotency_headers(idempotency_key)
+        data = self._client._call("POST", c.id_path("files", file_id) + "/links", body, headers=key)
         return Link.from_json(member(data, "link", "link object"))
 
     def list(self, file_id: int | str) -> list[Link]:
@@ -748,6 +817,21 @@ class Links:
         Rotating the default link changes the file's ``public_link``."""
         data = self._client._call("POST", c.id_path("links", link_id) + "/rotate", retry=c.is_retryable_answer)
         return Link.from_json(member(data, "link", "link object"))
+
+
+class _Digest:
+    """The SHA-256 of the bytes one upload attempt read from its source, and whether it read them all."""
+
+    def __init__(self) -> None:
+        self.hasher = hashlib.sha256()
+        self.complete = False
+
+
+def _sha256_of(source: UploadSource) -> str:
+    hasher = hashlib.sha256()
+    for chunk in source.iter_chunks():
+        hasher.update(chunk)
+    return hasher.hexdigest()
 
 
 class _Pieces:
