@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Fileshare;
 
 use Fileshare\Exception\ConfigurationException;
+use Fileshare\Exception\FileshareException;
 use Fileshare\Exception\IntegrityException;
 use Fileshare\Internal\BodyStream;
 use Fileshare\Internal\Http;
@@ -43,14 +44,23 @@ final class Files
      * through resumable uploads, false: never, default: from `resumable_threshold` on when the
      * server offers them), `chunk_size` (resumable uploads), `size` (of a stream that cannot tell),
      * `expires_in` (seconds, 1..315360000: the file and its links are gone after that; sent as
-     * `Fileshare-Expires-In`).
+     * `Fileshare-Expires-In`), `idempotency_key` (1..255 printable ASCII characters; default: a
+     * new UUID per call).
+     *
+     * The idempotency key goes out as `Idempotency-Key` on every attempt of the upload (the
+     * multipart POST, or the creation POST of a resumable upload), so a retry after a lost answer
+     * never stores the file twice: the server answers with the file the key's first use stored.
+     * Pass your own key to make a whole call safe to repeat (after a crash, say). The same key
+     * for another upload is a BadRequestException `idempotency_key_reused` (409
+     * `idempotency_in_progress` while its first use runs is waited for); when the other upload
+     * has the same length, the server cannot tell, and the SHA-256 check throws IntegrityException.
      *
      * @param string|\SplFileInfo|resource|StreamInterface|UploadSource $source
-     * @param array{filename?: string, content_type?: string, on_progress?: callable(int, ?int): void, resumable?: bool|null, chunk_size?: int, size?: int, expires_in?: int|null} $options
+     * @param array{filename?: string, content_type?: string, on_progress?: callable(int, ?int): void, resumable?: bool|null, chunk_size?: int, size?: int, expires_in?: int|null, idempotency_key?: string} $options
      */
     public function upload(mixed $source, array $options = []): FileRecord
     {
-        $unknown = array_diff(array_keys($options), ['filename', 'content_type', 'on_progress', 'resumable', 'chunk_size', 'size', 'expires_in']);
+        $unknown = array_diff(array_keys($options), ['filename', 'content_type', 'on_progress', 'resumable', 'chunk_size', 'size', 'expires_in', 'idempotency_key']);
         if ($unknown !== []) {
             throw new ConfigurationException('unknown upload option(s): ' . implode(', ', $unknown));
         }
@@ -77,7 +87,10 @@ final class Files
         if ($expiresIn !== null && !\is_int($expiresIn)) {
             throw new ConfigurationException('expires_in is a number of seconds (an integer)');
         }
-        $headers = $expiresIn === null ? [] : ['Fileshare-Expires-In' => (string) $expiresIn];
+        $headers = [Http::IDEMPOTENCY_KEY => Params::idempotencyKey($options['idempotency_key'] ?? null)];
+        if ($expiresIn !== null) {
+            $headers['Fileshare-Expires-In'] = (string) $expiresIn;
+        }
         $resumable = $options['resumable'] ?? null;
         $useTus = $resumable === true;
         if ($resumable === null && $prepared->size !== null && $prepared->size >= $this->resumableThreshold) {
@@ -97,7 +110,7 @@ final class Files
 
     /**
      * @param (callable(int, ?int): void)|null $onProgress
-     * @param array<string, string>            $extraHeaders
+     * @param array<string, string>            $extraHeaders with the Idempotency-Key
      */
     private function uploadMultipart(UploadSource $source, string $filename, ?string $contentType, ?callable $onProgress, array $extraHeaders): FileRecord
     {
@@ -111,7 +124,7 @@ final class Files
         $url = $http->url('/files/upload');
 
         try {
-            [$file, $actual] = $http->retry(function () use ($http, $source, $head, $tail, $total, $url, $boundary, $onProgress, $extraHeaders): array {
+            [$file, $actual, $replayed] = $http->retry(function () use ($http, $source, $head, $tail, $total, $url, $boundary, $onProgress, $extraHeaders): array {
                 $hash = hash_init('sha256');
                 $sent = 0;
                 $body = new BodyStream(
@@ -141,20 +154,14 @@ final class Files
                     // A declared length lets the server refuse a file that is too large before it is sent.
                     $headers['Content-Length'] = (string) $body->getSize();
                 }
-                [, $data] = $http->json($http->build('POST', $url, $headers, true, $body));
+                [$response, $data] = $http->json($http->build('POST', $url, $headers, true, $body));
 
-                return [FileRecord::fromArray($data), hash_final($hash)];
+                return [FileRecord::fromArray($data), hash_final($hash), Http::isReplayed($response)];
             }, static fn (): bool => $source->replayable);
         } finally {
             $source->close();
         }
-        if ($file->sha256 !== $actual) {
-            throw new IntegrityException(
-                "the server stored file {$file->file_id} with SHA-256 {$file->sha256}, but the bytes sent hash to $actual",
-                $file->sha256,
-                $actual,
-            );
-        }
+        IntegrityException::checkUpload($file, $actual, $replayed ? $extraHeaders[Http::IDEMPOTENCY_KEY] : null);
         if ($onProgress !== null) {
             $onProgress($file->size, $total ?? $file->size);
         }
@@ -162,35 +169,45 @@ final class Files
         return $file;
     }
 
-    /** One page of the account's files, newest first (`page` from 1, `limit` 1 to 100, server default 20). */
-    public function list(?int $page = null, ?int $limit = null): FileList
+    /**
+     * One page of the account's files, newest first (by file_id): `limit` 1 to 100 (server default
+     * 20), and either `page` (from 1) or `beforeId`: the files whose file_id is lower, as
+     * `pagination->next_before_id` names the next page's start. Pages by `beforeId` are stable:
+     * files added or deleted meanwhile shift nothing.
+     */
+    public function list(?int $page = null, ?int $limit = null, ?int $beforeId = null): FileList
     {
-        [, $data] = $this->http->call('GET', $this->http->url('/files', ['page' => $page, 'limit' => $limit]));
+        if ($page !== null && $beforeId !== null) {
+            throw new ConfigurationException('list() takes page or beforeId, not both');
+        }
+        [, $data] = $this->http->call('GET', $this->http->url('/files', ['page' => $page, 'limit' => $limit, 'before_id' => $beforeId]));
 
         return FileList::fromArray($data);
     }
 
     /**
-     * Every file of the account, page after page (`limit` per request). A file is never yielded
-     * twice, even when uploads during the iteration shift the pages.
+     * Every file of the account, newest first, `limit` per request: the first page, then
+     * `before_id` = the page's `next_before_id` until there is none. A file is never yielded
+     * twice, and deleting the files yielded (or uploading) while iterating skips none.
      *
      * @return \Generator<int, FileRecord>
      */
     public function iterate(int $limit = 100): \Generator
     {
-        $seen = [];
-        for ($page = 1; ; ++$page) {
-            $list = $this->list($page, $limit);
+        $beforeId = null;
+        for (;;) {
+            $list = $this->list(null, $limit, $beforeId);
             foreach ($list->files as $file) {
-                if (isset($seen[$file->file_id])) {
-                    continue;
-                }
-                $seen[$file->file_id] = true;
                 yield $file;
             }
-            if (\count($list->files) < $limit || $page >= $list->pagination->pages) {
+            $next = $list->pagination->next_before_id;
+            if ($next === null) {
                 return;
             }
+            if ($beforeId !== null && $next >= $beforeId) {
+                throw new FileshareException("the server's next_before_id ($next) does not go down from $beforeId");
+            }
+            $beforeId = $next;
         }
     }
 

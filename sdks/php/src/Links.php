@@ -31,12 +31,18 @@ final class Links
      * `invalid_parameter` naming the field; a 101st link on one file is LimitExceededException
      * `link_limit_exceeded`.
      *
-     * @param array{label?: ?string, expires_in?: ?int, expires_at?: string|\DateTimeInterface|null, max_downloads?: ?int, password?: ?string} $options
+     * `idempotency_key` (1..255 printable ASCII characters; default: a new UUID per call) is sent
+     * as `Idempotency-Key` on every attempt, so a retry never makes a second link: the same key
+     * again answers with the link its first use made.
+     *
+     * @param array{label?: ?string, expires_in?: ?int, expires_at?: string|\DateTimeInterface|null, max_downloads?: ?int, password?: ?string, idempotency_key?: string} $options
      */
     public function create(int|string|FileRecord $fileId, #[\SensitiveParameter] array $options = []): Link
     {
-        $body = Params::body($options, self::FIELDS, 'link', keepNull: false);
-        [, $data] = $this->http->write('POST', $this->http->url('/files/' . self::fileId($fileId) . '/links'), $body);
+        $body = Params::body($options, [...self::FIELDS, 'idempotency_key'], 'link', keepNull: false);
+        $key = Params::idempotencyKey($body['idempotency_key'] ?? null);
+        unset($body['idempotency_key']);
+        [, $data] = $this->http->write('POST', $this->http->url('/files/' . self::fileId($fileId) . '/links'), $body, $key);
 
         return Link::fromArray($data);
     }

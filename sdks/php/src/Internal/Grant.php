@@ -12,9 +12,10 @@ use Fileshare\Exception\FileshareException;
  * `/download/<token>/<grant>`, which serves the file with Range for an hour and counts nothing
  * more. The redirect is read, never followed (the transport follows none).
  *
- * Every POST counts a download, so it is sent again only when the server answered 429 or 503
- * (nothing was counted) and asked to wait no longer than Http::RETRY_AFTER_CAP; never after a
- * connection failure or a timeout, where the server may have counted it.
+ * Every POST counts a download and carries no idempotency key, so it is sent again only when the
+ * server answered 429 or 503 (nothing was counted) and asked to wait no longer than
+ * Http::MAX_RETRY_AFTER; never after a connection failure, a timeout or another 5xx, where the
+ * server may have counted it.
  *
  * @internal
  */
@@ -60,7 +61,7 @@ final class Grant
 
                 return Http::resolve($link, $url);
             },
-            static fn (FileshareException $error): bool => Http::wasAnswered($error) && ($error->getRetryAfter() ?? 0) <= Http::RETRY_AFTER_CAP,
+            [Http::class, 'wasRefused'],
         );
     }
 }

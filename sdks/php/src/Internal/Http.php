@@ -6,6 +6,7 @@ namespace Fileshare\Internal;
 
 use Fileshare\Client;
 use Fileshare\Exception\APIConnectionException;
+use Fileshare\Exception\BadRequestException;
 use Fileshare\Exception\FileshareException;
 use Fileshare\Exception\RateLimitException;
 use Fileshare\Exception\ServerException;
@@ -22,8 +23,15 @@ use Psr\Http\Message\StreamInterface;
  */
 final class Http
 {
-    /** `Retry-After` is honoured up to this many seconds. */
-    public const RETRY_AFTER_CAP = 60;
+    /**
+     * A `Retry-After` of up to this many seconds is waited for; a longer one is not slept
+     * through: the error is thrown at once (a RateLimitException for a 429, with getRetryAfter()).
+     */
+    public const MAX_RETRY_AFTER = 60;
+    /** The header of the creating POSTs (uploads, tus creation, links): one key per call, sent on every attempt. */
+    public const IDEMPOTENCY_KEY = 'Idempotency-Key';
+    /** 5xx statuses worth another attempt. */
+    private const RETRYABLE_STATUSES = [500, 502, 503, 504];
     /** First backoff step in seconds (full jitter: a random wait up to this, doubling per attempt). */
     public const BACKOFF_BASE = 0.5;
     /** Largest backoff step in seconds. */
@@ -122,7 +130,7 @@ final class Http
     }
 
     /**
-     * A JSON call with retries (GET, HEAD, DELETE and bodiless POSTs).
+     * A JSON call with retries (GET, HEAD, DELETE, and POSTs that carry an idempotency key).
      *
      * @param array<string, string> $headers
      *
@@ -135,28 +143,42 @@ final class Http
 
     /**
      * A write (POST, PATCH) with a JSON object as its body (`null` values are sent as JSON null),
-     * or with no body. It is retried only when the server answered 429 or 503 (it did nothing),
-     * never after a connection failure (the server may have acted on it).
+     * or with no body. With an idempotency key (sent as `Idempotency-Key` on every attempt) it is
+     * retried as a GET is: the server never acts twice on one key. Without one it is retried only
+     * when the server refused it (429, 503: it did nothing), never after a connection failure or
+     * another 5xx (the server may have acted on it).
      *
      * @param array<string, mixed>|null $body
      *
      * @return array{0: ResponseInterface, 1: array<string, mixed>}
      */
-    public function write(string $method, string $url, ?array $body): array
+    public function write(string $method, string $url, ?array $body, ?string $idempotencyKey = null): array
     {
         $json = $body === null ? null : json_encode((object) $body, \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE);
         $headers = $json === null ? [] : ['Content-Type' => 'application/json'];
+        if ($idempotencyKey !== null) {
+            $headers[self::IDEMPOTENCY_KEY] = $idempotencyKey;
+        }
 
         return $this->retry(
             fn () => $this->json($this->build($method, $url, $headers, true, $json === null ? null : $this->streams->createStream($json))),
-            [self::class, 'wasAnswered'],
+            $idempotencyKey === null ? [self::class, 'wasRefused'] : null,
         );
     }
 
-    /** A retry veto for writes: only an error the server answered (429, 503) is worth another attempt. */
-    public static function wasAnswered(FileshareException $error): bool
+    /**
+     * A retry veto for requests the server must not act on twice and that carry no idempotency
+     * key (writes, a link's download POST): only a refusal (429, 503), where it did nothing.
+     */
+    public static function wasRefused(FileshareException $error): bool
     {
-        return !$error instanceof APIConnectionException;
+        return $error instanceof RateLimitException || ($error instanceof ServerException && $error->getStatus() === 503);
+    }
+
+    /** Whether an answer is the stored answer to an earlier request with the same idempotency key. */
+    public static function isReplayed(ResponseInterface $response): bool
+    {
+        return strtolower(trim($response->getHeaderLine('Idempotent-Replayed'))) === 'true';
     }
 
     /** $location (absolute, or relative to $base as a Location header may be) as an absolute URL. */
@@ -199,32 +221,45 @@ final class Http
         }
     }
 
-    /** 429, 503 and connection failures are worth another attempt; nothing else is. */
+    /**
+     * 429, 500, 502, 503, 504, connection failures, and 409 `idempotency_in_progress` (the same
+     * key's first request is still running) are worth another attempt; nothing else is.
+     */
     public static function isRetryable(\Throwable $error): bool
     {
         if ($error instanceof RateLimitException || $error instanceof APIConnectionException) {
             return true;
         }
+        if ($error instanceof BadRequestException) {
+            return $error->getStatus() === 409 && $error->getErrorCode() === 'idempotency_in_progress';
+        }
 
-        return $error instanceof ServerException && $error->getStatus() === 503;
+        return $error instanceof ServerException && \in_array($error->getStatus(), self::RETRYABLE_STATUSES, true);
     }
 
     /**
      * Seconds to wait before retry number $attempt (0 for the first): the server's Retry-After
-     * (capped at 60 s) when it sent one, else exponential backoff with full jitter.
+     * when it sent one, else exponential backoff with full jitter.
      */
-    public function delay(int $attempt, \Throwable $error): float
+    public function delay(int $attempt, FileshareException $error): float
     {
-        if ($error instanceof FileshareException && $error->getRetryAfter() !== null) {
-            return (float) min($error->getRetryAfter(), self::RETRY_AFTER_CAP);
+        if ($error->getRetryAfter() !== null) {
+            return (float) $error->getRetryAfter();
         }
         $ceiling = min(self::BACKOFF_MAX, self::BACKOFF_BASE * 2 ** $attempt);
 
         return ($this->random)() * $ceiling;
     }
 
-    public function pause(int $attempt, \Throwable $error): void
+    /**
+     * Waits before retry number $attempt; a Retry-After over MAX_RETRY_AFTER is not slept
+     * through: $error is thrown at once.
+     */
+    public function pause(int $attempt, FileshareException $error): void
     {
+        if ($error->getRetryAfter() !== null && $error->getRetryAfter() > self::MAX_RETRY_AFTER) {
+            throw $error;
+        }
         ($this->sleep)($this->delay($attempt, $error));
     }
 

@@ -25,6 +25,26 @@ final class Params
     }
 
     /**
+     * The `Idempotency-Key` of one creating call: the caller's (1 to 255 printable ASCII
+     * characters, as the server requires), or a new UUID v4.
+     */
+    public static function idempotencyKey(mixed $given): string
+    {
+        if ($given === null) {
+            $bytes = random_bytes(16);
+            $bytes[6] = \chr((\ord($bytes[6]) & 0x0F) | 0x40);
+            $bytes[8] = \chr((\ord($bytes[8]) & 0x3F) | 0x80);
+
+            return vsprintf('%s%s-%s-%s-%s-%s%s%s', str_split(bin2hex($bytes), 4));
+        }
+        if (!\is_string($given) || preg_match('/^[\x20-\x7E]{1,255}$/', $given) !== 1) {
+            throw new ConfigurationException('idempotency_key must be 1 to 255 printable ASCII characters');
+        }
+
+        return $given;
+    }
+
+    /**
      * The JSON body of a write from its options: unknown keys are a ConfigurationException (a
      * typo is caught before the request); a DateTimeInterface becomes the API's UTC
      * `YYYY-MM-DD HH:MM:SS`. With $keepNull a key present with null is sent as null (PATCH:

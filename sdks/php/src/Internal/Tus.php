@@ -18,6 +18,11 @@ use Fileshare\UploadSource;
  * 409, 423 or 460 is resumed where the server stands (HEAD), up to maxRetries times in a row;
  * each chunk that gets through resets the count. An upload that fails for good is deleted.
  *
+ * The creation POST carries the call's `Idempotency-Key`: when its answer is the one stored for
+ * the key's first use (`Idempotent-Replayed: true`), the upload it names may have moved on, so
+ * the SDK asks where it stands (HEAD) and carries on from there (or only checks the SHA-256 of an
+ * upload that is complete).
+ *
  * Memory stays flat: a seekable source of known size is sent region by region straight from its
  * handle; any other source is buffered one chunk at a time in php://temp (which spills to disk).
  *
@@ -69,7 +74,7 @@ final class Tus
 
     /**
      * @param (callable(int, ?int): void)|null $onProgress
-     * @param array<string, string>            $createHeaders sent on the creation POST (Fileshare-Expires-In)
+     * @param array<string, string>            $createHeaders sent on the creation POST (Idempotency-Key, Fileshare-Expires-In)
      */
     public static function upload(
         Http $http,
@@ -110,13 +115,19 @@ final class Tus
         }
         $uploadUrl = Http::resolve($createUrl, $location);
         $fileId = $created->getHeaderLine('Fileshare-File-Id');
-        $fileHash = hash_init('sha256');
+        $from = 0;
+        $replayed = Http::isReplayed($created);
+        if ($replayed && $fileId === '') {
+            // Made by an earlier request with this key (this call's, whose answer was lost, or the
+            // caller's): continue where the upload stands.
+            [$head] = $http->call('HEAD', $uploadUrl, self::TUS);
+            $from = self::offset($head->getHeaderLine('Upload-Offset'), $size);
+            $fileId = $head->getHeaderLine('Fileshare-File-Id');
+        }
         $finished = false;
 
         try {
-            if ($fileId === '') {
-                $fileHash = $this->sendChunks($uploadUrl, $fileHash);
-            }
+            $fileHash = $this->sendChunks($uploadUrl, $from, $fileId !== '');
             $finished = true;
         } finally {
             if (\is_resource($this->buffer)) {
@@ -138,27 +149,52 @@ final class Tus
             throw new ServerException('the upload completed but the server names no file', $status->getStatusCode());
         }
         $file = FileRecord::fromArray($raw);
-        $actual = hash_final($fileHash);
-        if ($file->sha256 !== $actual) {
-            throw new IntegrityException(
-                "the server stored file {$file->file_id} with SHA-256 {$file->sha256}, but the bytes sent hash to $actual",
-                $file->sha256,
-                $actual,
-            );
-        }
+        IntegrityException::checkUpload($file, hash_final($fileHash), $replayed ? ($createHeaders[Http::IDEMPOTENCY_KEY] ?? null) : null);
 
         return $file;
     }
 
-    /** @return \HashContext the SHA-256 of every byte the server confirmed */
-    private function sendChunks(string $uploadUrl, \HashContext $fileHash): \HashContext
+    /** An `Upload-Offset` the server gave, checked against the source's size. */
+    private static function offset(string $value, ?int $size): int
+    {
+        if (!ctype_digit($value) || ($size !== null && (int) $value > $size)) {
+            throw new FileshareException(sprintf('the upload stands at offset %s, beyond the %s bytes of the source', $value === '' ? '?' : $value, $size ?? '?'));
+        }
+
+        return (int) $value;
+    }
+
+    /**
+     * Sends the source from byte $from on (the bytes before it are only hashed: the server has
+     * them); with $complete only hashes what the server has, and checks that the source holds
+     * nothing more.
+     *
+     * @return \HashContext the SHA-256 of every byte the server confirmed
+     */
+    private function sendChunks(string $uploadUrl, int $from, bool $complete): \HashContext
     {
         $http = $this->http;
         $size = $this->source->size;
         $handle = $this->source->open();
         $regions = $size !== null && $this->source->replayable;
         $base = $this->source->start();
-        $offset = 0;
+        $fileHash = hash_init('sha256');
+        $hashInto = static function (string $data) use (&$fileHash): void {
+            hash_update($fileHash, $data);
+        };
+        $this->readRegion($handle, $regions ? $base : null, $from, $hashInto);
+        if ($complete) {
+            $more = $regions ? $from < $size : !\in_array(@fread($handle, 1), ['', false], true);
+            if ($more) {
+                throw new FileshareException("the upload is complete at $from bytes, but the source holds more");
+            }
+
+            return $fileHash;
+        }
+        $offset = $from;
+        if ($from > 0) {
+            $this->progress($from, $size);
+        }
         $failures = 0;
 
         for (;;) {
@@ -240,9 +276,7 @@ final class Tus
                 $fileHash = $withChunk;
             } elseif ($kept > 0) {
                 // Part of the chunk was kept (a cut chunk without a checksum): hash that part.
-                $this->readRegion($resource, $start, $kept, static function (string $data) use ($fileHash): void {
-                    hash_update($fileHash, $data);
-                });
+                $this->readRegion($resource, $start, $kept, $hashInto);
             }
             if (!$regions) {
                 $this->shift($kept);
@@ -263,19 +297,21 @@ final class Tus
     }
 
     /**
+     * Reads $length bytes from byte $start of $resource (null: from where it stands) into $each.
+     *
      * @param resource               $resource
      * @param \Closure(string): void $each
      */
-    private function readRegion($resource, int $start, int $length, \Closure $each): void
+    private function readRegion($resource, ?int $start, int $length, \Closure $each): void
     {
-        if (@fseek($resource, $start) !== 0) {
+        if ($start !== null && @fseek($resource, $start) !== 0) {
             throw new FileshareException("could not seek the upload source to byte $start");
         }
         $left = $length;
         while ($left > 0) {
             $data = @fread($resource, min(self::PIECE, $left));
             if ($data === false || $data === '') {
-                throw new FileshareException("the upload source ended or failed at byte " . ($start + $length - $left));
+                throw new FileshareException("the upload source ended or failed at byte " . (($start ?? 0) + $length - $left));
             }
             $each($data);
             $left -= \strlen($data);

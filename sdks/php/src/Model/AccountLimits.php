@@ -4,10 +4,13 @@ declare(strict_types=1);
 
 namespace Fileshare\Model;
 
-/** `limits` of `GET /stats`: the account's effective figures; `extra` keeps unknown fields. */
+/**
+ * `limits` of `GET /stats`: the account's effective figures; `max_storage` is the bytes the account
+ * may keep (null: unlimited). `extra` keeps unknown fields.
+ */
 final readonly class AccountLimits implements \JsonSerializable
 {
-    private const KNOWN = ['max_file_size', 'daily_uploads', 'requests_per_minute', 'requests_per_day'];
+    private const KNOWN = ['max_file_size', 'daily_uploads', 'requests_per_minute', 'requests_per_day', 'max_storage'];
 
     /** @param array<string, mixed> $extra */
     public function __construct(
@@ -16,6 +19,8 @@ final readonly class AccountLimits implements \JsonSerializable
         public int $requests_per_minute,
         public int $requests_per_day,
         public array $extra = [],
+        /** Bytes of storage the account may use (`stats->total_size` + `stats->storage_reserved`); null: unlimited. */
+        public ?int $max_storage = null,
     ) {
     }
 
@@ -28,6 +33,7 @@ final readonly class AccountLimits implements \JsonSerializable
             (int) ($data['requests_per_minute'] ?? 0),
             (int) ($data['requests_per_day'] ?? 0),
             array_diff_key($data, array_flip(self::KNOWN)),
+            isset($data['max_storage']) ? (int) $data['max_storage'] : null,
         );
     }
 
@@ -39,6 +45,7 @@ final readonly class AccountLimits implements \JsonSerializable
             'daily_uploads' => $this->daily_uploads,
             'requests_per_minute' => $this->requests_per_minute,
             'requests_per_day' => $this->requests_per_day,
+            'max_storage' => $this->max_storage,
         ] + $this->extra;
     }
 

@@ -4,10 +4,13 @@ declare(strict_types=1);
 
 namespace Fileshare\Model;
 
-/** `stats` of `GET /stats`; `extra` keeps fields this SDK does not know yet. */
+/**
+ * `stats` of `GET /stats`: `total_size` is the bytes stored, `storage_reserved` the bytes held for
+ * uploads in progress; `extra` keeps fields this SDK does not know yet.
+ */
 final readonly class AccountStats implements \JsonSerializable
 {
-    private const KNOWN = ['total_files', 'total_size', 'total_downloads', 'uploads_today'];
+    private const KNOWN = ['total_files', 'total_size', 'total_downloads', 'uploads_today', 'storage_reserved'];
 
     /** @param array<string, mixed> $extra */
     public function __construct(
@@ -16,6 +19,8 @@ final readonly class AccountStats implements \JsonSerializable
         public int $total_downloads,
         public int $uploads_today,
         public array $extra = [],
+        /** Bytes reserved by uploads in progress (they count against `limits->max_storage` until they end). */
+        public int $storage_reserved = 0,
     ) {
     }
 
@@ -28,6 +33,7 @@ final readonly class AccountStats implements \JsonSerializable
             (int) ($data['total_downloads'] ?? 0),
             (int) ($data['uploads_today'] ?? 0),
             array_diff_key($data, array_flip(self::KNOWN)),
+            (int) ($data['storage_reserved'] ?? 0),
         );
     }
 
@@ -39,6 +45,7 @@ final readonly class AccountStats implements \JsonSerializable
             'total_size' => $this->total_size,
             'total_downloads' => $this->total_downloads,
             'uploads_today' => $this->uploads_today,
+            'storage_reserved' => $this->storage_reserved,
         ] + $this->extra;
     }
 

@@ -43,7 +43,8 @@ final class OpenApiDriftTest extends IntegrationTestCase
         // Every 403 code the document knows is one the SDK sorts (LimitExceeded or PermissionDenied).
         $codes = $schemas['Error']['properties']['error']['properties']['code']['enum'];
         foreach (['plan_not_supported', 'file_too_large', 'daily_upload_limit_exceeded', 'rate_limited', 'not_found', 'unauthorized',
-            'link_limit_exceeded', 'default_link_required', 'invalid_password'] as $code) {
+            'link_limit_exceeded', 'default_link_required', 'invalid_password', 'storage_quota_exceeded', 'idempotency_in_progress',
+            'idempotency_key_reused'] as $code) {
             self::assertContains($code, $codes);
         }
     }

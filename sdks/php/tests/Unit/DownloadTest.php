@@ -11,6 +11,7 @@ use Fileshare\Exception\FileshareException;
 use Fileshare\Exception\IntegrityException;
 use Fileshare\Exception\NotFoundException;
 use Fileshare\Exception\RateLimitException;
+use Fileshare\Exception\ServerException;
 use Fileshare\Model\FileRecord;
 use Fileshare\Model\Link;
 use Fileshare\Tests\Support\Mock;
@@ -130,16 +131,21 @@ final class DownloadTest extends TestCase
         $mock->client->download($this->file, $this->path);
     }
 
-    public function testThePostIsNeverRetriedAfterAConnectionFailure(): void
+    public function testThePostIsNeverRetriedAfterAConnectionFailureOrA500(): void
     {
-        $mock = new Mock([Mock::drop(), Mock::grant(), $this->whole()]);
-        try {
-            $mock->client->download($this->file, $this->path);
-            self::fail('no exception');
-        } catch (APIConnectionException) {
+        foreach ([[Mock::drop(), APIConnectionException::class], [Mock::error(500, 'internal_error'), ServerException::class],
+            [Mock::error(504, 'gateway_timeout'), ServerException::class]] as [$failure, $class]) {
+            $mock = new Mock([$failure, Mock::grant(), $this->whole()]);
+            try {
+                $mock->client->download($this->file, $this->path);
+                self::fail('no exception');
+            } catch (FileshareException $e) {
+                self::assertInstanceOf($class, $e);
+            }
+            self::assertCount(1, $mock->requests);
+            self::assertSame([], $mock->sleeps);
+            self::assertFalse($mock->requests[0]['request']->hasHeader('Idempotency-Key'), 'the download POST carries no key');
         }
-        self::assertCount(1, $mock->requests);
-        self::assertSame([], $mock->sleeps);
     }
 
     public function testThePostIsRetriedWhenNothingWasCounted(): void

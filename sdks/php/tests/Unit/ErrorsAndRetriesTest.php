@@ -28,11 +28,14 @@ final class ErrorsAndRetriesTest extends TestCase
         yield '403 plan' => [403, 'plan_not_supported', PermissionDeniedException::class];
         yield '403 size' => [403, 'file_too_large', LimitExceededException::class];
         yield '403 daily' => [403, 'daily_upload_limit_exceeded', LimitExceededException::class];
+        yield '403 storage' => [403, 'storage_quota_exceeded', LimitExceededException::class];
         yield '413 tus' => [413, 'file_too_large', LimitExceededException::class];
         yield '413 length' => [413, 'upload_length_exceeded', BadRequestException::class];
         yield '404' => [404, 'not_found', NotFoundException::class];
         yield '400' => [400, 'invalid_parameter', BadRequestException::class];
         yield '410' => [410, 'upload_expired', BadRequestException::class];
+        yield '409 in progress' => [409, 'idempotency_in_progress', BadRequestException::class];
+        yield '422 key reused' => [422, 'idempotency_key_reused', BadRequestException::class];
         yield '429' => [429, 'rate_limited', RateLimitException::class];
         yield '500' => [500, 'internal_error', ServerException::class];
         yield '507' => [507, 'insufficient_storage', ServerException::class];
@@ -73,13 +76,76 @@ final class ErrorsAndRetriesTest extends TestCase
         $mock->client->stats();
     }
 
-    public function testRetryAfterAsDateAndCap(): void
+    public function testRetryAfterAsDateAndOverAMinuteIsNotSleptThrough(): void
     {
         self::assertSame(30, ErrorFactory::parseRetryAfter(gmdate('D, d M Y H:i:s', 1_000_030) . ' GMT', 1_000_000));
         self::assertNull(ErrorFactory::parseRetryAfter('soon'));
-        $mock = new Mock([Mock::error(429, 'rate_limited', 'x', ['Retry-After' => '3600']), Mock::json(200, ['success' => true, 'files' => [], 'pagination' => ['page' => 1, 'limit' => 20, 'total' => 0, 'pages' => 0]])]);
+        $empty = Mock::json(200, ['success' => true, 'files' => [], 'pagination' => ['page' => 1, 'limit' => 20, 'total' => 0, 'pages' => 0]]);
+
+        // Up to 60 s is waited for.
+        $mock = new Mock([Mock::error(429, 'rate_limited', 'x', ['Retry-After' => '60']), $empty]);
         $mock->client->files->list();
         self::assertSame([60.0], $mock->sleeps);
+
+        // Longer: thrown at once, with getRetryAfter(), whatever the retries left.
+        $mock = new Mock([Mock::error(429, 'rate_limited', 'x', ['Retry-After' => '3600']), $empty]);
+        $this->assertThrowsAtOnce(RateLimitException::class, $mock, fn () => $mock->client->files->list());
+        self::assertCount(1, $mock->requests);
+
+        // A 503 that asks for more than a minute, as an HTTP date.
+        $mock = new Mock([Mock::error(503, 'service_unavailable', 'x', ['Retry-After' => gmdate('D, d M Y H:i:s', time() + 600) . ' GMT']), $empty]);
+        $this->assertThrowsAtOnce(ServerException::class, $mock, fn () => $mock->client->files->list());
+        self::assertCount(1, $mock->requests);
+    }
+
+    public function testALongRetryAfterIsNotSleptThroughInUploadsAndDownloads(): void
+    {
+        $long = static fn (int $status, string $code): Response => Mock::error($status, $code, 'x', ['Retry-After' => '61']);
+        // A multipart upload.
+        $mock = new Mock([$long(429, 'rate_limited'), Mock::json(201, ['success' => true] + Mock::file('abc'))]);
+        $this->assertThrowsAtOnce(RateLimitException::class, $mock, fn () => $mock->client->files->upload(UploadSource::fromBytes('abc')));
+        // A resumable upload's chunk (the upload is then deleted, as after any failure).
+        $tus = new Response(204, ['Tus-Version' => '1.0.0', 'Tus-Extension' => 'creation,termination', 'Tus-Checksum-Algorithm' => 'sha256']);
+        $created = new Response(201, ['Location' => '/api/v1/uploads/abc', 'Upload-Offset' => '0']);
+        $mock = new Mock([$tus, $created, $long(503, 'service_unavailable'), new Response(204)]);
+        $this->assertThrowsAtOnce(ServerException::class, $mock, fn () => $mock->client->files->upload(UploadSource::fromBytes('abc'), ['resumable' => true]));
+        self::assertSame(['OPTIONS', 'POST', 'PATCH', 'DELETE'], array_map(static fn (array $r): string => $r['request']->getMethod(), $mock->requests));
+        // A download's grant URL.
+        $path = tempnam(sys_get_temp_dir(), 'fileshare-php-ra-');
+        try {
+            $mock = new Mock([$long(429, 'rate_limited')]);
+            $this->assertThrowsAtOnce(RateLimitException::class, $mock, fn () => $mock->client->download('https://files.test/download/tok1/grant1', $path, ['resume' => false]));
+        } finally {
+            @unlink($path);
+        }
+    }
+
+    /**
+     * $call throws $class with a Retry-After over a minute, without sleeping.
+     *
+     * @param class-string<FileshareException> $class
+     */
+    private function assertThrowsAtOnce(string $class, Mock $mock, callable $call): void
+    {
+        $before = \count($mock->requests);
+        try {
+            $call();
+            self::fail('no exception');
+        } catch (FileshareException $e) {
+            self::assertInstanceOf($class, $e);
+            self::assertGreaterThan(60, $e->getRetryAfter());
+        }
+        self::assertSame([], $mock->sleeps);
+        self::assertGreaterThan($before, \count($mock->requests));
+    }
+
+    public function testServerErrors500502503504AreRetried(): void
+    {
+        foreach ([500, 502, 503, 504] as $status) {
+            $mock = new Mock([Mock::error($status, 'x'), Mock::json(200, ['success' => true, 'file' => Mock::file('x')])]);
+            self::assertSame(1, $mock->client->files->get(1)->file_id);
+            self::assertCount(2, $mock->requests, "$status not retried");
+        }
     }
 
     public function testRetries429And503ThenSucceeds(): void
@@ -121,7 +187,8 @@ final class ErrorsAndRetriesTest extends TestCase
 
     public function testOtherErrorsAreNotRetried(): void
     {
-        foreach ([[500, 'internal_error'], [400, 'invalid_parameter'], [404, 'not_found'], [401, 'unauthorized']] as [$status, $code]) {
+        foreach ([[501, 'not_implemented'], [505, 'x'], [400, 'invalid_parameter'], [404, 'not_found'], [401, 'unauthorized'],
+            [409, 'default_link_required'], [422, 'idempotency_key_reused']] as [$status, $code]) {
             $mock = new Mock([Mock::error($status, $code), Mock::json(200, ['success' => true])]);
             try {
                 $mock->client->files->get(1);

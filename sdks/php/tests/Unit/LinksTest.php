@@ -4,9 +4,9 @@ declare(strict_types=1);
 
 namespace Fileshare\Tests\Unit;
 
-use Fileshare\Exception\APIConnectionException;
 use Fileshare\Exception\BadRequestException;
 use Fileshare\Exception\ConfigurationException;
+use Fileshare\Exception\FileshareException;
 use Fileshare\Exception\LimitExceededException;
 use Fileshare\Model\FileRecord;
 use Fileshare\Model\Link;
@@ -116,6 +116,14 @@ final class LinksTest extends TestCase
             fn () => $mock->client->links->list(0),
             fn () => $mock->client->files->update(3, ['label' => 'x']),
             fn () => $mock->client->files->upload(\Fileshare\UploadSource::fromBytes('x'), ['expires_in' => '1 day']),
+            // Idempotency keys: 1 to 255 printable ASCII characters, on creating calls only.
+            fn () => $mock->client->links->create(3, ['idempotency_key' => '']),
+            fn () => $mock->client->links->create(3, ['idempotency_key' => str_repeat('k', 256)]),
+            fn () => $mock->client->links->create(3, ['idempotency_key' => "a\nb"]),
+            fn () => $mock->client->links->create(3, ['idempotency_key' => 'clé']),
+            fn () => $mock->client->links->create(3, ['idempotency_key' => 42]),
+            fn () => $mock->client->links->update(3, ['idempotency_key' => 'k']),
+            fn () => $mock->client->files->upload(\Fileshare\UploadSource::fromBytes('x'), ['idempotency_key' => "tab\t"]),
         ] as $n => $call) {
             try {
                 $call();
@@ -127,30 +135,66 @@ final class LinksTest extends TestCase
         self::assertSame([], $mock->requests);
     }
 
-    public function testWritesAreRetriedOnlyWhenTheServerAnswered(): void
+    public function testWritesWithoutAKeyAreRetriedOnlyWhenTheServerRefused(): void
     {
-        // 503: the server did nothing, so the create is sent again.
-        $mock = new Mock([Mock::error(503, 'service_unavailable'), self::answer(Mock::link(), 201)]);
-        $mock->client->links->create(1, ['label' => 'x']);
+        // 503: the server did nothing, so the write is sent again.
+        $mock = new Mock([Mock::error(503, 'service_unavailable'), self::answer(Mock::link())]);
+        $mock->client->links->update(1, ['label' => 'x']);
         self::assertCount(2, $mock->requests);
         self::assertSame($mock->requests[0]['body'], $mock->requests[1]['body']);
 
-        // A dropped connection: the link may exist already, so no second one is made.
-        foreach ([fn (Mock $m) => $m->client->links->create(1), fn (Mock $m) => $m->client->links->rotate(1),
-            fn (Mock $m) => $m->client->links->update(1, ['label' => 'y']), fn (Mock $m) => $m->client->files->update(1, ['filename' => 'y'])] as $call) {
-            $mock = new Mock([Mock::drop(), self::answer(Mock::link(), 201)]);
-            try {
-                $call($mock);
-                self::fail('no exception');
-            } catch (APIConnectionException) {
+        // A dropped connection or a 500: the server may have acted, so nothing is sent again.
+        foreach ([Mock::drop(), Mock::error(500, 'internal_error'), Mock::error(502, 'bad_gateway')] as $failure) {
+            foreach ([fn (Mock $m) => $m->client->links->rotate(1), fn (Mock $m) => $m->client->links->update(1, ['label' => 'y']),
+                fn (Mock $m) => $m->client->files->update(1, ['filename' => 'y'])] as $call) {
+                $mock = new Mock([$failure, self::answer(Mock::link())]);
+                try {
+                    $call($mock);
+                    self::fail('no exception');
+                } catch (FileshareException) {
+                }
+                self::assertCount(1, $mock->requests);
+                self::assertFalse($mock->requests[0]['request']->hasHeader('Idempotency-Key'));
             }
-            self::assertCount(1, $mock->requests);
         }
 
         // Reads and deletes are retried after a drop, as every GET and DELETE is.
         $mock = new Mock([Mock::drop(), self::answer(Mock::link())]);
         $mock->client->links->get(12);
         self::assertCount(2, $mock->requests);
+    }
+
+    public function testCreateCarriesOneIdempotencyKeyAndIsRetriedWithIt(): void
+    {
+        // A drop, then a 409 for the key's first request still running: each retried with the same key and body.
+        $mock = new Mock([Mock::drop(), Mock::error(409, 'idempotency_in_progress', 'x', ['Retry-After' => '1']), self::answer(Mock::link(), 201)],
+            ['max_retries' => 3]);
+        self::assertSame(12, $mock->client->links->create(1, ['label' => 'x'])->link_id);
+        self::assertCount(3, $mock->requests);
+        $keys = array_map(static fn (array $r): string => $r['request']->getHeaderLine('Idempotency-Key'), $mock->requests);
+        self::assertMatchesRegularExpression('/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/', $keys[0]);
+        self::assertSame([$keys[0], $keys[0], $keys[0]], $keys);
+        self::assertSame(['{"label":"x"}', '{"label":"x"}', '{"label":"x"}'], array_column($mock->requests, 'body'));
+        self::assertSame([0.25, 1.0], $mock->sleeps);
+
+        // Another call, another key; the caller's own key is sent as given, never in the body.
+        $mock = new Mock([self::answer(Mock::link(), 201), Mock::error(500, 'internal_error'), self::answer(Mock::link(), 201)]);
+        $mock->client->links->create(1);
+        $mock->client->links->create(1, ['idempotency_key' => 'order-42/link', 'label' => null]);
+        self::assertNotSame($keys[0], $mock->requests[0]['request']->getHeaderLine('Idempotency-Key'));
+        self::assertSame('order-42/link', $mock->requests[1]['request']->getHeaderLine('Idempotency-Key'));
+        self::assertSame('order-42/link', $mock->requests[2]['request']->getHeaderLine('Idempotency-Key'));
+        self::assertSame('{}', $mock->requests[2]['body']);
+
+        // The same key for another link: 422, not retried.
+        $mock = new Mock([Mock::error(422, 'idempotency_key_reused'), self::answer(Mock::link(), 201)]);
+        try {
+            $mock->client->links->create(1, ['idempotency_key' => 'k', 'label' => 'other']);
+            self::fail('no exception');
+        } catch (BadRequestException $e) {
+            self::assertSame('idempotency_key_reused', $e->getErrorCode());
+        }
+        self::assertCount(1, $mock->requests);
     }
 
     public function testLinkErrors(): void
