@@ -504,14 +504,18 @@ class Files:
         def body(digest: _Digest) -> Iterator[bytes]:
             yield frame.head
             sent = 0
-            for chunk in source.iter_chunks():
-                digest.hasher.update(chunk)
-                for at in range(0, len(chunk), c.SLICE):
-                    piece = chunk[at : at + c.SLICE]
-                    yield piece
-                    sent += len(piece)
-                    if on_progress:
-                        on_progress(sent, total)
+            chunks = source.iter_chunks()
+            try:
+                for chunk in chunks:
+                    digest.hasher.update(chunk)
+                    for at in range(0, len(chunk), c.SLICE):
+                        piece = chunk[at : at + c.SLICE]
+                        yield piece
+                        sent += len(piece)
+                        if on_progress:
+                            on_progress(sent, total)
+            finally:
+                _io.close_iterator(chunks)  # the source's file, when the body was not sent whole
             digest.complete = True
             yield frame.tail
 
@@ -523,7 +527,11 @@ class Files:
                 headers["content-length"] = str(len(frame.head) + total + len(frame.tail))
             if on_progress:
                 on_progress(0, total)
-            response, data = client._json("POST", client._url("/files/upload"), headers=headers, content=body(digest))
+            content = body(digest)
+            try:
+                response, data = client._json("POST", client._url("/files/upload"), headers=headers, content=content)
+            finally:
+                _io.close_iterator(content)
             if digest.complete:
                 return response, data, digest.hasher.hexdigest()
             # The server answered before it read the whole body (it replays the key's first answer):
