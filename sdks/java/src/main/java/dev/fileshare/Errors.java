@@ -71,7 +71,7 @@ final class Errors {
             if (code != null && LIMIT_CODES.contains(code)) return new LimitExceededException(message, details, null);
             return new PermissionDeniedException(message, details, null);
         }
-        if (status == 413 && (code == null || "file_too_large".equals(code))) {
+        if (status == 413 && (code == null || LIMIT_CODES.contains(code))) {
             return new LimitExceededException(message, details, null);
         }
         if (status == 404) return new NotFoundException(message, details, null);

@@ -33,7 +33,7 @@ import java.util.function.Supplier;
  * <p>The API key never appears in a message, in {@link #toString()} or in a log line.
  */
 public final class FileshareClient implements AutoCloseable {
-    /** Default number of retries of a failed call (429, 503, no connection). */
+    /** Default number of retries of a failed call (429, 500, 502, 503, 504, no connection). */
     public static final int DEFAULT_MAX_RETRIES = 2;
     /** Default idle timeout. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
@@ -335,7 +335,10 @@ public final class FileshareClient implements AutoCloseable {
         }
 
         /**
-         * @param maxRetries retries of a call that failed with 429, 503 or no connection (default 2)
+         * @param maxRetries retries of a call that failed with 429, 500, 502, 503, 504, 409
+         *     {@code idempotency_in_progress} or no connection (default 2), after {@code Retry-After}
+         *     or an exponential backoff. A {@code Retry-After} over 60 s is thrown at once
+         *     ({@link FileshareException#retryAfter()}), never slept through
          * @return this builder
          */
         public Builder maxRetries(int maxRetries) {

@@ -1,16 +1,23 @@
 package dev.fileshare;
 
+import java.util.Set;
 import java.util.function.DoubleSupplier;
 import java.util.function.Predicate;
 
-/** The retry policy: 429, 503 and connection failures, with Retry-After or full-jitter backoff. */
+/**
+ * The retry policy: 429, 500, 502, 503, 504, 409 {@code idempotency_in_progress} and connection
+ * failures, after {@code Retry-After} or a full-jitter backoff. A {@code Retry-After} longer than
+ * {@link #MAX_RETRY_AFTER_SECONDS} is never slept through: the error is thrown at once.
+ */
 final class Retry {
-    /** {@code Retry-After} is honoured up to this many seconds. */
-    static final long RETRY_AFTER_CAP_SECONDS = 60;
+    /** The longest {@code Retry-After} the SDK waits for; a longer one is thrown at once. */
+    static final long MAX_RETRY_AFTER_SECONDS = 60;
     /** First backoff step (full jitter: a random wait between 0 and this, doubling per attempt). */
     static final long BACKOFF_BASE_MS = 500;
     /** Largest backoff step. */
     static final long BACKOFF_MAX_MS = 8000;
+    /** The 5xx statuses worth another attempt (a 501 or 505 will not change). */
+    private static final Set<Integer> RETRYABLE_SERVER_STATUSES = Set.of(500, 502, 503, 504);
 
     /** Waits between attempts; replaceable in tests. */
     @FunctionalInterface
@@ -34,31 +41,50 @@ final class Retry {
         this.random = random;
     }
 
-    static boolean isRetryable(Throwable error) {
-        if (error instanceof RateLimitException || error instanceof APIConnectionException) return true;
-        return error instanceof ServerException s && s.status() != null && s.status() == 503;
+    /** Whether the server asked for a wait longer than the SDK sleeps through. */
+    static boolean waitsTooLong(Throwable error) {
+        return error instanceof FileshareException f && f.retryAfter() != null && f.retryAfter() > MAX_RETRY_AFTER_SECONDS;
     }
 
     /**
-     * Whether a request that must not be sent twice (one that creates or counts something) may be
-     * sent again: only when the server answered (429, 503: nothing was done) and asks to wait no
-     * longer than the cap. Never after a connection failure or a timeout, which may have come after
-     * the server acted.
+     * Whether another attempt may help: a rate limit, a 500, 502, 503 or 504, the same idempotency
+     * key still running (409 {@code idempotency_in_progress}), or no response at all; never when the
+     * server asked to wait longer than {@link #MAX_RETRY_AFTER_SECONDS}.
+     */
+    static boolean isRetryable(Throwable error) {
+        if (waitsTooLong(error)) return false;
+        if (error instanceof RateLimitException || error instanceof APIConnectionException) return true;
+        if (error instanceof ServerException s) return s.status() != null && RETRYABLE_SERVER_STATUSES.contains(s.status());
+        return error instanceof BadRequestException b && Integer.valueOf(409).equals(b.status())
+                && "idempotency_in_progress".equals(b.code());
+    }
+
+    /**
+     * Whether a request that must not be sent twice and carries no idempotency key (a download's
+     * {@code POST} to a link, which counts; a rotation) may be sent again: only when the server
+     * answered 429 or 503 (nothing was done). Never after a 500 (it may have acted before failing), a
+     * connection failure or a timeout (it may have come after the server acted).
      */
     static boolean nothingWasDone(FileshareException error) {
-        return error.status() != null && (error.retryAfter() == null || error.retryAfter() <= RETRY_AFTER_CAP_SECONDS);
+        Integer status = error.status();
+        return status != null && (status == 429 || status == 503);
     }
 
     /** Milliseconds to wait before retry number {@code attempt} (0 for the first retry). */
     long delayMillis(int attempt, FileshareException error) {
-        if (error != null && error.retryAfter() != null) {
-            return Math.min(error.retryAfter(), RETRY_AFTER_CAP_SECONDS) * 1000;
-        }
+        if (error != null && error.retryAfter() != null) return error.retryAfter() * 1000;
         long ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS << Math.min(attempt, 20));
         return (long) Math.floor(random.getAsDouble() * ceiling);
     }
 
+    /**
+     * Sleeps before retry number {@code attempt}.
+     *
+     * @throws FileshareException {@code error} itself when it asks for a wait longer than
+     *     {@link #MAX_RETRY_AFTER_SECONDS}: such a wait is the caller's to decide
+     */
     void pause(int attempt, FileshareException error) {
+        if (waitsTooLong(error)) throw error;
         try {
             sleeper.sleep(delayMillis(attempt, error));
         } catch (InterruptedException e) {

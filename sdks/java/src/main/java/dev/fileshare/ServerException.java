@@ -1,6 +1,6 @@
 package dev.fileshare;
 
-/** 5xx: the server failed. A 503 is retried (see {@link FileshareClient.Builder#maxRetries(int)}). */
+/** 5xx: the server failed. A 500, 502, 503 or 504 is retried (see {@link FileshareClient.Builder#maxRetries(int)}). */
 public class ServerException extends FileshareException {
     private static final long serialVersionUID = 1L;
 

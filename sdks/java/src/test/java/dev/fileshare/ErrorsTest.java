@@ -31,6 +31,9 @@ class ErrorsTest {
         assertInstanceOf(BadRequestException.class, map(409, "default_link_required"));
         assertInstanceOf(AuthenticationException.class, map(401, "invalid_password"));
         assertInstanceOf(BadRequestException.class, map(413, "upload_length_exceeded"));
+        assertInstanceOf(LimitExceededException.class, map(413, "storage_quota_exceeded"));
+        assertInstanceOf(BadRequestException.class, map(409, "idempotency_in_progress"));
+        assertInstanceOf(BadRequestException.class, map(422, "idempotency_key_reused"));
         assertInstanceOf(NotFoundException.class, map(404, "not_found"));
         assertInstanceOf(BadRequestException.class, map(400, "invalid_parameter"));
         assertInstanceOf(BadRequestException.class, map(410, "upload_expired"));
@@ -86,7 +89,7 @@ class ErrorsTest {
     }
 
     @Test
-    void backoffIsExponentialWithFullJitterAndRetryAfterIsCapped() {
+    void backoffIsExponentialWithFullJitterAndALongRetryAfterIsThrown() {
         Retry retry = new Retry(5, ms -> {}, () -> 1.0);
         assertEquals(500, retry.delayMillis(0, null));
         assertEquals(1000, retry.delayMillis(1, null));
@@ -94,13 +97,34 @@ class ErrorsTest {
         assertEquals(8000, retry.delayMillis(6, null));
         assertEquals(8000, retry.delayMillis(40, null));
         assertEquals(0, new Retry(5, ms -> {}, () -> 0.0).delayMillis(3, null));
-        FileshareException wait120 = Errors.fromResponse(429, headers("Retry-After", "120"), "");
-        assertEquals(60_000, retry.delayMillis(0, wait120));
+        FileshareException wait60 = Errors.fromResponse(429, headers("Retry-After", "60"), "");
+        assertEquals(60_000, retry.delayMillis(0, wait60));
+        assertTrue(Retry.isRetryable(wait60));
+        // Over 60 s: not retryable, and pause() throws the error itself rather than sleeping.
+        java.util.List<Long> slept = new java.util.ArrayList<>();
+        Retry recording = new Retry(5, slept::add, () -> 1.0);
+        FileshareException wait61 = Errors.fromResponse(429, headers("Retry-After", "61"), "");
+        assertFalse(Retry.isRetryable(wait61));
+        assertSame(wait61, assertThrows(RateLimitException.class, () -> recording.pause(0, wait61)));
+        FileshareException busy120 = Errors.fromResponse(503, headers("Retry-After", "120"), "");
+        assertFalse(Retry.isRetryable(busy120));
+        assertSame(busy120, assertThrows(ServerException.class, () -> recording.pause(0, busy120)));
+        assertTrue(slept.isEmpty());
         FileshareException wait3 = Errors.fromResponse(503, headers("Retry-After", "3"), "");
         assertEquals(3_000, retry.delayMillis(0, wait3));
         assertTrue(Retry.isRetryable(wait3));
-        assertFalse(Retry.isRetryable(map(500, "internal_error")));
+        for (int status : new int[] {500, 502, 503, 504}) assertTrue(Retry.isRetryable(map(status, "internal_error")), "" + status);
+        assertFalse(Retry.isRetryable(map(501, "not_implemented")));
         assertFalse(Retry.isRetryable(map(400, "invalid_parameter")));
+        assertTrue(Retry.isRetryable(map(409, "idempotency_in_progress")));
+        assertFalse(Retry.isRetryable(map(409, "default_link_required")));
+        assertFalse(Retry.isRetryable(map(422, "idempotency_key_reused")));
         assertTrue(Retry.isRetryable(Errors.connection("x", null)));
+        // What carries no key and must not be sent twice: only after a 429 or a 503.
+        assertTrue(Retry.nothingWasDone(map(429, "rate_limited")));
+        assertTrue(Retry.nothingWasDone(map(503, "service_unavailable")));
+        assertFalse(Retry.nothingWasDone(map(500, "internal_error")));
+        assertFalse(Retry.nothingWasDone(map(502, "bad_gateway")));
+        assertFalse(Retry.nothingWasDone(Errors.connection("x", null)));
     }
 }

@@ -162,11 +162,47 @@ class GrantDownloadFakeTest {
             assertEquals(1, fake.requests.size());
             assertEquals(List.of(2000L), fake.sleeps);
         }
+        // A 500 may come after the download was counted: not sent again either.
+        try (FakeServer fake = new FakeServer((ex, n) -> FakeServer.json(ex, 500, FakeServer.error("internal_error", "x")));
+             FileshareClient client = fake.client().build()) {
+            assertThrows(ServerException.class, () -> client.download(fake.origin() + "/download/tok", dir.resolve("e.bin")));
+            assertEquals(1, fake.requests.size());
+            assertNull(fake.requests.get(0).header("Idempotency-Key"), "the download's POST carries no key");
+        }
         // A connection lost after the POST went out may have counted a download: it is not sent again.
         try (LinksFakeTest.HangUp server = new LinksFakeTest.HangUp();
              FileshareClient client = FileshareClient.builder().baseUrl(server.baseUrl()).apiKey(TestKeys.FAKE_KEY).maxRetries(3).build()) {
             assertThrows(APIConnectionException.class, () -> client.download(server.origin() + "/download/tok", dir.resolve("d.bin")));
             assertEquals(1, server.accepted.get());
+        }
+    }
+
+    @Test
+    void theGrantsGetIsRetriedAfterA502ButALongRetryAfterIsThrownAtOnce() throws Exception {
+        AtomicInteger gets = new AtomicInteger();
+        AtomicReference<String> retryAfter = new AtomicReference<>();
+        Link link = new Link();
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            if (ex.getRequestMethod().equals("GET") && gets.getAndIncrement() == 0) {
+                String wait = retryAfter.get();
+                if (wait == null) FakeServer.json(ex, 502, FakeServer.error("bad_gateway", "x"));
+                else FakeServer.json(ex, 503, FakeServer.error("service_unavailable", "maintenance"), "Retry-After", wait);
+            } else {
+                link.handle(ex);
+            }
+        }); FileshareClient client = fake.client().build()) {
+            assertEquals(SHA, client.download(fake.origin() + "/download/tok", dir.resolve("a.bin")).sha256());
+            assertEquals(List.of("POST /download/tok", "GET /download/tok/g1", "GET /download/tok/g1"), sequence(fake));
+            assertEquals(List.of(250L), fake.sleeps);
+
+            gets.set(0);
+            retryAfter.set("3600");
+            fake.requests.clear();
+            ServerException e = assertThrows(ServerException.class,
+                    () -> client.download(fake.origin() + "/download/tok", dir.resolve("b.bin")));
+            assertEquals(3600L, e.retryAfter());
+            assertEquals(List.of("POST /download/tok", "GET /download/tok/g2"), sequence(fake));
+            assertEquals(List.of(250L), fake.sleeps, "nothing more slept");
         }
     }
 
