@@ -43,7 +43,9 @@ public final class FilesResource {
     /**
      * Uploads a file from disk with options. Files of at least the client's
      * {@code resumableThreshold} (64 MiB) go through resumable uploads when the server offers them.
-     * A failed attempt is retried (429, 503, no connection) since a path can be read again.
+     * A failed attempt is retried (429, 500, 502, 503, 504, no connection) since a path can be read
+     * again, with the same {@code Idempotency-Key}: an upload whose answer was lost is answered with
+     * the file it stored, never stored twice.
      *
      * @param path the file to upload
      * @param options filename, content type, progress listener, resumable
@@ -142,29 +144,37 @@ public final class FilesResource {
     private FileInfo uploadMultipart(UploadSource source, String filename, UploadOptions options) {
         ProgressListener progress = options.onProgress();
         long total = source.size;
-        MultipartBodyPublisher[] used = new MultipartBodyPublisher[1];
+        String key = IdempotencyKey.forCall(options.idempotencyKey());
+        Transport.Activity[] activity = new Transport.Activity[1];
+        // One body for every attempt: each subscription reads the source from its start, hashing it.
+        MultipartBodyPublisher body = new MultipartBodyPublisher(filename, options.contentType(), source, sent -> {
+            activity[0].touch();
+            if (progress != null) progress.onProgress(sent, total);
+        });
         Transport.Result result = transport.retry.run(attempt -> {
-            Transport.Activity activity = new Transport.Activity();
-            LongConsumer onBytes = sent -> {
-                activity.touch();
-                if (progress != null) progress.onProgress(sent, total);
-            };
-            MultipartBodyPublisher body = new MultipartBodyPublisher(filename, options.contentType(), source, onBytes);
-            used[0] = body;
+            activity[0] = new Transport.Activity();
             HttpRequest.Builder request = transport.request(transport.url("/files/upload"), true)
                     .header("Content-Type", body.contentType())
+                    .header(IdempotencyKey.HEADER, key)
                     .POST(body);
             if (options.expiresInHeader() != null) request.header("Fileshare-Expires-In", options.expiresInHeader());
             // No Expect: 100-continue: JDK 17's client stalls reading the body of a final answer that
             // comes instead of 100. A refusal still reaches us: the server reads and discards up to
             // 64 MiB of a refused body, and larger files go through resumable uploads, refused at creation.
             if (progress != null) progress.onProgress(0, total);
-            return transport.exchangeJson(request.build(), activity);
+            return transport.exchangeJson(request.build(), activity[0]);
         }, error -> source.replayable);
         FileInfo file = Json.fileInfo(result.body());
-        String actual = used[0].sha256();
+        String actual = body.sha256();
+        if (actual == null && IdempotencyKey.replayed(result)) {
+            // The answer of an earlier request with this key, given before this body was all sent:
+            // check the stored file against the source itself when it can be read again.
+            if (!source.replayable) return file;
+            actual = Sha256.hex(source);
+        }
         if (actual == null || !actual.equalsIgnoreCase(file.sha256())) {
-            throw new IntegrityException("the server stored file " + file.fileId() + " with SHA-256 " + file.sha256()
+            String replay = IdempotencyKey.replayed(result) ? " (the answer of an earlier upload with the idempotency key " + key + ")" : "";
+            throw new IntegrityException("the server stored file " + file.fileId() + replay + " with SHA-256 " + file.sha256()
                     + ", but the bytes sent hash to " + actual, file.sha256(), actual);
         }
         if (progress != null) progress.onProgress(file.size(), total < 0 ? file.size() : total);

@@ -16,8 +16,11 @@ package dev.fileshare;
 public final class LinkOptions extends RequestFields {
     private static final LinkOptions NONE = builder().build();
 
+    private final String idempotencyKey;
+
     private LinkOptions(Builder b) {
         super(b.fields());
+        this.idempotencyKey = b.idempotencyKey;
     }
 
     /** @return a new builder (nothing set) */
@@ -30,9 +33,29 @@ public final class LinkOptions extends RequestFields {
         return NONE;
     }
 
+    /** @return the {@code Idempotency-Key} of the creation, or null: a new one generated for each call */
+    public String idempotencyKey() {
+        return idempotencyKey;
+    }
+
     /** Builds {@link LinkOptions}. */
     public static final class Builder extends LinkFieldsBuilder<Builder> {
+        private String idempotencyKey;
+
         private Builder() {}
+
+        /**
+         * @param idempotencyKey the {@code Idempotency-Key} of the creation (1 to 255 printable ASCII
+         *     characters), instead of the one the SDK generates for each call. The server answers a
+         *     later creation with the same key and the same options with the first link (no second
+         *     link); with other options, 422 {@code idempotency_key_reused}. Not part of the body
+         * @return this builder
+         * @throws ConfigurationException for an empty, longer or non-printable key
+         */
+        public Builder idempotencyKey(String idempotencyKey) {
+            this.idempotencyKey = IdempotencyKey.check(idempotencyKey);
+            return this;
+        }
 
         @Override
         Builder self() {

@@ -42,20 +42,23 @@ public final class LinksResource {
     }
 
     /**
-     * A new link to a file. Sent again only when the server answered 429 or 503 (never after a lost
-     * connection, which could make two links).
+     * A new link to a file. The call carries an {@code Idempotency-Key} (generated, or the options'
+     * own), the same on every attempt, so it is retried as every other call (a lost connection
+     * too): a creation that reached the server is answered with the same link, never a second one.
      *
      * @param fileId the file's id
-     * @param options label, expiry, download limit, password (null: none)
+     * @param options label, expiry, download limit, password, idempotency key (null: none)
      * @return the new link
-     * @throws BadRequestException 400 {@code invalid_parameter} for a value out of its range
+     * @throws BadRequestException 400 {@code invalid_parameter} for a value out of its range; 422
+     *     {@code idempotency_key_reused} for a key already used with other options
      * @throws LimitExceededException 403 {@code link_limit_exceeded}: the file has 100 links that are not revoked
      * @throws NotFoundException if the account has no such file
      */
     public Link create(long fileId, LinkOptions options) {
         LinkOptions o = options == null ? LinkOptions.none() : options;
         Object body = o.body().isEmpty() ? null : o.body();
-        return link(call("POST", "/files/" + fileId + "/links", body, Retry::nothingWasDone));
+        String key = IdempotencyKey.forCall(o.idempotencyKey());
+        return link(transport.callJson("POST", transport.url("/files/" + fileId + "/links"), body, key, ALWAYS));
     }
 
     /**

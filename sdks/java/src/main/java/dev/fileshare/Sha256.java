@@ -1,5 +1,7 @@
 package dev.fileshare;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
@@ -18,6 +20,18 @@ final class Sha256 {
 
     static String hex(byte[] digest) {
         return HexFormat.of().formatHex(digest);
+    }
+
+    /** The hex SHA-256 of a source read from its start (a path or bytes). */
+    static String hex(UploadSource source) {
+        MessageDigest d = newDigest();
+        byte[] buffer = new byte[MultipartBodyPublisher.BUFFER_SIZE];
+        try (InputStream in = source.open()) {
+            for (int n; (n = in.read(buffer)) > 0; ) d.update(buffer, 0, n);
+        } catch (IOException e) {
+            throw new FileshareException("could not read the upload source: " + e.getMessage(), e);
+        }
+        return hex(d.digest());
     }
 
     static String base64(byte[] data, int offset, int length) {

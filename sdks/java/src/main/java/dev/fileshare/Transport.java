@@ -196,10 +196,19 @@ final class Transport {
      * nulls), retried where {@code canRetry} allows.
      */
     Result callJson(String method, URI uri, Object body, Predicate<FileshareException> canRetry) {
+        return callJson(method, uri, body, null, canRetry);
+    }
+
+    /**
+     * {@link #callJson(String, URI, Object, Predicate)} with an {@code Idempotency-Key} (null: none),
+     * the same on every attempt.
+     */
+    Result callJson(String method, URI uri, Object body, String idempotencyKey, Predicate<FileshareException> canRetry) {
         String json = body == null ? null : Json.write(body);
         return retry.run(attempt -> {
             HttpRequest.Builder b = request(uri, true);
             if (json != null) b.header("Content-Type", "application/json");
+            if (idempotencyKey != null) b.header(IdempotencyKey.HEADER, idempotencyKey);
             HttpRequest.BodyPublisher publisher = json == null
                     ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8);

@@ -87,6 +87,17 @@ final class TusUploader {
             return end;
         }
 
+        /** Reads the first {@code count} bytes into {@code digest} only (the server has them). */
+        void skip(long count, MessageDigest digest) throws IOException {
+            byte[] buffer = new byte[(int) Math.min(SLICE, Math.max(1, count))];
+            for (long left = count; left > 0; ) {
+                int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+                if (n < 0) throw new IOException("the source ended before the " + count + " bytes the server already has");
+                digest.update(buffer, 0, n);
+                left -= n;
+            }
+        }
+
         @Override
         public void close() {
             try {
@@ -151,10 +162,12 @@ final class TusUploader {
         if (contentType != null) metadata.append(",filetype ").append(metadataValue(contentType));
         URI createUrl = transport.url("/uploads");
 
+        String key = IdempotencyKey.forCall(options.idempotencyKey());
         Transport.Result created = transport.requestJson(() -> {
             HttpRequest.Builder b = transport.request(createUrl, true)
                     .header("Tus-Resumable", TUS_VERSION)
-                    .header("Upload-Metadata", metadata.toString());
+                    .header("Upload-Metadata", metadata.toString())
+                    .header(IdempotencyKey.HEADER, key);
             if (expiresIn != null) b.header("Fileshare-Expires-In", expiresIn);
             if (size < 0) b.header("Upload-Defer-Length", "1");
             else b.header("Upload-Length", Long.toString(size));
@@ -166,10 +179,17 @@ final class TusUploader {
         MessageDigest hasher = Sha256.newDigest();
         String fileId = created.header("fileshare-file-id");
         long offset = 0;
+        if (IdempotencyKey.replayed(created)) {
+            // The upload an earlier request with this key created: it may have moved on since.
+            Transport.Result head = head(transport, uploadUrl);
+            offset = offsetOf(head);
+            fileId = head.header("fileshare-file-id");
+        }
         boolean finished = false;
-        if (progress != null) progress.onProgress(0, size);
+        if (progress != null) progress.onProgress(offset, size);
 
         try (ChunkReader reader = new ChunkReader(source.open())) {
+            reader.skip(offset, hasher); // the bytes the server has already
             if (fileId == null) {
                 byte[] buffer = new byte[(int) Math.max(1, size < 0 ? chunkSize : Math.min(chunkSize, size))];
                 int filled = 0;
@@ -209,11 +229,7 @@ final class TusUploader {
                         }
                         failures++;
                         if (status == null || status != 409) retry.pause(failures - 1, error);
-                        // Where does the upload stand? (HEAD is retried on its own.)
-                        Transport.Result head = transport.requestJson(() -> transport.request(uploadUrl, true)
-                                .header("Tus-Resumable", TUS_VERSION)
-                                .method("HEAD", HttpRequest.BodyPublishers.noBody())
-                                .build());
+                        Transport.Result head = head(transport, uploadUrl);
                         newOffset = offsetOf(head);
                         fileId = head.header("fileshare-file-id");
                     }
@@ -255,6 +271,14 @@ final class TusUploader {
                     + ", but the bytes sent hash to " + actual, file.sha256(), actual);
         }
         return file;
+    }
+
+    /** Where an upload stands: {@code Upload-Offset}, and {@code Fileshare-File-Id} once complete (HEAD, retried on its own). */
+    private static Transport.Result head(Transport transport, URI uploadUrl) {
+        return transport.requestJson(() -> transport.request(uploadUrl, true)
+                .header("Tus-Resumable", TUS_VERSION)
+                .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                .build());
     }
 
     private static long offsetOf(Transport.Result result) {

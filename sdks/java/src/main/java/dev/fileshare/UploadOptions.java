@@ -15,6 +15,7 @@ public final class UploadOptions {
     private final long size;
     private final int chunkSize;
     private final Duration expiresIn;
+    private final String idempotencyKey;
 
     private UploadOptions(Builder b) {
         this.filename = b.filename;
@@ -24,6 +25,7 @@ public final class UploadOptions {
         this.size = b.size;
         this.chunkSize = b.chunkSize;
         this.expiresIn = b.expiresIn;
+        this.idempotencyKey = b.idempotencyKey;
     }
 
     /** @return a new builder (every option unset) */
@@ -71,6 +73,11 @@ public final class UploadOptions {
         return expiresIn;
     }
 
+    /** @return the {@code Idempotency-Key} of this upload, or null: a new one generated for each call */
+    public String idempotencyKey() {
+        return idempotencyKey;
+    }
+
     /** The {@code Fileshare-Expires-In} header's value (whole seconds), or null. */
     String expiresInHeader() {
         return expiresIn == null ? null : Long.toString(ApiTime.seconds(expiresIn));
@@ -85,6 +92,7 @@ public final class UploadOptions {
         private long size = -1;
         private int chunkSize;
         private Duration expiresIn;
+        private String idempotencyKey;
 
         private Builder() {}
 
@@ -157,6 +165,22 @@ public final class UploadOptions {
          */
         public Builder expiresIn(Duration expiresIn) {
             this.expiresIn = expiresIn;
+            return this;
+        }
+
+        /**
+         * @param idempotencyKey the {@code Idempotency-Key} of the upload (1 to 255 printable ASCII
+         *     characters), instead of the one the SDK generates for each call. Every attempt of the
+         *     call sends it (the multipart {@code POST}, or the tus creation {@code POST}); the server
+         *     keeps the first successful answer for 24 hours and answers any later request with the
+         *     same key with it (the same file), so an upload sent again stores one file. The same key
+         *     on another request (a multipart body of another length; a resumable upload of another
+         *     length, name or type) is refused: {@link BadRequestException} 422 {@code idempotency_key_reused}
+         * @return this builder
+         * @throws ConfigurationException for an empty, longer or non-printable key
+         */
+        public Builder idempotencyKey(String idempotencyKey) {
+            this.idempotencyKey = IdempotencyKey.check(idempotencyKey);
             return this;
         }
 

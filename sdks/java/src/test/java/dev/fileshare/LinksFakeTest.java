@@ -144,7 +144,7 @@ class LinksFakeTest {
     }
 
     @Test
-    void creatingAndRotatingAreSentAgainOnlyWhenTheServerAnswered() throws Exception {
+    void aCreationCarriesOneIdempotencyKeyOnEveryAttemptSoItIsRetriedLikeAGet() throws Exception {
         List<String> seen = new ArrayList<>();
         try (FakeServer fake = new FakeServer((ex, n) -> {
             seen.add(ex.getRequestMethod() + " " + ex.getRequestURI().getPath());
@@ -153,19 +153,67 @@ class LinksFakeTest {
         }); FileshareClient client = fake.client().build()) {
             assertEquals(12, client.links().create(3).linkId());
             assertEquals(12, client.links().rotate(12).linkId());
+            assertEquals(12, client.links().create(3, LinkOptions.builder().label("x").idempotencyKey("my-key-1").build()).linkId());
             assertEquals(List.of("POST /api/v1/files/3/links", "POST /api/v1/files/3/links",
-                    "POST /api/v1/links/12/rotate", "POST /api/v1/links/12/rotate"), seen);
+                    "POST /api/v1/links/12/rotate", "POST /api/v1/links/12/rotate",
+                    "POST /api/v1/files/3/links", "POST /api/v1/files/3/links"), seen);
+            String key = fake.requests.get(0).header("Idempotency-Key");
+            assertTrue(key.matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"), "a UUID v4: " + key);
+            assertEquals(key, fake.requests.get(1).header("Idempotency-Key"), "the same key on the retry");
+            assertNull(fake.requests.get(2).header("Idempotency-Key"), "a rotation carries no key");
+            assertEquals("my-key-1", fake.requests.get(4).header("Idempotency-Key"));
+            assertEquals("my-key-1", fake.requests.get(5).header("Idempotency-Key"));
+            assertEquals("{\"label\":\"x\"}", new String(fake.requests.get(4).body(), StandardCharsets.UTF_8), "the key is not in the body");
+
+            // Another call, another key.
+            seen.clear();
+            fake.requests.clear();
+            client.links().create(3);
+            client.links().create(3);
+            assertNotEquals(fake.requests.get(1).header("Idempotency-Key"), fake.requests.get(3).header("Idempotency-Key"));
         }
-        // A connection lost after the request went out: the link may exist, so the POST is not sent again.
-        try (HangUp server = new HangUp(); FileshareClient client = FileshareClient.builder().baseUrl(server.baseUrl())
-                .apiKey(TestKeys.FAKE_KEY).maxRetries(3).build()) {
-            assertThrows(APIConnectionException.class, () -> client.links().create(3));
-            assertThrows(APIConnectionException.class, () -> client.links().rotate(12));
-            assertEquals(2, server.accepted.get(), "one attempt each");
-            // An update can be sent again (it sets values): retried.
-            assertThrows(APIConnectionException.class, () -> client.links().update(12, LinkUpdate.builder().clearLabel().build()));
-            assertTrue(server.accepted.get() >= 2 + 4, "attempts: " + server.accepted.get());
+        // A connection lost after the request went out: the creation is sent again with its key (the
+        // server answers a copy that arrived with the first link); a rotation carries no key: not sent again.
+        try (HangUp server = new HangUp()) {
+            FileshareClient.Builder b = FileshareClient.builder().baseUrl(server.baseUrl()).apiKey(TestKeys.FAKE_KEY).maxRetries(3);
+            List<Long> sleeps = new ArrayList<>();
+            b.sleeper = sleeps::add;
+            try (FileshareClient client = b.build()) {
+                assertThrows(APIConnectionException.class, () -> client.links().create(3));
+                assertEquals(4, server.accepted.get(), "1 + 3 retries");
+                assertThrows(APIConnectionException.class, () -> client.links().rotate(12));
+                assertEquals(5, server.accepted.get(), "one attempt");
+                // An update can be sent again (it sets values): retried.
+                assertThrows(APIConnectionException.class, () -> client.links().update(12, LinkUpdate.builder().clearLabel().build()));
+                assertTrue(server.accepted.get() >= 5 + 4, "attempts: " + server.accepted.get());
+            }
         }
+    }
+
+    @Test
+    void aRotationIsNotSentAgainAfterA500ButACreationIs() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> FakeServer.json(ex, 500, FakeServer.error("internal_error", "x")));
+             FileshareClient client = fake.client().build()) {
+            assertThrows(ServerException.class, () -> client.links().rotate(12));
+            assertEquals(1, fake.requests.size(), "the server may have rotated before failing");
+            assertThrows(ServerException.class, () -> client.links().create(3));
+            assertEquals(1 + 1 + 2, fake.requests.size(), "a creation has its key: retried (maxRetries 2)");
+        }
+    }
+
+    @Test
+    void anIdempotencyKeyIsOneTo255PrintableAsciiCharacters() {
+        assertEquals("a", LinkOptions.builder().idempotencyKey("a").build().idempotencyKey());
+        String longest = "k".repeat(255);
+        assertEquals(longest, UploadOptions.builder().idempotencyKey(longest).build().idempotencyKey());
+        assertEquals(" !~", UploadOptions.builder().idempotencyKey(" !~").build().idempotencyKey());
+        for (String bad : new String[] {"", "k".repeat(256), "line\nbreak", "tab\t", "caf\u00e9", "\u007f"}) {
+            assertThrows(ConfigurationException.class, () -> UploadOptions.builder().idempotencyKey(bad), bad);
+            assertThrows(ConfigurationException.class, () -> LinkOptions.builder().idempotencyKey(bad), bad);
+        }
+        assertThrows(ConfigurationException.class, () -> LinkOptions.builder().idempotencyKey(null));
+        assertNull(UploadOptions.defaults().idempotencyKey());
+        assertNull(LinkOptions.none().idempotencyKey());
     }
 
     @Test

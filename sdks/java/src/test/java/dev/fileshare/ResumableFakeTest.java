@@ -51,6 +51,12 @@ class ResumableFakeTest {
         final ByteArrayOutputStream received = new ByteArrayOutputStream();
         final String claimedSha256;
         long length = -1;
+        /** The Idempotency-Keys of the creations answered: a creation with one of them is replayed. */
+        final java.util.Set<String> keys = new java.util.HashSet<>();
+        /** Creations to answer 503 first. */
+        int failCreations;
+        /** Bytes the account may still store (-1: no quota): a PATCH past it is refused with 403. */
+        long quota = -1;
 
         TusFake(String claimedSha256) {
             this.claimedSha256 = claimedSha256;
@@ -66,9 +72,26 @@ class ResumableFakeTest {
                 ex.getResponseHeaders().set("Tus-Checksum-Algorithm", "sha256");
                 ex.sendResponseHeaders(204, -1);
             } else if (method.equals("POST") && path.equals("/api/v1/uploads")) {
-                length = Long.parseLong(ex.getRequestHeaders().getFirst("Upload-Length"));
+                if (failCreations > 0) {
+                    failCreations--;
+                    FakeServer.json(ex, 503, FakeServer.error("service_unavailable", "busy"));
+                    return;
+                }
+                String key = ex.getRequestHeaders().getFirst("Idempotency-Key");
+                if (key != null && !keys.add(key)) {
+                    ex.getResponseHeaders().set("Idempotent-Replayed", "true");
+                } else {
+                    length = Long.parseLong(ex.getRequestHeaders().getFirst("Upload-Length"));
+                }
                 ex.getResponseHeaders().set("Location", UPLOAD_PATH);
+                ex.getResponseHeaders().set("Upload-Offset", "0");
                 ex.sendResponseHeaders(201, -1);
+            } else if (method.equals("HEAD") && path.equals(UPLOAD_PATH)) {
+                ex.getResponseHeaders().set("Upload-Offset", Integer.toString(received.size()));
+                if (received.size() == length) ex.getResponseHeaders().set("Fileshare-File-Id", "42");
+                ex.sendResponseHeaders(200, -1);
+            } else if (method.equals("DELETE") && path.equals(UPLOAD_PATH)) {
+                ex.sendResponseHeaders(204, -1);
             } else if (method.equals("GET") && path.equals(UPLOAD_PATH)) {
                 byte[] bytes = received.toByteArray();
                 String sha;
@@ -88,6 +111,10 @@ class ResumableFakeTest {
             long offset = Long.parseLong(ex.getRequestHeaders().getFirst("Upload-Offset"));
             if (offset != received.size()) {
                 FakeServer.json(ex, 409, FakeServer.error("offset_mismatch", "offset"));
+                return;
+            }
+            if (quota >= 0 && received.size() + body.length > quota) {
+                FakeServer.json(ex, 403, FakeServer.error("storage_quota_exceeded", "The upload would pass the storage quota."));
                 return;
             }
             received.write(body);
@@ -217,6 +244,61 @@ class ResumableFakeTest {
             fake.requests.clear();
             client.files().upload(data, UploadOptions.builder().resumable(false).build());
             assertNull(fake.requests.get(0).header("Fileshare-Expires-In"), "no expiry, no header");
+        }
+    }
+
+    @Test
+    void theCreationCarriesOneKeyOnEveryAttempt() throws Exception {
+        byte[] data = content(1500);
+        TusFake tus = new TusFake(null);
+        tus.failCreations = 1;
+        try (FakeServer fake = server(tus, "unused", 0); FileshareClient client = fake.client().build()) {
+            client.files().upload(data, UploadOptions.builder().resumable(true).chunkSize(1000).build());
+            List<FakeServer.Seen> posts = fake.requests.stream().filter(r -> r.method().equals("POST")).toList();
+            assertEquals(2, posts.size());
+            String key = posts.get(0).header("Idempotency-Key");
+            assertTrue(key.matches(IdempotencyFakeTest.UUID_V4), key);
+            assertEquals(key, posts.get(1).header("Idempotency-Key"));
+            assertTrue(fake.requests.stream().filter(r -> !r.method().equals("POST")).allMatch(r -> r.header("Idempotency-Key") == null),
+                    "only the creation: " + sequence(fake));
+        }
+    }
+
+    @Test
+    void aReplayedCreationContinuesWhereTheUploadStands() throws Exception {
+        byte[] data = content(2500);
+        TusFake tus = new TusFake(null);
+        try (FakeServer fake = server(tus, "unused", 0); FileshareClient client = fake.client().build()) {
+            UploadOptions options = UploadOptions.builder().resumable(true).chunkSize(1000).idempotencyKey("upload-7").build();
+            // An earlier call with this key created the upload and sent its first 1000 bytes.
+            tus.keys.add("upload-7");
+            tus.length = data.length;
+            tus.received.write(data, 0, 1000);
+            FileInfo file = client.files().upload(data, options);
+            assertEquals(hex(data), file.sha256(), "the SHA-256 covers the bytes sent before too");
+            assertArrayEquals(data, tus.received.toByteArray());
+            assertEquals("OPTIONS /api/v1/uploads, POST /api/v1/uploads, HEAD " + UPLOAD_PATH + ", PATCH " + UPLOAD_PATH
+                    + ", PATCH " + UPLOAD_PATH + ", GET " + UPLOAD_PATH, sequence(fake));
+            assertEquals("1000", fake.requests.get(3).header("Upload-Offset"));
+
+            // The same call again: the upload is complete; nothing is sent but the questions.
+            fake.requests.clear();
+            FileInfo again = client.files().upload(data, options);
+            assertEquals(file, again);
+            assertEquals("POST /api/v1/uploads, HEAD " + UPLOAD_PATH + ", GET " + UPLOAD_PATH, sequence(fake));
+        }
+    }
+
+    @Test
+    void aChunkPastTheStorageQuotaIsALimitExceededExceptionAndTheUploadIsDeleted() throws Exception {
+        TusFake tus = new TusFake(null);
+        tus.quota = 1500;
+        try (FakeServer fake = server(tus, "unused", 0); FileshareClient client = fake.client().build()) {
+            LimitExceededException e = assertThrows(LimitExceededException.class,
+                    () -> client.files().upload(content(2500), UploadOptions.builder().resumable(true).chunkSize(1000).build()));
+            assertEquals("storage_quota_exceeded", e.code());
+            assertEquals("OPTIONS /api/v1/uploads, POST /api/v1/uploads, PATCH " + UPLOAD_PATH + ", PATCH " + UPLOAD_PATH
+                    + ", DELETE " + UPLOAD_PATH, sequence(fake), "refused at once, not retried, then given up");
         }
     }
 }
