@@ -1,5 +1,6 @@
 package dev.fileshare;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.InputStream;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
@@ -11,7 +12,6 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.LongConsumer;
 
 /**
  * The account's files: {@link #upload upload}, {@link #list list}, {@link #iterate iterate},
@@ -190,10 +190,7 @@ public final class FilesResource {
      * @throws BadRequestException for a page or limit out of range
      */
     public FileList list(int page, int limit) {
-        Map<String, Object> query = new LinkedHashMap<>();
-        query.put("page", page);
-        query.put("limit", limit);
-        return Json.fileList(transport.requestJson(() -> transport.request(transport.url("/files", query), true).GET().build()).body());
+        return Json.fileList(listAnswer(page, null, limit));
     }
 
     /**
@@ -203,6 +200,27 @@ public final class FilesResource {
      */
     public FileList list() {
         return list(1, 20);
+    }
+
+    /**
+     * The files whose id is lower than {@code beforeId}, newest first: the page after the one whose
+     * {@link Pagination#nextBeforeId()} it is. Unlike page numbers, such a page does not shift when
+     * files are uploaded or deleted meanwhile. Its {@link Pagination#page()} is null.
+     *
+     * <pre>{@code
+     * FileList page = client.files().list(1, 100);
+     * while (page.pagination().nextBeforeId() != null) {
+     *     page = client.files().listBefore(page.pagination().nextBeforeId(), 100);
+     * }
+     * }</pre>
+     *
+     * @param beforeId a file id (1 to 2^53-1); the files listed have lower ids
+     * @param limit files per page, 1 to 100
+     * @return the files and the pagination
+     * @throws BadRequestException for an id or limit out of range
+     */
+    public FileList listBefore(long beforeId, int limit) {
+        return Json.fileList(listAnswer(null, beforeId, limit));
     }
 
     /**
@@ -216,23 +234,41 @@ public final class FilesResource {
         return client.async(() -> list(page, limit));
     }
 
+    /** {@code GET /files} with the parameters that are not null. */
+    private JsonNode listAnswer(Integer page, Long beforeId, int limit) {
+        Map<String, Object> query = new LinkedHashMap<>();
+        query.put("page", page);
+        query.put("before_id", beforeId);
+        query.put("limit", limit);
+        return transport.requestJson(() -> transport.request(transport.url("/files", query), true).GET().build()).body();
+    }
+
     /**
-     * Every file of the account, page after page ({@code limit} per request), fetched lazily as the
-     * iteration goes. A file is never yielded twice, even when uploads during the iteration shift
-     * the pages. Each call of {@link Iterable#iterator()} starts again from page 1.
+     * Every file of the account, newest first, fetched lazily {@code limit} at a time: the first
+     * page, then each next one by {@code before_id} (the last id seen), until
+     * {@link Pagination#nextBeforeId()} is null. So no file is skipped or yielded twice, even when
+     * files are deleted or uploaded during the iteration (deleting each file as it comes is safe;
+     * files uploaded meanwhile are newer and not yielded). Each call of {@link Iterable#iterator()}
+     * starts again from the newest file.
      *
      * <pre>{@code for (FileInfo f : client.files().iterate(100)) System.out.println(f.filename());}</pre>
+     *
+     * <p>A server without {@code before_id} paging (its pages carry no {@code next_before_id}) is
+     * iterated by page numbers, skipping files already yielded.
      *
      * @param limit files per request, 1 to 100
      * @return the files, newest first
      */
     public Iterable<FileInfo> iterate(int limit) {
         return () -> new Iterator<>() {
-            private final Set<Long> seen = new HashSet<>();
             private List<FileInfo> current = List.of();
             private int index;
+            private boolean more = true;
+            /** The next request's {@code before_id} (null for the first page). */
+            private Long beforeId;
+            /** Only for a server without {@code next_before_id}: the last page number fetched, and the ids seen. */
             private int page;
-            private boolean last;
+            private final Set<Long> seen = new HashSet<>();
             private FileInfo next;
 
             @Override
@@ -240,17 +276,31 @@ public final class FilesResource {
                 while (next == null) {
                     if (index < current.size()) {
                         FileInfo candidate = current.get(index++);
-                        if (seen.add(candidate.fileId())) next = candidate;
+                        if (page == 0 || seen.add(candidate.fileId())) next = candidate;
                         continue;
                     }
-                    if (last) return false;
-                    page++;
-                    FileList list = list(page, limit);
-                    current = list.files();
-                    index = 0;
-                    last = current.size() < limit || page >= list.pagination().pages();
+                    if (!more) return false;
+                    fetch();
                 }
                 return true;
+            }
+
+            private void fetch() {
+                JsonNode answer = page > 0 ? listAnswer(page + 1, null, limit) : listAnswer(null, beforeId, limit);
+                FileList list = Json.fileList(answer);
+                if (page > 0 || (beforeId == null && !answer.path("pagination").has("next_before_id"))) {
+                    page++;
+                    more = list.files().size() >= limit && page < list.pagination().pages();
+                } else {
+                    Long after = list.pagination().nextBeforeId();
+                    if (after != null && beforeId != null && after >= beforeId) {
+                        throw new FileshareException("the server's next_before_id " + after + " does not go below " + beforeId);
+                    }
+                    beforeId = after;
+                    more = after != null;
+                }
+                current = list.files();
+                index = 0;
             }
 
             @Override
@@ -261,15 +311,6 @@ public final class FilesResource {
                 return result;
             }
         };
-    }
-
-    /**
-     * {@link #iterate(int)} with 100 files per request.
-     *
-     * @return the files, newest first
-     */
-    public Iterable<FileInfo> iterate() {
-        return iterate(100);
     }
 
     /**

@@ -18,8 +18,9 @@ final class Json {
             "file_id", "filename", "size", "upload_date", "download_count", "public_link", "content_type", "sha256", "expires_at", "success");
     private static final Set<String> LINK_FIELDS = Set.of("link_id", "file_id", "url", "default", "label", "expires_at",
             "max_downloads", "download_count", "password_protected", "status", "created_at");
-    private static final Set<String> STATS_FIELDS = Set.of("total_files", "total_size", "total_downloads", "uploads_today");
-    private static final Set<String> LIMITS_FIELDS = Set.of("max_file_size", "daily_uploads", "requests_per_minute", "requests_per_day");
+    private static final Set<String> STATS_FIELDS = Set.of("total_files", "total_size", "total_downloads", "uploads_today", "storage_reserved");
+    private static final Set<String> LIMITS_FIELDS = Set.of("max_file_size", "daily_uploads", "requests_per_minute", "requests_per_day",
+            "max_storage");
     private static final Set<String> ACCOUNT_FIELDS = Set.of("stats", "limits", "plan", "success");
 
     private Json() {}
@@ -58,6 +59,12 @@ final class Json {
         return value == null || value.isNull() ? null : value.asText();
     }
 
+    /** A number that may be null (or absent). */
+    private static Long number(JsonNode node, String name) {
+        JsonNode value = node.get(name);
+        return value == null || value.isNull() ? null : value.asLong();
+    }
+
     static FileInfo fileInfo(JsonNode node) {
         if (node == null || !node.isObject() || !node.path("file_id").canConvertToLong()) {
             throw new FileshareException("the answer holds no file object");
@@ -79,7 +86,6 @@ final class Json {
         if (node == null || !node.isObject() || !node.path("link_id").canConvertToLong()) {
             throw new FileshareException("the answer holds no link object");
         }
-        JsonNode max = node.get("max_downloads");
         return new Link(
                 node.get("link_id").asLong(),
                 node.path("file_id").asLong(),
@@ -87,7 +93,7 @@ final class Json {
                 node.path("default").asBoolean(),
                 text(node, "label"),
                 text(node, "expires_at"),
-                max == null || max.isNull() ? null : max.asLong(),
+                number(node, "max_downloads"),
                 node.path("download_count").asLong(),
                 node.path("password_protected").asBoolean(),
                 text(node, "status"),
@@ -109,8 +115,8 @@ final class Json {
         List<FileInfo> files = new ArrayList<>();
         for (JsonNode file : node.get("files")) files.add(fileInfo(file));
         JsonNode p = node.get("pagination");
-        return new FileList(files, new Pagination(
-                p.path("page").asLong(), p.path("limit").asLong(), p.path("total").asLong(), p.path("pages").asLong()));
+        return new FileList(files, new Pagination(number(p, "page"), p.path("limit").asLong(), p.path("total").asLong(),
+                p.path("pages").asLong(), number(p, "next_before_id")));
     }
 
     static AccountStats accountStats(JsonNode node) {
@@ -121,9 +127,10 @@ final class Json {
         JsonNode l = node.get("limits");
         return new AccountStats(
                 new Stats(s.path("total_files").asLong(), s.path("total_size").asLong(), s.path("total_downloads").asLong(),
-                        s.path("uploads_today").asLong(), extra(s, STATS_FIELDS)),
+                        s.path("uploads_today").asLong(), s.path("storage_reserved").asLong(), extra(s, STATS_FIELDS)),
                 new Limits(l.path("max_file_size").asLong(), l.path("daily_uploads").asLong(),
-                        l.path("requests_per_minute").asLong(), l.path("requests_per_day").asLong(), extra(l, LIMITS_FIELDS)),
+                        l.path("requests_per_minute").asLong(), l.path("requests_per_day").asLong(), number(l, "max_storage"),
+                        extra(l, LIMITS_FIELDS)),
                 text(node, "plan"),
                 extra(node, ACCOUNT_FIELDS));
     }

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -54,18 +55,85 @@ class FakeServerTest {
     @Test
     void givesUpAfterMaxRetries() throws Exception {
         try (FakeServer fake = new FakeServer((ex, n) -> FakeServer.json(ex, 429, FakeServer.error("rate_limited", "slow"),
-                "Retry-After", "120", "RateLimit-Limit", "10", "RateLimit-Remaining", "0", "RateLimit-Reset", "120",
+                "Retry-After", "60", "RateLimit-Limit", "10", "RateLimit-Remaining", "0", "RateLimit-Reset", "60",
                 "X-Request-Id", "abc"));
              FileshareClient client = fake.client().maxRetries(3).build()) {
             RateLimitException e = assertThrows(RateLimitException.class, client::stats);
             assertEquals(4, fake.requests.size());
-            assertEquals(List.of(60_000L, 60_000L, 60_000L), fake.sleeps); // Retry-After capped at 60 s
+            assertEquals(List.of(60_000L, 60_000L, 60_000L), fake.sleeps); // 60 s is still slept through
             assertEquals(429, e.status());
             assertEquals("rate_limited", e.code());
-            assertEquals(120L, e.retryAfter());
+            assertEquals(60L, e.retryAfter());
             assertEquals(10L, e.rateLimit().limit());
             assertEquals("abc", e.requestId());
         }
+    }
+
+    @Test
+    void aRetryAfterOverSixtySecondsIsThrownAtOnce() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            if (ex.getRequestURI().getPath().endsWith("/stats")) {
+                FakeServer.json(ex, 429, FakeServer.error("rate_limited", "slow"), "Retry-After", "61", "RateLimit-Limit", "10");
+            } else {
+                FakeServer.json(ex, 503, FakeServer.error("service_unavailable", "maintenance"), "Retry-After", "3600");
+            }
+        }); FileshareClient client = fake.client().maxRetries(5).build()) {
+            RateLimitException e = assertThrows(RateLimitException.class, client::stats);
+            assertEquals(61L, e.retryAfter());
+            assertEquals(10L, e.rateLimit().limit());
+            // An upload (keyed, replayable) and a 503: the same.
+            ServerException s = assertThrows(ServerException.class, () -> client.files().upload(new byte[3]));
+            assertEquals(3600L, s.retryAfter());
+            assertEquals(2, fake.requests.size(), "one attempt each");
+            assertTrue(fake.sleeps.isEmpty(), "nothing slept: " + fake.sleeps);
+        }
+    }
+
+    @Test
+    void serverErrors500502503And504AreRetriedOthersNot() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            String path = ex.getRequestURI().getPath();
+            int status = Integer.parseInt(path.substring(path.lastIndexOf('/') + 1));
+            FakeServer.json(ex, status, FakeServer.error("internal_error", "x"));
+        }); FileshareClient client = fake.client().maxRetries(1).build()) {
+            for (int status : new int[] {500, 502, 503, 504}) {
+                fake.requests.clear();
+                assertEquals(status, assertThrows(ServerException.class, () -> client.files().get(status)).status());
+                assertEquals(2, fake.requests.size(), status + " is retried");
+            }
+            for (int status : new int[] {501, 505}) {
+                fake.requests.clear();
+                assertThrows(ServerException.class, () -> client.files().get(status));
+                assertEquals(1, fake.requests.size(), status + " is not retried");
+            }
+            assertEquals(List.of(250L, 250L, 250L, 250L), fake.sleeps);
+        }
+    }
+
+    @Test
+    void statsCarryTheStorageQuotaAndTheBytesReserved() throws Exception {
+        String quota = "{\"success\":true,\"stats\":{\"total_files\":2,\"total_size\":700,\"total_downloads\":0,"
+                + "\"uploads_today\":2,\"storage_reserved\":300},\"limits\":{\"max_file_size\":10,\"daily_uploads\":11,"
+                + "\"requests_per_minute\":12,\"requests_per_day\":13,\"max_storage\":1000},\"plan\":\"pro\"}";
+        String unlimited = quota.replace("\"max_storage\":1000", "\"max_storage\":null");
+        try (FakeServer fake = new FakeServer((ex, n) -> FakeServer.json(ex, 200, n == 1 ? quota : n == 2 ? unlimited : STATS));
+             FileshareClient client = fake.client().build()) {
+            AccountStats s = client.stats();
+            assertEquals(1000L, s.limits().maxStorage());
+            assertEquals(700, s.stats().totalSize());
+            assertEquals(300, s.stats().storageReserved());
+            assertTrue(s.stats().extra().isEmpty(), "known fields are not extra: " + s.stats().extra());
+            assertTrue(s.limits().extra().isEmpty(), "known fields are not extra: " + s.limits().extra());
+            AccountStats u = client.stats();
+            assertNull(u.limits().maxStorage(), "null: unlimited");
+            assertFalse(u.limits().extra().containsKey("max_storage"));
+            AccountStats old = client.stats(); // a server from before quotas
+            assertNull(old.limits().maxStorage());
+            assertEquals(0, old.stats().storageReserved());
+        }
+        // The constructors of earlier versions still compile and mean "unlimited", "nothing reserved".
+        assertNull(new Limits(1, 2, 3, 4, java.util.Map.of()).maxStorage());
+        assertEquals(0, new Stats(1, 2, 3, 4, java.util.Map.of()).storageReserved());
     }
 
     @Test
@@ -73,13 +141,13 @@ class FakeServerTest {
         try (FakeServer fake = new FakeServer((ex, n) -> {
             if (ex.getRequestURI().getPath().endsWith("/files/7")) FakeServer.json(ex, 404, FakeServer.error("not_found", "No file with id 7."));
             else if (ex.getRequestURI().getPath().endsWith("/files")) FakeServer.json(ex, 400, FakeServer.error("invalid_parameter", "limit"));
-            else if (ex.getRequestURI().getPath().endsWith("/files/8")) FakeServer.json(ex, 500, FakeServer.error("internal_error", "oops"));
+            else if (ex.getRequestURI().getPath().endsWith("/files/8")) FakeServer.json(ex, 501, FakeServer.error("not_implemented", "oops"));
             else FakeServer.json(ex, 401, FakeServer.error("unauthorized", "bad key"));
         }); FileshareClient client = fake.client().build()) {
             assertThrows(NotFoundException.class, () -> client.files().get(7));
             assertThrows(BadRequestException.class, () -> client.files().list(1, 500));
             ServerException s = assertThrows(ServerException.class, () -> client.files().get(8));
-            assertEquals(500, s.status());
+            assertEquals(501, s.status());
             AuthenticationException a = assertThrows(AuthenticationException.class, client::stats);
             assertFalse(a.getMessage().contains(TestKeys.FAKE_KEY));
             assertEquals(4, fake.requests.size());
@@ -206,12 +274,103 @@ class FakeServerTest {
         }
     }
 
+    /** A fake account's file list: {@code GET /files} by page or by {@code before_id}, {@code DELETE /files/{id}}. */
+    private static FakeServer filesFake(java.util.NavigableSet<Long> ids) throws IOException {
+        return new FakeServer((ex, n) -> {
+            String path = ex.getRequestURI().getPath();
+            if (ex.getRequestMethod().equals("DELETE")) {
+                ids.remove(Long.parseLong(path.substring(path.lastIndexOf('/') + 1)));
+                FakeServer.json(ex, 200, "{\"success\":true}");
+                return;
+            }
+            java.util.Map<String, Long> q = new java.util.HashMap<>();
+            for (String pair : ex.getRequestURI().getQuery().split("&")) q.put(pair.split("=")[0], Long.parseLong(pair.split("=")[1]));
+            int limit = q.get("limit").intValue();
+            List<Long> newestFirst = new ArrayList<>(q.containsKey("before_id") ? ids.headSet(q.get("before_id"), false).descendingSet()
+                    : ids.descendingSet());
+            int from = q.containsKey("page") ? (q.get("page").intValue() - 1) * limit : 0;
+            List<Long> page = newestFirst.subList(Math.min(from, newestFirst.size()), Math.min(from + limit, newestFirst.size()));
+            StringBuilder files = new StringBuilder();
+            for (long id : page) files.append(files.length() == 0 ? "" : ",").append(FakeServer.file(id, "a", 1, "l"));
+            boolean more = from + limit < newestFirst.size();
+            FakeServer.json(ex, 200, "{\"success\":true,\"files\":[" + files + "],\"pagination\":{\"page\":"
+                    + (q.containsKey("before_id") ? "null" : q.getOrDefault("page", 1L)) + ",\"limit\":" + limit
+                    + ",\"total\":" + ids.size() + ",\"pages\":" + (ids.size() + limit - 1) / limit
+                    + ",\"next_before_id\":" + (more ? page.get(page.size() - 1) : "null") + "}}");
+        });
+    }
+
     @Test
-    void iterateNeverYieldsAFileTwiceWhenPagesShift() throws Exception {
+    void iteratePagesByBeforeIdSoDeletingEveryFileItYieldsSkipsNone() throws Exception {
+        java.util.NavigableSet<Long> ids = new java.util.concurrent.ConcurrentSkipListSet<>();
+        for (long id = 1; id <= 7; id++) ids.add(id);
+        try (FakeServer fake = filesFake(ids); FileshareClient client = fake.client().build()) {
+            List<Long> yielded = new ArrayList<>();
+            for (FileInfo f : client.files().iterate(3)) {
+                yielded.add(f.fileId());
+                client.files().delete(f.fileId());
+            }
+            assertEquals(List.of(7L, 6L, 5L, 4L, 3L, 2L, 1L), yielded);
+            assertTrue(ids.isEmpty(), "left: " + ids);
+            assertEquals(List.of("/api/v1/files?limit=3", "/api/v1/files?before_id=5&limit=3", "/api/v1/files?before_id=2&limit=3"),
+                    fake.requests.stream().filter(r -> r.method().equals("GET")).map(FakeServer.Seen::path).toList());
+
+            // By page numbers the same loop skips files: page 2 of what is left is not what followed page 1.
+            for (long id = 1; id <= 7; id++) ids.add(id);
+            List<Long> byPage = new ArrayList<>();
+            for (int page = 1; ; page++) {
+                FileList list = client.files().list(page, 3);
+                for (FileInfo f : list.files()) {
+                    byPage.add(f.fileId());
+                    client.files().delete(f.fileId());
+                }
+                if (list.pagination().nextBeforeId() == null) break;
+            }
+            assertEquals(List.of(7L, 6L, 5L, 1L), byPage);
+            assertEquals(java.util.Set.of(4L, 3L, 2L), ids);
+        }
+    }
+
+    @Test
+    void listAndListBeforeReadThePagination() throws Exception {
+        java.util.NavigableSet<Long> ids = new java.util.TreeSet<>(List.of(10L, 20L, 30L, 40L, 50L));
+        try (FakeServer fake = filesFake(ids); FileshareClient client = fake.client().build()) {
+            FileList first = client.files().list(1, 2);
+            assertEquals(new Pagination(1L, 2, 5, 3, 40L), first.pagination());
+            assertEquals("/api/v1/files?page=1&limit=2", fake.requests.get(0).path());
+            FileList next = client.files().listBefore(first.pagination().nextBeforeId(), 2);
+            assertEquals(List.of(30L, 20L), next.files().stream().map(FileInfo::fileId).toList());
+            assertNull(next.pagination().page(), "no page number applies");
+            assertEquals(20L, next.pagination().nextBeforeId());
+            assertEquals("/api/v1/files?before_id=40&limit=2", fake.requests.get(1).path());
+            FileList last = client.files().listBefore(20, 2);
+            assertEquals(List.of(10L), last.files().stream().map(FileInfo::fileId).toList());
+            assertNull(last.pagination().nextBeforeId());
+            assertEquals(new Pagination(2, 20, 1, 1), new Pagination(2L, 20, 1, 1, null), "the constructor of earlier versions");
+        }
+    }
+
+    @Test
+    void iterateStopsOnANextBeforeIdThatDoesNotGoDown() throws Exception {
+        try (FakeServer fake = new FakeServer((ex, n) -> FakeServer.json(ex, 200, "{\"success\":true,\"files\":["
+                + FakeServer.file(5, "a", 1, "l") + "],\"pagination\":{\"page\":null,\"limit\":1,\"total\":9,\"pages\":9,"
+                + "\"next_before_id\":5}}"));
+             FileshareClient client = fake.client().build()) {
+            Iterator<FileInfo> it = client.files().iterate(1).iterator();
+            assertEquals(5, it.next().fileId());
+            // The page before 5 points at 5 again: an error, not an endless loop.
+            FileshareException e = assertThrows(FileshareException.class, it::next);
+            assertTrue(e.getMessage().contains("next_before_id 5 does not go below 5"), e.getMessage());
+            assertEquals("/api/v1/files?before_id=5&limit=1", fake.requests.get(1).path());
+        }
+    }
+
+    @Test
+    void aServerWithoutNextBeforeIdIsIteratedByPageNeverYieldingAFileTwice() throws Exception {
         // Page 1 holds 3, 2; then a new upload shifts the pages: page 2 holds 2, 1.
         try (FakeServer fake = new FakeServer((ex, n) -> {
             String q = ex.getRequestURI().getQuery();
-            String files = q.contains("page=1") ? FakeServer.file(3, "a", 1, "l") + "," + FakeServer.file(2, "a", 1, "l")
+            String files = !q.contains("page=") ? FakeServer.file(3, "a", 1, "l") + "," + FakeServer.file(2, "a", 1, "l")
                     : q.contains("page=2") ? FakeServer.file(2, "a", 1, "l") + "," + FakeServer.file(1, "a", 1, "l")
                     : FakeServer.file(0, "a", 1, "l");
             FakeServer.json(ex, 200, "{\"success\":true,\"files\":[" + files + "],\"pagination\":{\"page\":1,\"limit\":2,\"total\":5,\"pages\":3}}");
@@ -219,7 +378,8 @@ class FakeServerTest {
             List<Long> ids = new ArrayList<>();
             for (FileInfo f : client.files().iterate(2)) ids.add(f.fileId());
             assertEquals(List.of(3L, 2L, 1L, 0L), ids);
-            assertEquals(3, fake.requests.size());
+            assertEquals(List.of("/api/v1/files?limit=2", "/api/v1/files?page=2&limit=2", "/api/v1/files?page=3&limit=2"),
+                    fake.requests.stream().map(FakeServer.Seen::path).toList());
         }
     }
 
