@@ -19,6 +19,9 @@ def main() -> None:
         except fileshare.LimitExceededError as error:
             if error.code == "daily_upload_limit_exceeded":
                 print("no uploads left today; they come back at 00:00 UTC")
+            elif error.code == "storage_quota_exceeded":
+                usage = client.stats()
+                print(f"the account's storage is full: {usage.stats.total_size} of {usage.limits.max_storage} bytes used")
             else:
                 print(f"too large for this plan: {error.message}")
         except fileshare.RateLimitError as error:

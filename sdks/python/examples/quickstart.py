@@ -31,6 +31,8 @@ def main() -> None:
 
         stats = client.stats()
         print(f"{stats.stats.total_files} files, {stats.stats.uploads_today}/{stats.limits.daily_uploads} uploads today, plan {stats.plan}")
+        quota = "unlimited" if stats.limits.max_storage is None else f"{stats.limits.max_storage} bytes"
+        print(f"storage: {stats.stats.total_size} bytes used, {stats.stats.storage_reserved} reserved, quota {quota}")
         client.files.delete(file.file_id)
 
 

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
 
@@ -175,15 +176,81 @@ def through_proxy(flavour: str, server: dict[str, Any], proxy: CuttingProxy) -> 
     return _Rerouting(server["server_url"], proxy.url) if flavour == "sync" else _AsyncRerouting(server["server_url"], proxy.url)
 
 
-def create_account(server: dict[str, Any], name: str) -> str:
-    """One more pro account on the launcher's server (the ``fileshare`` CLI on its data folder); its key."""
+def fileshare_cli(server: dict[str, Any], *args: str) -> str:
+    """``fileshare ARGS...`` (the operator CLI) on the launcher's data folder; its standard output."""
     env = {**os.environ, "FILESHARE_DATA_DIR": server["data_dir"], "FILESHARE_LOG_LEVEL": "warn"}
     for setting in ("FILESHARE_DATABASE_URL", "FILESHARE_REDIS_URL"):
         env.pop(setting, None)
-    command = ["node", str(REPO / "bin" / "fileshare.js"), "account", "create", "--email", f"{name}@sdk-tests.invalid"]
-    out = subprocess.run([*command, "--plan", "pro", "--json"], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    return str(json.loads(out.stdout.strip().splitlines()[-1])["api_key"])
+    command = ["node", str(REPO / "bin" / "fileshare.js"), *args]
+    out = subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, f"fileshare {' '.join(args[:2])}: {out.stderr}"
+    return out.stdout
+
+
+def new_account(server: dict[str, Any], name: str) -> tuple[int, str]:
+    """One more pro account on the launcher's server, made by the CLI; its id and key."""
+    out = fileshare_cli(server, "account", "create", "--email", f"{name}@sdk-tests.invalid", "--plan", "pro", "--json")
+    created = json.loads(out.strip().splitlines()[-1])
+    return int(created["account_id"]), str(created["api_key"])
+
+
+def create_account(server: dict[str, Any], name: str) -> str:
+    """One more pro account on the launcher's server (the ``fileshare`` CLI on its data folder); its key."""
+    return new_account(server, name)[1]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request as it left the SDK, and what came back (``status`` None: no answer)."""
+
+    method: str
+    path: str
+    idempotency_key: str | None
+    status: int | None
+    replayed: bool
+
+
+def _exchange(request: httpx.Request, response: httpx.Response | None) -> Exchange:
+    replayed = response is not None and response.headers.get("idempotent-replayed") == "true"
+    status = None if response is None else response.status_code
+    return Exchange(request.method, request.url.path, request.headers.get("idempotency-key"), status, replayed)
+
+
+class Recording(httpx.HTTPTransport):
+    """A transport that notes every exchange in ``exchanges``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.exchanges: list[Exchange] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            response = super().handle_request(request)
+        except httpx.TransportError:
+            self.exchanges.append(_exchange(request, None))
+            raise
+        self.exchanges.append(_exchange(request, response))
+        return response
+
+
+class _AsyncRecording(httpx.AsyncHTTPTransport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.exchanges: list[Exchange] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            response = await super().handle_async_request(request)
+        except httpx.TransportError:
+            self.exchanges.append(_exchange(request, None))
+            raise
+        self.exchanges.append(_exchange(request, response))
+        return response
+
+
+def recording(flavour: str) -> Any:
+    """A transport for ``make_client(transport=...)`` whose ``exchanges`` list every request and answer."""
+    return Recording() if flavour == "sync" else _AsyncRecording()
 
 
 class BlockingAsync:
@@ -204,6 +271,9 @@ class BlockingAsync:
 
     def download(self, *args: Any, **kwargs: Any) -> fileshare.DownloadResult:
         return self.run(self.client.download(*args, **kwargs))  # type: ignore[no-any-return]
+
+    def resumable_uploads(self) -> fileshare.TusCapabilities:
+        return self.run(self.client.resumable_uploads())  # type: ignore[no-any-return]
 
     def close(self) -> None:
         self.run(self.client.close())
@@ -275,4 +345,4 @@ def without_env(monkeypatch: Any) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-__all__ = ["Launcher", "CuttingProxy", "BlockingAsync", "through_proxy", "create_account", "without_waits", "sparse_file", "random_bytes", "without_env", "REPO", "os"]
+__all__ = ["Launcher", "CuttingProxy", "BlockingAsync", "through_proxy", "create_account", "new_account", "fileshare_cli", "Exchange", "recording", "without_waits", "sparse_file", "random_bytes", "without_env", "REPO", "os"]
