@@ -13,6 +13,7 @@ use Fileshare\Client;
 $client = new Client(); // base_url and api_key from FILESHARE_BASE_URL and FILESHARE_API_KEY
 
 $path = $argv[1] ?? __FILE__;
+// Retries after a lost answer are safe: every upload carries an idempotency key (one per call).
 $file = $client->files->upload($path, [
     'on_progress' => static function (int $sent, ?int $total): void {
         fwrite(STDERR, sprintf("\rupload: %d / %s bytes", $sent, $total ?? '?'));
@@ -29,7 +30,7 @@ foreach ($page->files as $f) {
 }
 
 $count = 0;
-foreach ($client->files->iterate(limit: 100) as $f) {
+foreach ($client->files->iterate(limit: 100) as $f) { // pages by before_id: deleting here would skip nothing
     ++$count;
 }
 echo "iterate() went through $count files\n";
@@ -41,6 +42,8 @@ unlink($copy);
 
 $stats = $client->stats();
 echo "plan {$stats->plan}: {$stats->stats->total_files} files, {$stats->stats->uploads_today} of {$stats->limits->daily_uploads} uploads today\n";
+echo "storage: {$stats->stats->total_size} bytes used, {$stats->stats->storage_reserved} reserved by uploads in progress, of "
+    . ($stats->limits->max_storage === null ? 'no quota' : "a quota of {$stats->limits->max_storage}") . "\n";
 
 $client->files->delete($file->file_id);
 echo "deleted file {$file->file_id}\n";

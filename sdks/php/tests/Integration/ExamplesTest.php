@@ -38,6 +38,7 @@ final class ExamplesTest extends IntegrationTestCase
         self::assertMatchesRegularExpression('/uploaded quickstart\.php as file \d+/', $out);
         self::assertStringContainsString('SHA-256 checked against the ETag', $out);
         self::assertMatchesRegularExpression('/deleted file \d+/', $out);
+        self::assertMatchesRegularExpression('/storage: \d+ bytes used, \d+ reserved by uploads in progress, of a quota of \d+/', $out);
     }
 
     public function testResumable(): void

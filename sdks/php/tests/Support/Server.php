@@ -83,14 +83,59 @@ final class Server
      */
     public static function newAccount(string $plan = 'pro'): string
     {
+        return self::createAccount($plan)['api_key'];
+    }
+
+    /**
+     * A new account of $plan made with the `fileshare` CLI: `account_id` and `api_key`.
+     *
+     * @return array{account_id: int, api_key: string}
+     */
+    public static function createAccount(string $plan = 'pro'): array
+    {
+        $email = 'php-' . bin2hex(random_bytes(6)) . '@sdk-tests.invalid';
+        $created = self::cli(['account', 'create', '--email', $email, '--plan', $plan, '--json']);
+        if (!\is_int($created['account_id'] ?? null) || !\is_string($created['api_key'] ?? null)) {
+            throw new \RuntimeException('fileshare account create printed no account_id and api_key');
+        }
+
+        return ['account_id' => $created['account_id'], 'api_key' => $created['api_key']];
+    }
+
+    /**
+     * `fileshare account set-limits ID --FLAG VALUE…` (flags without the dashes: `max-storage`
+     * => '5000', 'unlimited' or 'default'): the account's overrides as the CLI prints them.
+     *
+     * @param array<string, int|string> $limits
+     *
+     * @return array<string, mixed>
+     */
+    public static function setLimits(int $accountId, array $limits): array
+    {
+        $args = ['account', 'set-limits', (string) $accountId, '--json'];
+        foreach ($limits as $flag => $value) {
+            array_push($args, "--$flag", (string) $value);
+        }
+
+        return self::cli($args);
+    }
+
+    /**
+     * Runs the `fileshare` CLI on the server's data folder: the JSON of its last line of output.
+     *
+     * @param list<string> $args
+     *
+     * @return array<string, mixed>
+     */
+    private static function cli(array $args): array
+    {
         $info = self::info();
         $root = \dirname(__DIR__, 4);
         $env = getenv();
         unset($env['FILESHARE_DATABASE_URL'], $env['FILESHARE_REDIS_URL'], $env['FILESHARE_STORAGE']);
         $env = ['FILESHARE_DATA_DIR' => $info['data_dir'], 'FILESHARE_PUBLIC_URL' => $info['server_url'], 'FILESHARE_LOG_LEVEL' => 'warn'] + $env;
-        $email = 'php-' . bin2hex(random_bytes(6)) . '@sdk-tests.invalid';
         $process = proc_open(
-            ['node', "$root/bin/fileshare.js", 'account', 'create', '--email', $email, '--plan', $plan, '--json'],
+            ['node', "$root/bin/fileshare.js", ...$args],
             [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']],
             $pipes,
             $root,
@@ -102,12 +147,12 @@ final class Server
         fclose($pipes[2]);
         $code = proc_close($process);
         $lines = explode("\n", trim($out));
-        $created = json_decode((string) end($lines), true);
-        if ($code !== 0 || !\is_array($created) || !\is_string($created['api_key'] ?? null)) {
-            throw new \RuntimeException("fileshare account create failed ($code): $err $out");
+        $answer = json_decode((string) end($lines), true);
+        if ($code !== 0 || !\is_array($answer)) {
+            throw new \RuntimeException('fileshare ' . implode(' ', \array_slice($args, 0, 2)) . " failed ($code): $err $out");
         }
 
-        return $created['api_key'];
+        return $answer;
     }
 
     /** @param array<string, mixed> $options */
