@@ -124,16 +124,26 @@ def waits_too_long(error: BaseException) -> bool:
     return isinstance(error, FileshareError) and error.retry_after is not None and error.retry_after > RETRY_AFTER_MAX
 
 
-def is_retryable(error: BaseException) -> bool:
-    """429, 500, 502, 503, 504, 409 ``idempotency_in_progress`` and connection failures are worth
-    another attempt (unless the server asked for a wait of more than a minute); nothing else is."""
-    if waits_too_long(error):
-        return False
+def is_transient(error: BaseException) -> bool:
+    """429, 500, 502, 503, 504, 409 ``idempotency_in_progress`` and connection failures: the same
+    request may succeed later."""
     if isinstance(error, APIConnectionError):
         return True
     if isinstance(error, BadRequestError):
         return error.status == 409 and error.code == "idempotency_in_progress"
     return isinstance(error, (RateLimitError, ServerError)) and error.status in RETRYABLE_STATUSES
+
+
+def is_retryable(error: BaseException) -> bool:
+    """A transient failure is worth another attempt now, unless the server asked for a wait of
+    more than a minute; nothing else is."""
+    return is_transient(error) and not waits_too_long(error)
+
+
+def is_final(error: BaseException) -> bool:
+    """The server (or the SDK's checks) refused the request for good: an error of the SDK that is
+    not transient. A cancellation or an error of the caller's own source is not."""
+    return isinstance(error, FileshareError) and not is_transient(error)
 
 
 def is_retryable_answer(error: BaseException) -> bool:

@@ -299,6 +299,32 @@ def test_a_lost_creation_answer_is_asked_again_with_the_same_key(flavour: str) -
     assert len(posted) == 2 and posted[0] == posted[1] and UUID4.fullmatch(posted[0])
 
 
+@pytest.mark.parametrize(
+    "own_key, failure, deleted",
+    [
+        (False, "dropped", True),  # nobody else knows the key: give the slot back
+        (True, "dropped", False),  # kept for a later call with the key
+        (True, "service_unavailable", False),
+        (True, "storage_quota_exceeded", True),  # refused for good
+    ],
+)
+def test_a_failed_resumable_upload_is_kept_only_for_the_callers_own_key(flavour: str, own_key: bool, failure: str, deleted: bool) -> None:
+    server = FakeServer()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method in ("PATCH", "HEAD"):
+            server.calls.append((request.method, request.url.path))
+            if failure == "dropped":
+                raise httpx.ReadError("dropped")
+            return error(503 if failure == "service_unavailable" else 403, failure)
+        return server(request)
+
+    options: dict[str, Any] = {"resumable": True, "idempotency_key": "k5" if own_key else None}
+    with pytest.raises(fileshare.FileshareError):
+        upload_with(flavour, handler, bytes(100), options, max_retries=0)
+    assert (("DELETE", FakeServer.UPLOAD) in server.calls) is deleted
+
+
 # -- paging by before_id -----------------------------------------------------------------------
 
 

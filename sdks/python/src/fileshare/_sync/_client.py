@@ -486,6 +486,7 @@ class Files:
                 capabilities.checksum_sha256,
                 on_progress,
                 extra_headers,
+                keep_unfinished=idempotency_key is not None,
             )
         return self._upload_multipart(prepared, name, content_type, on_progress, extra_headers)
 
@@ -555,10 +556,15 @@ class Files:
         checksum: bool,
         on_progress: c.ProgressCallback | None,
         extra_headers: Mapping[str, str],
+        *,
+        keep_unfinished: bool,
     ) -> FileRecord:
         """Create, then PATCH chunk after chunk (``Upload-Checksum``). A chunk that fails with a
         retryable error, 409, 423 or 460 is resumed where the server stands (HEAD), up to
-        ``max_retries`` times in a row; each chunk that gets through resets the count."""
+        ``max_retries`` times in a row; each chunk that gets through resets the count.
+
+        An upload that fails is deleted, unless ``keep_unfinished`` (the caller's own idempotency
+        key, which a later call can continue it with) and the server did not refuse it for good."""
         client = self._client
         size = source.size
         create_url = client._url("/uploads")
@@ -575,7 +581,6 @@ class Files:
         hasher = hashlib.sha256()
         file_id = created.headers.get("fileshare-file-id")
         offset = 0
-        finished = False
         chunks = source.iter_chunks()
         pieces = _Pieces()
         ended = False
@@ -660,15 +665,17 @@ class Files:
                     if size is not None and offset == size:
                         break  # complete, but the answer named no file
                     raise FileshareError(f"the source ended at {offset} bytes, short of its declared {size} bytes")
-            finished = True
-        finally:
-            _io.close_iterator(chunks)
-            if not finished:
-                # Give the daily upload slot back; best effort, the server also expires unfinished uploads.
+        except BaseException as error:
+            if not keep_unfinished or c.is_final(error):
+                # Give the daily upload slot and the reserved storage back; best effort, the server
+                # also expires unfinished uploads.
                 try:
                     client._send("DELETE", upload_url, headers=c.TUS_HEADERS, timeout=5.0)
                 except FileshareError:
                     pass
+            raise
+        finally:
+            _io.close_iterator(chunks)
 
         _, status = client._request("GET", upload_url)
         raw = status.get("upload", {}).get("file") if isinstance(status, dict) else None
