@@ -20,10 +20,11 @@ public class ErrorHandling {
             try {
                 client.files().upload("hello".getBytes(), null);
             } catch (LimitExceededException e) {
-                // file_too_large or daily_upload_limit_exceeded: waiting does not help (the daily one clears at 00:00 UTC)
+                // file_too_large, daily_upload_limit_exceeded (clears at 00:00 UTC) or storage_quota_exceeded
+                // (delete files first): waiting does not help
                 System.out.println("limit: " + e.code());
             } catch (RateLimitException e) {
-                // already retried maxRetries times; wait before trying again
+                // already retried maxRetries times, or the server asked for a wait over 60 s: wait before trying again
                 System.out.println("slow down: retry in " + e.retryAfter() + " s (limit " + e.rateLimit().limit() + ")");
             } catch (AuthenticationException e) {
                 System.out.println("check FILESHARE_API_KEY: " + e.getMessage());

@@ -39,6 +39,9 @@ public class QuickStart {
             var stats = client.stats();
             System.out.println("plan " + stats.plan() + ": " + stats.stats().totalFiles() + " files, "
                     + stats.stats().uploadsToday() + " of " + stats.limits().dailyUploads() + " uploads today");
+            Long quota = stats.limits().maxStorage(); // null: unlimited
+            System.out.println("storage: " + stats.stats().totalSize() + " bytes used, " + stats.stats().storageReserved()
+                    + " reserved by uploads in progress, quota " + (quota == null ? "unlimited" : quota + " bytes"));
 
             client.files().delete(file.fileId());
             System.out.println("deleted file " + file.fileId());

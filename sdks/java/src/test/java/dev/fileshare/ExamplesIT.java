@@ -35,7 +35,7 @@ class ExamplesIT {
         assertEquals(0, p.exitValue(), output);
         assertFalse(output.contains(server.key("pro")), "the key never shows");
         List<String> expected = switch (example) {
-            case "QuickStart" -> List.of("uploaded quickstart-", "downloaded ", "plan pro", "deleted file");
+            case "QuickStart" -> List.of("uploaded quickstart-", "downloaded ", "plan pro", "quota 107374182400 bytes", "deleted file");
             case "ResumableUpload" -> List.of("server offers resumable uploads: true", "stored 3145728 bytes");
             case "ErrorHandling" -> List.of("not found: status 404, code not_found");
             case "SharingLinks" -> List.of("without the password: invalid_password", "downloads now 1", "password removed: true, limit now 5",

@@ -4,12 +4,18 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Connections dropped on purpose (a proxy in front of the real server): uploads and downloads resume. */
+/**
+ * Connections dropped on purpose (a proxy in front of the real server): uploads and downloads
+ * resume; a creating call whose answer is cut after the server acted is sent again with its
+ * idempotency key and creates one file or link (those tests each use an account of their own, so
+ * that their counts are their own).
+ */
 class InterruptionIT {
     static TestServer server;
     static CuttingProxy proxy;
@@ -111,5 +117,67 @@ class InterruptionIT {
         assertEquals("exhausted", after.status());
         assertThrows(NotFoundException.class, () -> client.download(link.url(), dir.resolve("three.bin"), withPassword));
         client.files().delete(file.fileId());
+    }
+
+    /** A client of a new account, through the proxy. */
+    private static FileshareClient newAccountThroughProxy(String name) {
+        return FileshareClient.builder().baseUrl(proxy.origin() + "/api/v1").apiKey(server.createAccount(name, "pro")).maxRetries(3).build();
+    }
+
+    /** Every file of a small account (one page), checked against the total. */
+    static List<FileInfo> all(FileshareClient client) {
+        FileList list = client.files().list(1, 100);
+        assertEquals(list.files().size(), list.pagination().total());
+        return list.files();
+    }
+
+    @Test
+    void anUploadWhoseAnswerIsCutAfterItWasStoredIsStoredOnce() throws Exception {
+        try (FileshareClient client = newAccountThroughProxy("cut-upload")) {
+            byte[] content = ProAccountIT.random(300_000, 21);
+            Path path = dir.resolve("once.bin");
+            Files.write(path, content);
+            int before = proxy.cuts.get();
+            proxy.cutOnce("POST /api/v1/files/upload", CuttingProxy.Direction.RESPONSE, 0); // stored, then no answer
+            FileInfo file = client.files().upload(path, UploadOptions.builder().resumable(false).build());
+            assertEquals(before + 1, proxy.cuts.get(), "the answer was cut");
+            assertEquals(ProAccountIT.sha(content), file.sha256());
+            List<FileInfo> stored = all(client);
+            assertEquals(1, stored.size(), "one file stored: " + stored);
+            assertEquals(file.fileId(), stored.get(0).fileId(), "the retry was answered with the stored file");
+            assertEquals(1, client.stats().stats().uploadsToday(), "one daily upload slot");
+            assertEquals(content.length, client.stats().stats().totalSize());
+        }
+    }
+
+    @Test
+    void aResumableUploadWhoseCreationAnswerIsCutIsOneUpload() throws Exception {
+        try (FileshareClient client = newAccountThroughProxy("cut-creation")) {
+            byte[] content = ProAccountIT.random(250_000, 22);
+            int before = proxy.cuts.get();
+            proxy.cutOnce("POST /api/v1/uploads", CuttingProxy.Direction.RESPONSE, 0); // created, then no answer
+            FileInfo file = client.files().upload(content, UploadOptions.builder().resumable(true).chunkSize(100_000).build());
+            assertEquals(before + 1, proxy.cuts.get());
+            assertEquals(ProAccountIT.sha(content), file.sha256());
+            List<FileInfo> stored = all(client);
+            assertEquals(List.of(file.fileId()), stored.stream().map(FileInfo::fileId).toList());
+            AccountStats stats = client.stats();
+            assertEquals(1, stats.stats().uploadsToday(), "one daily upload slot");
+            assertEquals(0, stats.stats().storageReserved(), "no upload left holding bytes");
+        }
+    }
+
+    @Test
+    void aLinkWhoseCreationAnswerIsCutIsCreatedOnce() throws Exception {
+        try (FileshareClient client = newAccountThroughProxy("cut-link")) {
+            FileInfo file = client.files().upload("share me".getBytes());
+            int before = proxy.cuts.get();
+            proxy.cutOnce("POST /api/v1/files/" + file.fileId() + "/links", CuttingProxy.Direction.RESPONSE, 0);
+            Link link = client.links().create(file.fileId(), LinkOptions.builder().label("once").build());
+            assertEquals(before + 1, proxy.cuts.get());
+            List<Link> links = client.links().list(file.fileId());
+            assertEquals(2, links.size(), "the default link and one more: " + links);
+            assertEquals(link.linkId(), links.get(1).linkId());
+        }
     }
 }

@@ -82,6 +82,9 @@ final class TestServer {
         return FileshareClient.builder().baseUrl(baseUrl).apiKey(key(account));
     }
 
+    /** An account made with the CLI: its id (for {@code account set-limits}) and its API key. */
+    record Account(long id, String key) {}
+
     /**
      * Another account on this server, made with the {@code fileshare} CLI as the launcher makes its
      * own (the launcher's accounts are shared by all four SDK suites, so their names are fixed).
@@ -89,25 +92,47 @@ final class TestServer {
      * @return the new account's API key
      */
     String createAccount(String name, String plan) {
+        return account(name, plan).key();
+    }
+
+    /** {@link #createAccount(String, String)}, with the account's id. */
+    Account account(String name, String plan) {
+        JsonNode created = cli("account", "create", "--email", name + "-" + System.nanoTime() + "@sdk-tests.invalid", "--plan", plan, "--json");
+        return new Account(created.get("account_id").asLong(), created.get("api_key").asText());
+    }
+
+    /** {@code fileshare account set-limits ID FLAGS...}, e.g. {@code "--max-storage", "1000"}. */
+    void setLimits(long accountId, String... flags) {
+        String[] args = new String[flags.length + 4];
+        args[0] = "account";
+        args[1] = "set-limits";
+        args[2] = Long.toString(accountId);
+        System.arraycopy(flags, 0, args, 3, flags.length);
+        args[args.length - 1] = "--json";
+        cli(args);
+    }
+
+    /** Runs the {@code fileshare} CLI on this server's data; returns the JSON of its last line of output. */
+    private JsonNode cli(String... args) {
         Path root = repoRoot();
-        ProcessBuilder pb = new ProcessBuilder("node", root.resolve("bin/fileshare.js").toString(), "account", "create",
-                "--email", name + "-" + System.nanoTime() + "@sdk-tests.invalid", "--plan", plan, "--json")
-                .directory(root.toFile())
-                .redirectError(logFile());
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("node", root.resolve("bin/fileshare.js").toString()));
+        command.addAll(java.util.List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(root.toFile()).redirectError(logFile());
         pb.environment().remove("FILESHARE_DATABASE_URL");
         pb.environment().remove("FILESHARE_REDIS_URL");
         pb.environment().put("FILESHARE_DATA_DIR", info.get("data_dir").asText());
         pb.environment().put("FILESHARE_PUBLIC_URL", serverUrl);
         pb.environment().put("FILESHARE_LOG_LEVEL", "warn");
+        String what = "fileshare " + args[0] + " " + args[1];
         try {
             Process p = pb.start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException("fileshare account create failed; see " + logFile().file());
+                throw new IllegalStateException(what + " failed; see " + logFile().file());
             }
-            return Json.MAPPER.readTree(out.substring(out.lastIndexOf('\n') + 1)).get("api_key").asText();
+            return Json.MAPPER.readTree(out.substring(out.lastIndexOf('\n') + 1));
         } catch (IOException e) {
-            throw new IllegalStateException("cannot run the fileshare CLI: " + e.getMessage(), e);
+            throw new IllegalStateException("cannot run " + what + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
