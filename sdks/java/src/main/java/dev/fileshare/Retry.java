@@ -47,12 +47,18 @@ final class Retry {
     }
 
     /**
-     * Whether another attempt may help: a rate limit, a 500, 502, 503 or 504, the same idempotency
-     * key still running (409 {@code idempotency_in_progress}), or no response at all; never when the
+     * Whether another attempt now may help: a {@link #isTransient transient} failure, unless the
      * server asked to wait longer than {@link #MAX_RETRY_AFTER_SECONDS}.
      */
     static boolean isRetryable(Throwable error) {
-        if (waitsTooLong(error)) return false;
+        return isTransient(error) && !waitsTooLong(error);
+    }
+
+    /**
+     * Whether the same request may succeed later: a rate limit, a 500, 502, 503 or 504, the same
+     * idempotency key still running (409 {@code idempotency_in_progress}), or no response at all.
+     */
+    static boolean isTransient(Throwable error) {
         if (error instanceof RateLimitException || error instanceof APIConnectionException) return true;
         if (error instanceof ServerException s) return s.status() != null && RETRYABLE_SERVER_STATUSES.contains(s.status());
         return error instanceof BadRequestException b && Integer.valueOf(409).equals(b.status())

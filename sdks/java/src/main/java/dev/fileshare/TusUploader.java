@@ -150,6 +150,8 @@ final class TusUploader {
      * Uploads through tus: create, then PATCH chunk after chunk with {@code Upload-Checksum}. A
      * chunk that fails with a retryable error, 409, 423 or 460 is resumed where the server stands
      * (HEAD), up to {@code maxRetries} times in a row; each chunk that gets through resets the count.
+     * An upload that fails is deleted, unless the caller gave their own idempotency key (a later call
+     * with it is answered with this upload and continues it) and the server did not refuse it for good.
      */
     static FileInfo upload(Transport transport, UploadSource source, String filename, UploadOptions options,
                            int chunkSize, boolean checksum) {
@@ -186,6 +188,8 @@ final class TusUploader {
             fileId = head.header("fileshare-file-id");
         }
         boolean finished = false;
+        boolean ownKey = options.idempotencyKey() != null;
+        boolean keep = false;
         if (progress != null) progress.onProgress(offset, size);
 
         try (ChunkReader reader = new ChunkReader(source.open())) {
@@ -255,9 +259,14 @@ final class TusUploader {
             }
             finished = true;
         } catch (IOException e) {
+            keep = ownKey; // the caller's source failed: a later call with the key may continue
             throw new FileshareException("could not read the upload source: " + e.getMessage(), e);
+        } catch (FileshareException e) {
+            // Not refused for good (no connection, the server busy, interrupted): a later call with the key may continue.
+            keep = ownKey && (Retry.isTransient(e) || Thread.currentThread().isInterrupted());
+            throw e;
         } finally {
-            if (!finished) abandon(transport, uploadUrl);
+            if (!finished && !keep) abandon(transport, uploadUrl);
         }
 
         // The file the upload became, and its checksum.

@@ -175,7 +175,9 @@ public final class UploadOptions {
          *     keeps the first successful answer for 24 hours and answers any later request with the
          *     same key with it (the same file), so an upload sent again stores one file. The same key
          *     on another request (a multipart body of another length; a resumable upload of another
-         *     length, name or type) is refused: {@link BadRequestException} 422 {@code idempotency_key_reused}
+         *     length, name or type) is refused: {@link BadRequestException} 422 {@code idempotency_key_reused}.
+         *     A resumable upload with the caller's own key that fails without being refused for good
+         *     (no connection, the server busy) is kept, and the next call with the key continues it
          * @return this builder
          * @throws ConfigurationException for an empty, longer or non-printable key
          */

@@ -57,6 +57,9 @@ class ResumableFakeTest {
         int failCreations;
         /** Bytes the account may still store (-1: no quota): a PATCH past it is refused with 403. */
         long quota = -1;
+        /** PATCHes to answer 503 (after taking the first chunk, when {@code failAfterFirst}). */
+        int failPatches;
+        boolean failAfterFirst;
 
         TusFake(String claimedSha256) {
             this.claimedSha256 = claimedSha256;
@@ -111,6 +114,11 @@ class ResumableFakeTest {
             long offset = Long.parseLong(ex.getRequestHeaders().getFirst("Upload-Offset"));
             if (offset != received.size()) {
                 FakeServer.json(ex, 409, FakeServer.error("offset_mismatch", "offset"));
+                return;
+            }
+            if (failPatches > 0 && (!failAfterFirst || received.size() > 0)) {
+                failPatches--;
+                FakeServer.json(ex, 503, FakeServer.error("service_unavailable", "busy"));
                 return;
             }
             if (quota >= 0 && received.size() + body.length > quota) {
@@ -299,6 +307,45 @@ class ResumableFakeTest {
             assertEquals("storage_quota_exceeded", e.code());
             assertEquals("OPTIONS /api/v1/uploads, POST /api/v1/uploads, PATCH " + UPLOAD_PATH + ", PATCH " + UPLOAD_PATH
                     + ", DELETE " + UPLOAD_PATH, sequence(fake), "refused at once, not retried, then given up");
+        }
+    }
+
+    @Test
+    void anUploadWithTheCallersOwnKeyThatFailsOnTheServerIsKeptForALaterCallToContinue() throws Exception {
+        byte[] data = content(2500);
+        UploadOptions.Builder options = UploadOptions.builder().resumable(true).chunkSize(1000);
+        TusFake tus = new TusFake(null);
+        tus.failPatches = 100;
+        tus.failAfterFirst = true;
+        try (FakeServer fake = server(tus, "unused", 0); FileshareClient client = fake.client().build()) {
+            // A generated key: nobody can continue the upload, so it is deleted.
+            assertThrows(ServerException.class, () -> client.files().upload(data, options.build()));
+            assertTrue(sequence(fake).endsWith("DELETE " + UPLOAD_PATH), sequence(fake));
+
+            // The caller's own key: kept after the server failed (503 past the retries) ...
+            tus.received.reset();
+            fake.requests.clear();
+            UploadOptions own = options.idempotencyKey("nightly-backup-2026-11-27").build();
+            assertThrows(ServerException.class, () -> client.files().upload(data, own));
+            assertFalse(sequence(fake).contains("DELETE"), sequence(fake));
+            assertEquals(1000, tus.received.size());
+
+            // ... and the next call with it continues after the first chunk.
+            tus.failPatches = 0;
+            fake.requests.clear();
+            FileInfo file = client.files().upload(data, own);
+            assertEquals(hex(data), file.sha256());
+            assertArrayEquals(data, tus.received.toByteArray());
+            assertEquals("POST /api/v1/uploads, HEAD " + UPLOAD_PATH + ", PATCH " + UPLOAD_PATH + ", PATCH " + UPLOAD_PATH
+                    + ", GET " + UPLOAD_PATH, sequence(fake));
+        }
+        // Refused for good (the storage quota): deleted, own key or not.
+        TusFake full = new TusFake(null);
+        full.quota = 1500;
+        try (FakeServer fake = server(full, "unused", 0); FileshareClient client = fake.client().build()) {
+            assertThrows(LimitExceededException.class,
+                    () -> client.files().upload(data, options.idempotencyKey("k-quota").build()));
+            assertTrue(sequence(fake).endsWith("DELETE " + UPLOAD_PATH), sequence(fake));
         }
     }
 }
