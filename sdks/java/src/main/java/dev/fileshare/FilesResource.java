@@ -314,6 +314,15 @@ public final class FilesResource {
     }
 
     /**
+     * {@link #iterate(int)} with 100 files per request.
+     *
+     * @return the files, newest first
+     */
+    public Iterable<FileInfo> iterate() {
+        return iterate(100);
+    }
+
+    /**
      * One file's record.
      *
      * @param fileId the file's id

@@ -14,7 +14,7 @@ final class IdempotencyKey {
 
     private IdempotencyKey() {}
 
-    /** The caller's key, checked, or a new random one (a UUID) when the caller gave none. */
+    /** The caller's key (checked by the options' builder), or a new random one (a UUID v4) when the caller gave none. */
     static String forCall(String given) {
         return given == null ? UUID.randomUUID().toString() : given;
     }

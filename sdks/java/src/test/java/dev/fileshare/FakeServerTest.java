@@ -347,6 +347,8 @@ class FakeServerTest {
             assertEquals(List.of(10L), last.files().stream().map(FileInfo::fileId).toList());
             assertNull(last.pagination().nextBeforeId());
             assertEquals(new Pagination(2, 20, 1, 1), new Pagination(2L, 20, 1, 1, null), "the constructor of earlier versions");
+            assertEquals(50, client.files().iterate().iterator().next().fileId());
+            assertEquals("/api/v1/files?limit=100", fake.requests.get(fake.requests.size() - 1).path(), "iterate(): 100 a request");
         }
     }
 
