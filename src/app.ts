@@ -10,6 +10,7 @@ import { ServiceUnavailableError } from './errors.js'
 import errorHandler, { sendError, writeClientError } from './http/plugins/error-handler.js'
 import { continueIfExpected } from './http/refused-body.js'
 import garbageCollection from './http/plugins/garbage-collection.js'
+import idempotency from './http/plugins/idempotency.js'
 import observability from './http/plugins/observability.js'
 import openapi from './http/plugins/openapi.js'
 import { apiV1Routes } from './http/routes/api-v1.js'
@@ -117,6 +118,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     ...(options.resumableTiming ? { resumableTiming: options.resumableTiming } : {}),
   })
   await app.register(garbageCollection)
+  await app.register(idempotency)
   await app.register(openapi)
   await app.register(healthRoutes)
   await app.register(downloadRoutes)

@@ -10,6 +10,8 @@ const PlanLimitsSchema = Type.Object(
     requests_per_day: Type.Integer({ minimum: 1 }),
     max_file_size: Type.Integer({ minimum: 0 }),
     daily_uploads: Type.Integer({ minimum: 0 }),
+    /** Bytes an account may keep, files and uploads in progress together; null: unlimited. */
+    max_storage: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
   },
   { additionalProperties: false },
 )
@@ -19,10 +21,31 @@ export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const
 export type PlanName = (typeof PLAN_NAMES)[number]
 
 export const DEFAULT_PLANS: Readonly<Record<PlanName, PlanLimits>> = {
-  free: { api_access: false, requests_per_minute: 1, requests_per_day: 1, max_file_size: 0, daily_uploads: 0 },
-  pro: { api_access: true, requests_per_minute: 50, requests_per_day: 5000, max_file_size: 5368709120, daily_uploads: 500 },
-  business: { api_access: true, requests_per_minute: 100, requests_per_day: 10000, max_file_size: 10737418240, daily_uploads: 2000 },
-  enterprise: { api_access: true, requests_per_minute: 1000, requests_per_day: 100000, max_file_size: 53687091200, daily_uploads: 20000 },
+  free: { api_access: false, requests_per_minute: 1, requests_per_day: 1, max_file_size: 0, daily_uploads: 0, max_storage: 0 },
+  pro: {
+    api_access: true,
+    requests_per_minute: 50,
+    requests_per_day: 5000,
+    max_file_size: 5368709120,
+    daily_uploads: 500,
+    max_storage: 107374182400,
+  },
+  business: {
+    api_access: true,
+    requests_per_minute: 100,
+    requests_per_day: 10000,
+    max_file_size: 10737418240,
+    daily_uploads: 2000,
+    max_storage: 1099511627776,
+  },
+  enterprise: {
+    api_access: true,
+    requests_per_minute: 1000,
+    requests_per_day: 100000,
+    max_file_size: 53687091200,
+    daily_uploads: 20000,
+    max_storage: 10995116277760,
+  },
 }
 
 /** FILESHARE_PLANS: a JSON object whose entries override figures of the default plan table. */

@@ -14,6 +14,10 @@ export const ERROR_REGISTRY = {
   // Links (../shared/spec/links.md).
   invalid_password: { status: 401, message: 'The password of this link is missing or wrong.' },
   link_limit_exceeded: { status: 403, message: 'The file has as many links as it may have.' },
+  // Safe retries and quotas (../shared/spec/api-semantics.md).
+  storage_quota_exceeded: { status: 403, message: 'The upload would take the account past its storage quota.' },
+  idempotency_in_progress: { status: 409, message: 'A request with this Idempotency-Key is still running; retry shortly.' },
+  idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used for a different request.' },
   default_link_required: { status: 409, message: "A file's default link cannot be deleted; rotate it or limit it instead." },
   // Resumable uploads (tus, /api/v1/uploads): the statuses the tus protocol gives these cases.
   upload_expired: { status: 410, message: 'The upload expired unfinished; its bytes are gone. Start a new upload.' },
@@ -118,6 +122,21 @@ export class InvalidPasswordError extends AppError {
 export class LinkLimitExceededError extends AppError {
   constructor(readonly limit: number) {
     super('link_limit_exceeded', `The file has ${limit} links that are not revoked, as many as a file may have; revoke one first.`)
+  }
+}
+export class StorageQuotaExceededError extends AppError {
+  constructor(readonly quota: number) {
+    super('storage_quota_exceeded', `The upload would take the account past its storage quota of ${quota} bytes.`)
+  }
+}
+export class IdempotencyInProgressError extends AppError {
+  constructor() {
+    super('idempotency_in_progress')
+  }
+}
+export class IdempotencyKeyReusedError extends AppError {
+  constructor() {
+    super('idempotency_key_reused')
   }
 }
 export class DefaultLinkRequiredError extends AppError {

@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import { parseArgs } from 'node:util'
+import { UNLIMITED_STORAGE } from '../services/account-limits.js'
 import { openBackends } from '../backends.js'
 import { ConfigError, loadConfig, type Config } from '../config.js'
 import { openDatabase } from '../db/open-database.js'
@@ -20,6 +21,7 @@ export const USAGE = `Usage: fileshare <command>
   account set-plan ID PLAN                PLAN: free, pro, business, enterprise
   account set-limits ID [--requests-per-minute N] [--requests-per-day N]
                         [--max-file-size BYTES] [--daily-uploads N]
+                        [--max-storage BYTES|unlimited]
                                           (the value "default" clears an override)
   account invite ID [--json]              print a one-time link (valid 7 days) with which the
                                           account holder chooses a dashboard password
@@ -63,15 +65,23 @@ function positionalArguments(command: string, rest: string[], names: string[]): 
 }
 
 /** Request rates of 0 would lock the account out with a 429 forever (as in the plan table). */
-const LIMIT_MINIMUMS = { 'requests-per-minute': 1, 'requests-per-day': 1, 'max-file-size': 0, 'daily-uploads': 0 } as const
+const LIMIT_MINIMUMS = {
+  'requests-per-minute': 1,
+  'requests-per-day': 1,
+  'max-file-size': 0,
+  'daily-uploads': 0,
+  'max-storage': 0,
+} as const
 
 function limitValue(value: string | undefined, flag: keyof typeof LIMIT_MINIMUMS): number | null | undefined {
   if (value === undefined) return undefined
   if (value === 'default') return null
+  if (flag === 'max-storage' && value === 'unlimited') return UNLIMITED_STORAGE
   const minimum = LIMIT_MINIMUMS[flag]
   if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < minimum) {
     const expected = minimum === 0 ? 'a non-negative integer' : `an integer of at least ${minimum}`
-    throw new UsageError(`--${flag} must be ${expected} or "default", got "${value}".`)
+    const words = flag === 'max-storage' ? '"unlimited" or "default"' : '"default"'
+    throw new UsageError(`--${flag} must be ${expected}, ${words}, got "${value}".`)
   }
   return Number(value)
 }
@@ -118,6 +128,8 @@ function gcReportJson(report: GarbageCollectionReport) {
     expired_file_bytes_removed: report.expiredFileBytesRemoved,
     revoked_links_removed: report.revokedLinksRemoved,
     download_grants_removed: report.grantsRemoved,
+    storage_reservations_released: report.reservationsReleased,
+    idempotency_keys_removed: report.idempotencyKeysRemoved,
     open_resumable_upload_writes_kept: report.openUploadWritesKept,
     bytes_freed: report.bytesFreed,
     failures: report.failures,
@@ -189,6 +201,7 @@ const OPTIONS = {
   'requests-per-day': { type: 'string' },
   'max-file-size': { type: 'string' },
   'daily-uploads': { type: 'string' },
+  'max-storage': { type: 'string' },
   'grace-seconds': { type: 'string' },
   'dry-run': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -263,6 +276,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
             ['requests_per_day', 'requests-per-day'],
             ['max_file_size', 'max-file-size'],
             ['daily_uploads', 'daily-uploads'],
+            ['max_storage', 'max-storage'],
           ] as const
         )
           .map(([column, flag]) => [column, limitValue(values[flag], flag)] as const)

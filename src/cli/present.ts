@@ -1,4 +1,5 @@
 import type { AccountRow } from '../db/schema.js'
+import { UNLIMITED_STORAGE } from '../services/account-limits.js'
 import type { ApiKey } from '../services/api-keys.js'
 
 /** `--json` output of the account commands: ids and epoch milliseconds, as operators' scripts read them. */
@@ -13,6 +14,7 @@ export function presentAccount(account: AccountRow) {
       requests_per_day: account.requests_per_day,
       max_file_size: account.max_file_size,
       daily_uploads: account.daily_uploads,
+      max_storage: account.max_storage === UNLIMITED_STORAGE ? 'unlimited' : account.max_storage,
     },
   }
 }

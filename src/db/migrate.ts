@@ -9,6 +9,7 @@ import * as uploads from './migrations/004-uploads.js'
 import * as sessionLastSeen from './migrations/005-session-last-seen.js'
 import * as accountEmailCase from './migrations/006-account-email-case.js'
 import * as links from './migrations/007-links.js'
+import * as quotasIdempotencyPaging from './migrations/008-quotas-idempotency-paging.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '005-session-last-seen': sessionLastSeen,
   '006-account-email-case': accountEmailCase,
   '007-links': links,
+  '008-quotas-idempotency-paging': quotasIdempotencyPaging,
 }
 
 /** Every migration's name, in the order they run. */

@@ -10,6 +10,10 @@ export interface AccountsTable {
   requests_per_day: number | null
   max_file_size: number | null
   daily_uploads: number | null
+  /** Override of the plan's max_storage: null follows the plan, -1 is unlimited (account-limits.ts). */
+  max_storage: number | null
+  /** Bytes held by uploads in progress: the sum of the account's storage_reservations. */
+  storage_reserved: Generated<number>
   // Kept counters, so that /stats never scans the account's files.
   total_files: Generated<number>
   total_size: Generated<number>
@@ -150,6 +154,36 @@ export interface UploadsTable {
   file_expires_in: number | null
 }
 
+/** Bytes an upload in progress holds against its account's storage quota (migrations/008). */
+export interface StorageReservationsTable {
+  /** A multipart upload's random id, or the resumable upload's id. */
+  id: string
+  account_id: number
+  bytes: number
+  /** Past this, nobody holds it any more (a crashed instance): the collector gives the bytes back. */
+  expires_at: number
+}
+
+export type IdempotencyState = 'running' | 'done'
+
+/** A request sent with an Idempotency-Key, and its stored answer (api-semantics.md). */
+export interface IdempotencyKeysTable {
+  account_id: number
+  key: string
+  /** What the server knew of the request before its body (method, path, declared sizes, JSON body). */
+  fingerprint: string
+  state: IdempotencyState
+  /** While running: the instance's lease, renewed while the request runs (a crash lets it lapse). */
+  locked_until: number
+  status: number | null
+  /** JSON object of the replayed headers. */
+  headers: string | null
+  body: string | null
+  created_at: number
+  /** 24 hours after the first request. */
+  expires_at: number
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -160,6 +194,8 @@ export interface Database {
   uploads: UploadsTable
   links: LinksTable
   download_grants: DownloadGrantsTable
+  storage_reservations: StorageReservationsTable
+  idempotency_keys: IdempotencyKeysTable
 }
 
 export type AccountRow = Selectable<AccountsTable>
@@ -170,6 +206,7 @@ export type NewFileRow = Insertable<FilesTable>
 export type ListedFile = Omit<FileRow, 'account_id' | 'storage_key'>
 export type LinkRow = Selectable<LinksTable>
 export type NewLinkRow = Insertable<LinksTable>
+export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>
 export type SessionRow = Selectable<SessionsTable>
 export type AccountInviteRow = Selectable<AccountInvitesTable>
 export type UploadRow = Selectable<UploadsTable>

@@ -17,6 +17,9 @@ const ALLOWED_HEADERS = [
   'Tus-Resumable',
   'X-HTTP-Method-Override',
   'X-Requested-With',
+  // A file's lifetime (links.md) and safe retries (api-semantics.md).
+  'Fileshare-Expires-In',
+  'Idempotency-Key',
 ]
 const EXPOSED_HEADERS = [
   'Location',
@@ -37,6 +40,7 @@ const EXPOSED_HEADERS = [
   'Tus-Max-Size',
   'Tus-Checksum-Algorithm',
   'Fileshare-File-Id',
+  'Idempotent-Replayed',
 ]
 const ALLOWED_METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS'
 

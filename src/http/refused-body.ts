@@ -154,3 +154,14 @@ export function continueIfExpected(request: IncomingMessage & { continueSent?: b
   request.continueSent = true
   response.writeContinue()
 }
+
+/**
+ * Before an answer that does not read the request's body (a refusal, a replayed answer): a small
+ * rest is read and thrown away, a larger one gets `Connection: close` and a lingering close.
+ */
+export async function setAsideUnreadBody(request: IncomingMessage, reply: { header(name: string, value: string): unknown }): Promise<void> {
+  if (hasUnreadBody(request) && !(await discardSmallBody(request))) {
+    reply.header('Connection', 'close')
+    lingerAfterAnswer(request)
+  }
+}

@@ -75,16 +75,26 @@ export const ListQuery = Type.Object(
   {
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: LIST_DEFAULTS.page })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: LIST_DEFAULTS.limit })),
+    before_id: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Files whose file_id is lower, newest first: stable paging (pagination.next_before_id). Not with `page`.',
+      }),
+    ),
   },
   { additionalProperties: true },
 )
 
 export const Pagination = Type.Object(
   {
-    page: Type.Integer(),
+    page: Type.Union([Type.Integer(), Type.Null()], { description: 'null in a before_id request.' }),
     limit: Type.Integer(),
     total: Type.Integer({ description: 'Total number of files of the account.' }),
     pages: Type.Integer({ description: 'ceil(total / limit); 0 when there are no files.' }),
+    next_before_id: Type.Union([Type.Integer(), Type.Null()], {
+      description: "The file_id of the page's last file when more files follow it (pass it as before_id), else null.",
+    }),
   },
   { title: 'Pagination' },
 )
@@ -109,6 +119,9 @@ export const Stats = Type.Object(
     uploads_today: Type.Integer({
       description: 'Daily upload slots used since 00:00 UTC: successful uploads, plus resumable uploads still open.',
     }),
+    storage_reserved: Type.Integer({
+      description: 'Bytes held against max_storage by uploads in progress; total_size + storage_reserved never passes max_storage.',
+    }),
   },
   { title: 'Stats' },
 )
@@ -119,6 +132,9 @@ export const Limits = Type.Object(
     daily_uploads: Type.Integer(),
     requests_per_minute: Type.Integer(),
     requests_per_day: Type.Integer(),
+    max_storage: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Bytes the account may keep, its files and uploads in progress together; null: unlimited.',
+    }),
   },
   { title: 'Limits' },
 )
@@ -264,3 +280,19 @@ export const FileUpdateBody = Type.Object(
 
 export const LinkResponse = Type.Object({ success: Type.Literal(true), link: LinkObject })
 export const LinkListResponse = Type.Object({ success: Type.Literal(true), links: Type.Array(LinkObject) })
+
+/** The errors of a request with an Idempotency-Key (api-semantics.md): 409 while one runs, 422 for another request. */
+export const idempotencyErrors = {
+  409: ErrorBody,
+  422: ErrorBody,
+}
+
+export const IDEMPOTENCY_KEY_HEADER = {
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Up to 255 printable ASCII characters. Sending the same request again with it replays the first 2xx answer ' +
+        '(Idempotent-Replayed: true) instead of creating again; kept 24 hours.',
+    }),
+  ),
+}

@@ -7,7 +7,12 @@ export interface AccountLimits {
   requestsPerDay: number
   maxFileSize: number
   dailyUploads: number
+  /** Bytes the account may keep (files and uploads in progress); null: unlimited. */
+  maxStorage: number | null
 }
+
+/** accounts.max_storage: null follows the plan; this value means "unlimited" whatever the plan says. */
+export const UNLIMITED_STORAGE = -1
 
 /** The plan table's figures for the account's plan, with the account's own overrides on top. */
 export function effectiveLimits(account: AccountRow, plans: Config['plans']): AccountLimits {
@@ -18,6 +23,7 @@ export function effectiveLimits(account: AccountRow, plans: Config['plans']): Ac
     requestsPerDay: account.requests_per_day ?? plan.requests_per_day,
     maxFileSize: account.max_file_size ?? plan.max_file_size,
     dailyUploads: account.daily_uploads ?? plan.daily_uploads,
+    maxStorage: account.max_storage === null ? plan.max_storage : account.max_storage === UNLIMITED_STORAGE ? null : account.max_storage,
   }
 }
 

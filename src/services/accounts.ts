@@ -5,7 +5,7 @@ import type { FilesRepository } from '../db/repositories/files-repository.js'
 import type { AccountRow } from '../db/schema.js'
 import { utcDay } from '../lib/utc-day.js'
 import type { RequestLimiter } from '../limits/request-limiter.js'
-import { effectiveLimits, type AccountLimits } from './account-limits.js'
+import { effectiveLimits, UNLIMITED_STORAGE, type AccountLimits } from './account-limits.js'
 import type { ApiKeyService } from './api-keys.js'
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/
@@ -17,6 +17,8 @@ export interface AccountStats {
   totalSize: number
   totalDownloads: number
   uploadsToday: number
+  /** Bytes held by uploads in progress against the storage quota. */
+  storageReserved: number
   limits: AccountLimits
 }
 
@@ -63,7 +65,9 @@ export class AccountService {
     for (const [name, value] of Object.entries(overrides)) {
       // As in the plan table: a request rate of 0 would lock the account out with a 429 forever.
       const minimum = name === 'requests_per_minute' || name === 'requests_per_day' ? 1 : 0
-      if (value !== null && value !== undefined && !(Number.isSafeInteger(value) && value >= minimum)) {
+      // max_storage takes UNLIMITED_STORAGE too: unlimited, whatever the plan says.
+      const unlimited = name === 'max_storage' && value === UNLIMITED_STORAGE
+      if (value !== null && value !== undefined && !unlimited && !(Number.isSafeInteger(value) && value >= minimum)) {
         throw new InvalidParameterError(`${name} must be an integer of at least ${minimum}.`)
       }
     }
@@ -85,6 +89,7 @@ export class AccountService {
       totalDownloads: row.total_downloads - expired.downloads,
       // A later day than this instance's clock is the account's current day (slots never go back).
       uploadsToday: row.uploads_day >= utcDay(now) ? row.uploads_today : 0,
+      storageReserved: row.storage_reserved,
       limits: effectiveLimits(row, this.config.plans),
     }
   }

@@ -5,6 +5,8 @@ import { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../db/repositories/api-keys-repository.js'
 import { FilesRepository } from '../db/repositories/files-repository.js'
 import { LinksRepository } from '../db/repositories/links-repository.js'
+import { StorageReservationsRepository } from '../db/repositories/storage-reservations-repository.js'
+import { IdempotencyKeysRepository } from '../db/repositories/idempotency-keys-repository.js'
 import { SessionsRepository } from '../db/repositories/sessions-repository.js'
 import { UploadsRepository } from '../db/repositories/uploads-repository.js'
 import type { ScryptCost } from '../lib/passwords.js'
@@ -19,6 +21,8 @@ import { DownloadService } from './downloads.js'
 import { FileService } from './files.js'
 import { GarbageCollector } from './garbage-collector.js'
 import { LinkService } from './links.js'
+import { StorageQuota } from './storage-quota.js'
+import { IdempotencyService } from './idempotency.js'
 import { ResumableUploadService, type ResumableUploadTiming } from './resumable-uploads.js'
 import { SessionService } from './sessions.js'
 import { SignInService } from './sign-in.js'
@@ -29,6 +33,7 @@ export interface Services {
   apiKeys: ApiKeyService
   files: FileService
   links: LinkService
+  idempotency: IdempotencyService
   resumableUploads: ResumableUploadService
   downloads: DownloadService
   garbageCollector: GarbageCollector
@@ -88,15 +93,21 @@ export function createServices(
   const accountHolders = new AccountHolderService(new AccountHoldersRepository(db), accountsRepository, passwordHashCost, now)
   const sessions = new SessionService(new SessionsRepository(db), config, now)
   const linksRepository = new LinksRepository(db)
+  const quota = new StorageQuota(new StorageReservationsRepository(db), now, onBackgroundError)
+  const idempotency = new IdempotencyService(new IdempotencyKeysRepository(db), now, onBackgroundError)
   const links = new LinkService(linksRepository, filesRepository, passwordHashCost, now)
   return {
     apiKeys,
     accounts: new AccountService(accountsRepository, filesRepository, apiKeys, config, limiters.requests, now),
-    files: new FileService(filesRepository, accountsRepository, store, onBackgroundError, now, uploadEvents),
+    files: new FileService(filesRepository, accountsRepository, store, onBackgroundError, now, uploadEvents, quota),
     links,
+    idempotency,
     resumableUploads,
     downloads: new DownloadService(linksRepository, links, store, limiters.linkPasswordFailures, now),
-    garbageCollector: new GarbageCollector(filesRepository, linksRepository, store, resumableUploads, onBackgroundError, now),
+    garbageCollector: new GarbageCollector(filesRepository, linksRepository, store, resumableUploads, onBackgroundError, now, {
+      quota,
+      idempotency,
+    }),
     accountHolders,
     sessions,
     signIn: new SignInService(accountHolders, sessions, {

@@ -11,22 +11,30 @@ import type { AccountLimits } from './account-limits.js'
 import { sanitizeFilename } from '../lib/filename.js'
 import { randomToken } from '../lib/random-token.js'
 import { NO_UPLOAD_EVENTS, type UploadEvents } from './upload-events.js'
+import type { StorageQuota, UploadReservation } from './storage-quota.js'
 
 export interface Owner {
   accountId: number
-  limits: Pick<AccountLimits, 'maxFileSize' | 'dailyUploads'>
+  /** Without maxStorage, the upload is held to no storage quota (the CLI's and tests' own uploads). */
+  limits: Pick<AccountLimits, 'maxFileSize' | 'dailyUploads'> & Partial<Pick<AccountLimits, 'maxStorage'>>
 }
 
-/** An upload whose bytes are stored, but that no one can see yet, and that holds no daily slot. */
+/**
+ * An upload whose bytes are stored, but that no one can see yet, and that holds no daily slot; its
+ * bytes are reserved against the account's storage quota until it is recorded or dropped.
+ */
 export interface StagedUpload {
   owner: Owner
   blob: StoredBlob
   filename: string
+  reservation: UploadReservation
 }
 
 export interface FilePage {
   files: ListedFile[]
   total: number
+  /** The last file's id when more files follow it, else null. */
+  nextBeforeId: number | null
 }
 
 export class FileService {
@@ -37,20 +45,42 @@ export class FileService {
     private readonly onBackgroundError: (error: unknown) => void = () => {},
     private readonly now: () => number = Date.now,
     private readonly events: UploadEvents = NO_UPLOAD_EVENTS,
+    private readonly quota?: StorageQuota,
   ) {}
+
+  /**
+   * Reserves an upload's room in the account's storage quota before its body is read: its
+   * declared size at once (403 storage_quota_exceeded if it cannot fit), else as its bytes stream.
+   */
+  reserve(owner: Owner, declaredBytes?: number): Promise<UploadReservation> {
+    if (!this.quota) throw new Error('FileService: no storage quota to reserve in')
+    return this.quota.open(owner.accountId, owner.limits.maxStorage ?? null, declaredBytes)
+  }
 
   /**
    * Streams the bytes to storage, once it is clear that a daily upload slot is left (none is
    * taken yet: commit() takes it with the file's row). On any failure nothing is stored. The
    * file becomes visible only through commit().
    */
-  async stage(owner: Owner, source: Readable, clientFilename: string | undefined, now = this.now()): Promise<StagedUpload> {
-    if (!(await this.accounts.hasUploadSlot(owner.accountId, utcDay(now), owner.limits.dailyUploads))) {
-      source.resume()
-      throw new DailyUploadLimitExceededError(owner.limits.dailyUploads)
+  async stage(
+    owner: Owner,
+    source: Readable,
+    clientFilename: string | undefined,
+    now = this.now(),
+    reservation?: UploadReservation,
+  ): Promise<StagedUpload> {
+    const held = reservation ?? (await this.reserve(owner))
+    try {
+      if (!(await this.accounts.hasUploadSlot(owner.accountId, utcDay(now), owner.limits.dailyUploads))) {
+        source.resume()
+        throw new DailyUploadLimitExceededError(owner.limits.dailyUploads)
+      }
+      const blob = await this.store.put(held.meter(source), { maxBytes: owner.limits.maxFileSize })
+      return { owner, blob, filename: sanitizeFilename(clientFilename), reservation: held }
+    } catch (error) {
+      await held.release().catch(this.onBackgroundError)
+      throw error
     }
-    const blob = await this.store.put(source, { maxBytes: owner.limits.maxFileSize })
-    return { owner, blob, filename: sanitizeFilename(clientFilename) }
   }
 
   /**
@@ -80,8 +110,10 @@ export class FileService {
         },
         utcDay(now),
         dailyUploads,
+        staged.reservation.id,
       )
       if (!inserted) throw new DailyUploadLimitExceededError(dailyUploads)
+      staged.reservation.settle()
       file = inserted
     } catch (error) {
       await this.discard(staged)
@@ -92,8 +124,9 @@ export class FileService {
     return file
   }
 
-  /** Drops a staged upload: its bytes go (it holds no slot). */
+  /** Drops a staged upload: its bytes and its reservation go (it holds no slot). */
   async discard(staged: StagedUpload): Promise<void> {
+    await staged.reservation.release().catch(this.onBackgroundError)
     await this.store.delete(staged.blob.key).catch(this.onBackgroundError)
   }
 
@@ -102,18 +135,41 @@ export class FileService {
     const account = await this.accounts.findById(accountId)
     if (!account) throw new NotFoundError()
     // Files past their expiry are gone at once, before the collector removes them and their counts.
-    const expired = account.total_files > 0 ? await this.files.expiredTotals(accountId, now) : { files: 0 }
-    const total = account.total_files - expired.files
+    const total = await this.liveTotal(account, now)
     const offset = (page - 1) * limit
-    if (offset >= total) return { files: [], total }
+    if (offset >= total) return { files: [], total, nextBeforeId: null }
+    const withNext = (files: ListedFile[]) => ({
+      files,
+      total,
+      nextBeforeId: offset + files.length < total && files.length > 0 ? files[files.length - 1]!.id : null,
+    })
     // OFFSET steps through the index one entry at a time, so a deep page nearer the oldest end is
     // read from that end and reversed: the last page of a million files costs what the first does.
     const offsetFromOldest = Math.max(0, total - offset - limit)
     if (offsetFromOldest < offset) {
       const files = await this.files.listPage(accountId, offsetFromOldest, total - offset - offsetFromOldest, now, true)
-      return { files: files.reverse(), total }
+      return withNext(files.reverse())
     }
-    return { files: await this.files.listPage(accountId, offset, limit, now), total }
+    return withNext(await this.files.listPage(accountId, offset, limit, now))
+  }
+
+  /**
+   * The files whose id is below `beforeId`, newest (highest id) first: a page that stays where it
+   * is whatever is added or deleted meanwhile. One more row is read to tell whether more follow.
+   */
+  async listBefore(accountId: number, beforeId: number, limit: number): Promise<FilePage> {
+    const now = this.now()
+    const account = await this.accounts.findById(accountId)
+    if (!account) throw new NotFoundError()
+    const [rows, total] = await Promise.all([this.files.listBeforeId(accountId, beforeId, limit + 1, now), this.liveTotal(account, now)])
+    const files = rows.slice(0, limit)
+    return { files, total, nextBeforeId: rows.length > limit ? files[files.length - 1]!.id : null }
+  }
+
+  /** The account's files, less those past their expiry that the collector has not removed yet. */
+  private async liveTotal(account: { id: number; total_files: number }, now: number): Promise<number> {
+    if (account.total_files === 0) return 0
+    return account.total_files - (await this.files.expiredTotals(account.id, now)).files
   }
 
   async get(accountId: number, fileId: number): Promise<FileRow> {

@@ -4,6 +4,8 @@ import type { BlobEntry, BlobStore } from '../storage/blob-store.js'
 import type { ResumableBlobStore } from '../storage/resumable.js'
 import type { ResumableUploadService } from './resumable-uploads.js'
 import { REVOKED_LINK_RETENTION_MS } from './links.js'
+import type { StorageQuota } from './storage-quota.js'
+import type { IdempotencyService } from './idempotency.js'
 
 export interface GarbageCollectionOptions {
   /**
@@ -40,6 +42,10 @@ export interface GarbageCollectionReport {
   /** Links revoked more than 30 days ago, and grants past their hour: removed (none in a dry run). */
   revokedLinksRemoved: number
   grantsRemoved: number
+  /** Storage reservations of uploads whose instance died: their bytes given back to the quota. */
+  reservationsReleased: number
+  /** Idempotency keys past their 24 hours: removed. */
+  idempotencyKeysRemoved: number
   /** Unfinished writes that belong to resumable uploads still open, whatever their age: kept. */
   openUploadWritesKept: number
   /** blobBytesRemoved + unfinishedWriteBytesRemoved + expiredFileBytesRemoved. */
@@ -75,6 +81,8 @@ export function emptyGarbageCollectionReport({
     expiredFileBytesRemoved: 0,
     revokedLinksRemoved: 0,
     grantsRemoved: 0,
+    reservationsReleased: 0,
+    idempotencyKeysRemoved: 0,
     openUploadWritesKept: 0,
     bytesFreed: 0,
     failures: 0,
@@ -96,6 +104,11 @@ export class GarbageCollector {
     private readonly uploads: Pick<ResumableUploadService, 'expireDue' | 'openStorageKeys'>,
     private readonly onError: (error: unknown) => void = () => {},
     private readonly now: () => number = Date.now,
+    /** What else a sweep tidies: abandoned storage reservations and expired idempotency keys. */
+    private readonly housekeeping: {
+      quota?: Pick<StorageQuota, 'releaseAbandoned'>
+      idempotency?: Pick<IdempotencyService, 'purgeExpired'>
+    } = {},
   ) {}
 
   async collect({ graceMs, dryRun = false, signal }: GarbageCollectionOptions): Promise<GarbageCollectionReport> {
@@ -110,6 +123,9 @@ export class GarbageCollector {
       const purged = await this.links.purge(this.now() - REVOKED_LINK_RETENTION_MS, this.now())
       report.revokedLinksRemoved = purged.links
       report.grantsRemoved = purged.grants
+      const { quota, idempotency } = this.housekeeping
+      if (quota) report.reservationsReleased = await quota.releaseAbandoned()
+      if (idempotency) report.idempotencyKeysRemoved = await idempotency.purgeExpired()
     }
 
     const removeUnreferenced = async (batch: BlobEntry[]) => {

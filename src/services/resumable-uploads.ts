@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto'
 import { Transform, finished, type Readable } from 'node:stream'
 import mime from 'mime-types'
 import {
+  StorageQuotaExceededError,
   ChecksumMismatchError,
   DailyUploadLimitExceededError,
   FileTooLargeError,
@@ -171,8 +172,11 @@ export class ResumableUploadService {
           file_expires_in: input.fileLifetimeSeconds ?? null,
         },
         dailyUploads,
+        // A known length is reserved whole; a deferred one grows with its chunks (append).
+        { reserveBytes: input.length ?? 0, quota: owner.limits.maxStorage ?? null },
       )
-      if (!inserted) throw new DailyUploadLimitExceededError(dailyUploads)
+      if (inserted === 'daily') throw new DailyUploadLimitExceededError(dailyUploads)
+      if (inserted === 'quota') throw new StorageQuotaExceededError(owner.limits.maxStorage ?? 0)
       row = inserted
     } catch (error) {
       if (created) await this.store.abortResumable(created.state).catch(this.onBackgroundError)
@@ -237,6 +241,13 @@ export class ResumableUploadService {
         if (chunk.length !== undefined) row = await this.declareLength(row, token, chunk.length)
         const limit = row.max_length
         if (chunk.contentLength !== undefined && row.upload_offset + chunk.contentLength > limit) throw await this.overLimit(row, token)
+        // The storage quota: a deferred length reserves what this chunk may bring (its declared
+        // size, or up to max_length when it declares none), and gives the unused rest back after.
+        const reserveTo = row.length ?? Math.min(limit, row.upload_offset + (chunk.contentLength ?? limit))
+        const quota = owner.limits.maxStorage ?? null
+        if (!(await this.uploads.reserveUpTo(row, reserveTo, quota, this.now() + this.timing.expiryMs))) {
+          throw new StorageQuotaExceededError(quota ?? 0)
+        }
         const hash = await this.loadHash(row)
         // The row as the last commit left it: completion starts from its store state.
         let updated: UploadRow
@@ -244,9 +255,15 @@ export class ResumableUploadService {
           updated = await this.stream(row, token, hash, chunk)
         } catch (error) {
           if (error instanceof FileTooLargeError) throw await this.overLimit(row, token)
+          // What a deferred length reserved for bytes that never came goes back.
+          if (row.length === null) {
+            const committed = (await this.uploads.findById(row.id))?.upload_offset ?? row.upload_offset
+            await this.uploads.shrinkReservation(row.id, committed).catch(this.onBackgroundError)
+          }
           throw error
         }
         const received = updated.upload_offset - row.upload_offset
+        if (updated.length === null) await this.uploads.shrinkReservation(row.id, updated.upload_offset)
         if (updated.length !== null && updated.upload_offset === updated.length) {
           const file = await this.complete(updated, token, hash)
           return { upload: present({ ...updated, status: 'complete' }, file), received, declared }

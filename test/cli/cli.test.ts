@@ -195,10 +195,26 @@ describe('fileshare CLI', () => {
         (await json<Array<{ account_id: number; overrides: Record<string, number | null> }>>(dataDir, 'account', 'list', '--json')).find(
           (account) => account.account_id === account_id,
         )?.overrides
-      expect(await overridesOf()).toEqual({ requests_per_minute: 7, requests_per_day: 70, max_file_size: 1024, daily_uploads: 3 })
+      expect(await overridesOf()).toEqual({
+        requests_per_minute: 7,
+        requests_per_day: 70,
+        max_file_size: 1024,
+        daily_uploads: 3,
+        max_storage: null,
+      })
 
-      await ok(dataDir, 'account', 'set-limits', id, '--daily-uploads', 'default')
-      expect(await overridesOf()).toEqual({ requests_per_minute: 7, requests_per_day: 70, max_file_size: 1024, daily_uploads: null })
+      await ok(dataDir, 'account', 'set-limits', id, '--daily-uploads', 'default', '--max-storage', '5000')
+      expect(await overridesOf()).toEqual({
+        requests_per_minute: 7,
+        requests_per_day: 70,
+        max_file_size: 1024,
+        daily_uploads: null,
+        max_storage: 5000,
+      })
+      await ok(dataDir, 'account', 'set-limits', id, '--max-storage', 'unlimited')
+      expect((await overridesOf())?.max_storage).toBe('unlimited')
+      await ok(dataDir, 'account', 'set-limits', id, '--max-storage', 'default')
+      expect((await overridesOf())?.max_storage).toBeNull()
     })
 
     it('account set-limits accepts 0 uploads and 0 bytes (an account that may not upload)', async () => {
@@ -613,7 +629,7 @@ describe('fileshare CLI', () => {
         account_id: account.account_id,
         email: takenEmail,
         plan: 'pro',
-        overrides: { requests_per_minute: null, requests_per_day: null, max_file_size: null, daily_uploads: null },
+        overrides: { requests_per_minute: null, requests_per_day: null, max_file_size: null, daily_uploads: null, max_storage: null },
       })
       const keys = await json<Array<{ revoked_at: number | null }>>(dataDir, 'key', 'list', String(account.account_id), '--json')
       expect(keys).toEqual([expect.objectContaining({ revoked_at: null })])

@@ -36,6 +36,8 @@ interface GcJson {
   expired_file_bytes_removed: number
   revoked_links_removed: number
   download_grants_removed: number
+  storage_reservations_released: number
+  idempotency_keys_removed: number
   open_resumable_upload_writes_kept: number
   bytes_freed: number
   failures: number
@@ -144,6 +146,8 @@ describe('fileshare gc', () => {
       expired_file_bytes_removed: 0,
       revoked_links_removed: 0,
       download_grants_removed: 0,
+      storage_reservations_released: 0,
+      idempotency_keys_removed: 0,
       open_resumable_upload_writes_kept: 0,
       bytes_freed: 570,
       failures: 0,

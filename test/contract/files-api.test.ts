@@ -17,7 +17,7 @@ interface FileObject {
 interface ListBody {
   success: boolean
   files: FileObject[]
-  pagination: { page: number; limit: number; total: number; pages: number }
+  pagination: { page: number; limit: number; total: number; pages: number; next_before_id: number | null }
 }
 
 async function expectError(response: Response, status: number, code: string): Promise<{ error: { code: string; message: string } }> {
@@ -63,10 +63,10 @@ describe('files API: list, detail, delete', () => {
       const first = await list(apiKey)
       expect(first.success).toBe(true)
       expect(first.files).toHaveLength(20)
-      expect(first.pagination).toEqual({ page: 1, limit: 20, total: 25, pages: 2 })
+      expect(first.pagination).toMatchObject({ page: 1, limit: 20, total: 25, pages: 2 })
       const second = await list(apiKey, '?page=2')
       expect(second.files).toHaveLength(5)
-      expect(second.pagination).toEqual({ page: 2, limit: 20, total: 25, pages: 2 })
+      expect(second.pagination).toMatchObject({ page: 2, limit: 20, total: 25, pages: 2 })
     })
 
     it('accepts limit 1 and limit 100, and page 1', async () => {
@@ -75,10 +75,10 @@ describe('files API: list, detail, delete', () => {
 
       const one = await list(apiKey, '?page=1&limit=1')
       expect(one.files).toHaveLength(1)
-      expect(one.pagination).toEqual({ page: 1, limit: 1, total: 101, pages: 101 })
+      expect(one.pagination).toMatchObject({ page: 1, limit: 1, total: 101, pages: 101 })
       const hundred = await list(apiKey, '?limit=100')
       expect(hundred.files).toHaveLength(100)
-      expect(hundred.pagination).toEqual({ page: 1, limit: 100, total: 101, pages: 2 })
+      expect(hundred.pagination).toMatchObject({ page: 1, limit: 100, total: 101, pages: 2 })
       const last = await list(apiKey, '?page=2&limit=100')
       expect(last.files).toHaveLength(1)
     })
@@ -152,7 +152,7 @@ describe('files API: list, detail, delete', () => {
       const { apiKey } = await account()
       await uploadFile(t, apiKey)
       const body = await list(apiKey, '?sort=name&limit=5')
-      expect(body.pagination).toEqual({ page: 1, limit: 5, total: 1, pages: 1 })
+      expect(body.pagination).toMatchObject({ page: 1, limit: 5, total: 1, pages: 1 })
     })
 
     it('lists newest first, ties by file_id highest first, across pages', async () => {
@@ -173,11 +173,15 @@ describe('files API: list, detail, delete', () => {
 
     it('reports pages = ceil(total / limit), 0 when there are no files, and a page past the end is empty', async () => {
       const { accountId, apiKey } = await account()
-      expect(await list(apiKey)).toEqual({ success: true, files: [], pagination: { page: 1, limit: 20, total: 0, pages: 0 } })
+      expect(await list(apiKey)).toEqual({
+        success: true,
+        files: [],
+        pagination: { page: 1, limit: 20, total: 0, pages: 0, next_before_id: null },
+      })
       expect(await list(apiKey, '?page=3&limit=7')).toEqual({
         success: true,
         files: [],
-        pagination: { page: 3, limit: 7, total: 0, pages: 0 },
+        pagination: { page: 3, limit: 7, total: 0, pages: 0, next_before_id: null },
       })
 
       for (let i = 0; i < 5; i++) await insertFileAt(accountId, Date.UTC(2025, 0, 1) + i)
@@ -189,19 +193,19 @@ describe('files API: list, detail, delete', () => {
         [6, 1],
         [100, 1],
       ]) {
-        expect((await list(apiKey, `?limit=${limit}`)).pagination).toEqual({ page: 1, limit, total: 5, pages })
+        expect((await list(apiKey, `?limit=${limit}`)).pagination).toMatchObject({ page: 1, limit, total: 5, pages })
       }
       expect((await list(apiKey, '?page=3&limit=2')).files).toHaveLength(1)
       expect(await list(apiKey, '?page=4&limit=2')).toEqual({
         success: true,
         files: [],
-        pagination: { page: 4, limit: 2, total: 5, pages: 3 },
+        pagination: { page: 4, limit: 2, total: 5, pages: 3, next_before_id: null },
       })
       const farAway = await list(apiKey, `?page=${Number.MAX_SAFE_INTEGER}&limit=100`)
       expect(farAway).toEqual({
         success: true,
         files: [],
-        pagination: { page: Number.MAX_SAFE_INTEGER, limit: 100, total: 5, pages: 1 },
+        pagination: { page: Number.MAX_SAFE_INTEGER, limit: 100, total: 5, pages: 1, next_before_id: null },
       })
     })
 

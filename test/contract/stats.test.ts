@@ -10,12 +10,24 @@ interface StatsBody {
 
 /** decisions.md, "Account limits (403)". */
 const PLAN_TABLE = {
-  pro: { requests_per_minute: 50, requests_per_day: 5000, max_file_size: 5368709120, daily_uploads: 500 },
-  business: { requests_per_minute: 100, requests_per_day: 10000, max_file_size: 10737418240, daily_uploads: 2000 },
-  enterprise: { requests_per_minute: 1000, requests_per_day: 100000, max_file_size: 53687091200, daily_uploads: 20000 },
+  pro: { requests_per_minute: 50, requests_per_day: 5000, max_file_size: 5368709120, daily_uploads: 500, max_storage: 107374182400 },
+  business: {
+    requests_per_minute: 100,
+    requests_per_day: 10000,
+    max_file_size: 10737418240,
+    daily_uploads: 2000,
+    max_storage: 1099511627776,
+  },
+  enterprise: {
+    requests_per_minute: 1000,
+    requests_per_day: 100000,
+    max_file_size: 53687091200,
+    daily_uploads: 20000,
+    max_storage: 10995116277760,
+  },
 } as const
 
-const EMPTY_STATS = { total_files: 0, total_size: 0, uploads_today: 0, total_downloads: 0 }
+const EMPTY_STATS = { total_files: 0, total_size: 0, uploads_today: 0, total_downloads: 0, storage_reserved: 0 }
 
 async function readStats(t: TestApp, apiKey: string): Promise<StatsBody> {
   const response = await fetch(`${t.api}/stats`, { headers: bearer(apiKey) })
@@ -57,7 +69,7 @@ describe('GET /stats', () => {
 
   it('shows an account’s limit overrides, and the plan’s figures again once they are cleared', async () => {
     const { accountId, apiKey } = await t.createAccount('pro')
-    const overrides = { max_file_size: 1234, daily_uploads: 7, requests_per_minute: 33, requests_per_day: 444 }
+    const overrides = { max_file_size: 1234, daily_uploads: 7, requests_per_minute: 33, requests_per_day: 444, max_storage: 5000 }
     await t.app.services.accounts.setLimits(accountId, overrides)
     const response = await fetch(`${t.api}/stats`, { headers: bearer(apiKey) })
     const body = (await response.json()) as StatsBody
@@ -68,7 +80,7 @@ describe('GET /stats', () => {
 
     await t.app.services.accounts.setLimits(accountId, { max_file_size: null, requests_per_day: null })
     expect((await readStats(t, apiKey)).limits).toEqual({ ...overrides, max_file_size: 5368709120, requests_per_day: 5000 })
-    await t.app.services.accounts.setLimits(accountId, { daily_uploads: null, requests_per_minute: null })
+    await t.app.services.accounts.setLimits(accountId, { daily_uploads: null, requests_per_minute: null, max_storage: null })
     expect((await readStats(t, apiKey)).limits).toEqual(PLAN_TABLE.pro)
   })
 

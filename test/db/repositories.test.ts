@@ -127,7 +127,7 @@ for (const dialect of DIALECTS) {
             handle.db,
           )
         }
-        expect(await migrateToLatest(handle)).toEqual(['007-links'])
+        expect(await migrateToLatest(handle)).toEqual(MIGRATION_NAMES.slice(MIGRATION_NAMES.indexOf('007-links')))
         const links = new LinksRepository(handle.db)
         for (const [n, downloads] of [
           [1, 0],
@@ -277,6 +277,8 @@ for (const dialect of DIALECTS) {
             requests_per_day: null,
             max_file_size: null,
             daily_uploads: null,
+            max_storage: null,
+            storage_reserved: 0,
             total_files: 0,
             total_size: 0,
             total_downloads: 0,

@@ -181,7 +181,7 @@ describe('the OpenAPI document', () => {
 
     const listed = await client.GET('/api/v1/files', { params: { query: { page: 1, limit: 10 } } })
     expect(listed.data!.files.map((file) => file.file_id)).toEqual([fileId])
-    expect(listed.data!.pagination).toEqual({ page: 1, limit: 10, total: 1, pages: 1 })
+    expect(listed.data!.pagination).toEqual({ page: 1, limit: 10, total: 1, pages: 1, next_before_id: null })
 
     const detail = await client.GET('/api/v1/files/{file_id}', { params: { path: { file_id: fileId } } })
     expect(detail.data!.file.filename).toBe('generated.txt')

@@ -203,6 +203,8 @@ describe('GarbageCollector on a folder store and SQLite', () => {
       expiredFileBytesRemoved: 0,
       revokedLinksRemoved: 0,
       grantsRemoved: 0,
+      reservationsReleased: 0,
+      idempotencyKeysRemoved: 0,
       openUploadWritesKept: 0,
       bytesFreed: 350,
       failures: 0,

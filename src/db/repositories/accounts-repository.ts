@@ -5,7 +5,9 @@ import { isUniqueViolation } from '../translate-errors.js'
 import { compiledOnce } from './compiled-query.js'
 import { foldEmailCase } from '../../lib/email-case.js'
 
-export type LimitOverrides = Partial<Pick<AccountRow, 'requests_per_minute' | 'requests_per_day' | 'max_file_size' | 'daily_uploads'>>
+export type LimitOverrides = Partial<
+  Pick<AccountRow, 'requests_per_minute' | 'requests_per_day' | 'max_file_size' | 'daily_uploads' | 'max_storage'>
+>
 
 /**
  * Whether the account has an upload slot left on `day`: the one rule that taking a slot and asking

@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kyse
 import type { Database, FileRow, ListedFile, NewFileRow } from '../schema.js'
 import { takeUploadSlotIn } from './accounts-repository.js'
 import { compiledOnce } from './compiled-query.js'
+import { releaseStorageIn } from './storage-reservations-repository.js'
 import { keysInBatches } from './keys-in-batches.js'
 
 /**
@@ -66,6 +67,7 @@ export class FilesRepository {
   private readonly findOwnedQuery
   private readonly pageQueries
   private readonly expiredTotalsQuery
+  private readonly beforeIdQuery
 
   constructor(private readonly db: Kysely<Database>) {
     this.findOwnedQuery = compiledOnce(db, 3, (accountId: number, id: number, now: number) =>
@@ -93,6 +95,20 @@ export class FilesRepository {
         true,
       )
     this.pageQueries = { asc: page('asc'), desc: page('desc') }
+    this.beforeIdQuery = compiledOnce(
+      db,
+      4,
+      (accountId: number, beforeId: number, limit: number, now: number) =>
+        db
+          .selectFrom('files')
+          .select(LISTED_COLUMNS)
+          .where('account_id', '=', accountId)
+          .where('id', '<', beforeId)
+          .where((eb) => fileIsLive(eb, now))
+          .orderBy('id', 'desc')
+          .limit(limit),
+      true,
+    )
     this.expiredTotalsQuery = compiledOnce(db, 2, (accountId: number, now: number) =>
       db
         .selectFrom('files')
@@ -114,11 +130,13 @@ export class FilesRepository {
   /**
    * Takes one of the day's upload slots and inserts the row, in one transaction: undefined, with
    * nothing written, when no slot is left. A slot is then never held by an upload that fails, is
-   * cut off, or whose process dies.
+   * cut off, or whose process dies. The upload's storage reservation, if any, turns into the file's
+   * used bytes in the same transaction.
    */
-  insertTakingUploadSlot(file: NewFileRow, day: string, dailyUploads: number): Promise<FileRow | undefined> {
+  insertTakingUploadSlot(file: NewFileRow, day: string, dailyUploads: number, reservationId?: string): Promise<FileRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
       if ((await takeUploadSlotIn(trx, file.account_id, day, dailyUploads)) === undefined) return undefined
+      if (reservationId !== undefined) await releaseStorageIn(trx, reservationId)
       return insertFileIn(trx, file)
     })
   }
@@ -135,6 +153,11 @@ export class FilesRepository {
    */
   async listPage(accountId: number, offset: number, limit: number, now: number, oldestFirst = false): Promise<ListedFile[]> {
     return (await this.pageQueries[oldestFirst ? 'asc' : 'desc'](accountId, offset, limit, now)).map(toListedFile)
+  }
+
+  /** Up to `limit` live files of the account with an id below `beforeId`, highest id first (files_account_id_order). */
+  async listBeforeId(accountId: number, beforeId: number, limit: number, now: number): Promise<ListedFile[]> {
+    return (await this.beforeIdQuery(accountId, beforeId, limit, now)).map(toListedFile)
   }
 
   /**

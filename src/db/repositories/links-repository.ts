@@ -197,43 +197,45 @@ export class LinksRepository {
     now: number,
     grant?: { tokenHash: string; expiresAt: number },
   ): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const counted = await trx
-        .updateTable('links')
-        .set({ download_count: sql`download_count + 1` })
-        .where('id', '=', link.id)
-        .where('revoked_at', 'is', null)
-        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-        .where((eb) => eb.or([eb('max_downloads', 'is', null), eb('download_count', '<', eb.ref('max_downloads'))]))
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('files')
-              .select('files.id')
-              .where('files.id', '=', link.file_id)
-              .where((files) => fileIsLive(files, now)),
-          ),
-        )
-        .executeTakeFirst()
-      if (counted.numUpdatedRows === 0n) return false
-      await trx
-        .updateTable('files')
-        .set({ download_count: sql`download_count + 1` })
-        .where('id', '=', link.file_id)
-        .execute()
-      await trx
-        .updateTable('accounts')
-        .set({ total_downloads: sql`total_downloads + 1` })
-        .where('id', '=', link.account_id)
-        .execute()
-      if (grant) {
+    return this.db
+      .transaction()
+      .execute(async (trx) => {
+        // The file's row first, as a delete takes it (then its links by cascade): one lock order,
+        // so a download counted while the file is deleted never deadlocks on PostgreSQL.
+        const file = await trx
+          .updateTable('files')
+          .set({ download_count: sql`download_count + 1` })
+          .where('id', '=', link.file_id)
+          .where((eb) => fileIsLive(eb, now))
+          .executeTakeFirst()
+        if (file.numUpdatedRows === 0n) return false
+        const counted = await trx
+          .updateTable('links')
+          .set({ download_count: sql`download_count + 1` })
+          .where('id', '=', link.id)
+          .where('revoked_at', 'is', null)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+          .where((eb) => eb.or([eb('max_downloads', 'is', null), eb('download_count', '<', eb.ref('max_downloads'))]))
+          .executeTakeFirst()
+        // The link is dead: undo the file's count with the whole transaction.
+        if (counted.numUpdatedRows === 0n) throw new LinkDead()
         await trx
-          .insertInto('download_grants')
-          .values({ token_hash: grant.tokenHash, link_id: link.id, created_at: now, expires_at: grant.expiresAt })
+          .updateTable('accounts')
+          .set({ total_downloads: sql`total_downloads + 1` })
+          .where('id', '=', link.account_id)
           .execute()
-      }
-      return true
-    })
+        if (grant) {
+          await trx
+            .insertInto('download_grants')
+            .values({ token_hash: grant.tokenHash, link_id: link.id, created_at: now, expires_at: grant.expiresAt })
+            .execute()
+        }
+        return true
+      })
+      .catch((error: unknown) => {
+        if (error instanceof LinkDead) return false
+        throw error
+      })
   }
 
   /**
@@ -258,3 +260,6 @@ export class LinksRepository {
     return { links: Number(links.numDeletedRows), grants: Number(grants.numDeletedRows) }
   }
 }
+
+/** Thrown inside takeDownload's transaction to roll the file's count back. */
+class LinkDead extends Error {}

@@ -3,6 +3,10 @@ import type { Database, FileRow, NewFileRow, NewUploadRow, UploadRow } from '../
 import { releaseUploadSlotIn, takeUploadSlotIn } from './accounts-repository.js'
 import { insertFileIn } from './files-repository.js'
 import { keysInBatches } from './keys-in-batches.js'
+import { releaseStorageIn, reserveStorageIn, shrinkStorageIn } from './storage-reservations-repository.js'
+
+/** How long after its upload's expiry a reservation is left for expireDue before the collector frees it. */
+const RESERVATION_GRACE_MS = 3_600_000
 
 /** What a commit moves forward: the durable offset and everything that must match it. */
 export interface UploadCommit {
@@ -24,19 +28,55 @@ export class UploadsRepository {
 
   /**
    * Takes one of the day's upload slots (on `slot_day`, or the account's later current day) and
-   * inserts the upload holding it, in one transaction: undefined, with nothing written, when no
-   * slot is left. A slot is then never taken for an upload that was not recorded.
+   * inserts the upload holding it, and reserves `reserveBytes` of the account's storage quota
+   * under the upload's id, in one transaction. Refused, with nothing written, when no slot is left
+   * (`daily`) or the quota has no room (`quota`). A slot is then never taken for an upload that was
+   * not recorded.
    */
-  insertTakingUploadSlot(upload: NewUploadRow, dailyUploads: number): Promise<UploadRow | undefined> {
+  insertTakingUploadSlot(
+    upload: NewUploadRow,
+    dailyUploads: number,
+    storage: { reserveBytes: number; quota: number | null } = { reserveBytes: 0, quota: null },
+  ): Promise<UploadRow | 'daily' | 'quota'> {
+    return this.db
+      .transaction()
+      .execute(async (trx) => {
+        const day = await takeUploadSlotIn(trx, upload.account_id, upload.slot_day, dailyUploads)
+        if (day === undefined) return 'daily' as const
+        const reservation = { id: upload.id, accountId: upload.account_id, expiresAt: upload.expires_at + RESERVATION_GRACE_MS }
+        if (!(await reserveStorageIn(trx, reservation, storage.reserveBytes, storage.quota))) throw new NoRoom()
+        return trx
+          .insertInto('uploads')
+          .values({ ...upload, slot_day: day })
+          .returningAll()
+          .executeTakeFirstOrThrow()
+      })
+      .catch((error: unknown) => {
+        if (error instanceof NoRoom) return 'quota' as const
+        throw error
+      })
+  }
+
+  /**
+   * Makes the upload's reservation at least `bytes` (its length, or what a deferred length may
+   * reach with the next chunk) if the quota has room; false, with nothing written, if it has not.
+   */
+  reserveUpTo(upload: Pick<UploadRow, 'id' | 'account_id'>, bytes: number, quota: number | null, expiresAt: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const day = await takeUploadSlotIn(trx, upload.account_id, upload.slot_day, dailyUploads)
-      if (day === undefined) return undefined
-      return trx
-        .insertInto('uploads')
-        .values({ ...upload, slot_day: day })
-        .returningAll()
-        .executeTakeFirstOrThrow()
+      const held = await trx.selectFrom('storage_reservations').select('bytes').where('id', '=', upload.id).executeTakeFirst()
+      const missing = bytes - (held?.bytes ?? 0)
+      const reservation = { id: upload.id, accountId: upload.account_id, expiresAt: expiresAt + RESERVATION_GRACE_MS }
+      if (missing <= 0) {
+        await trx.updateTable('storage_reservations').set({ expires_at: reservation.expiresAt }).where('id', '=', upload.id).execute()
+        return true
+      }
+      return reserveStorageIn(trx, reservation, missing, quota)
     })
+  }
+
+  /** Gives back what the upload's reservation holds above `bytes` (a deferred length's unused room). */
+  shrinkReservation(id: string, bytes: number): Promise<void> {
+    return this.db.transaction().execute((trx) => shrinkStorageIn(trx, id, bytes))
   }
 
   findById(id: string): Promise<UploadRow | undefined> {
@@ -140,6 +180,7 @@ export class UploadsRepository {
         .where('status', '=', 'open')
         .executeTakeFirst()
       if (claimed.numUpdatedRows === 0n) return undefined
+      await releaseStorageIn(trx, id)
       const row = await insertFileIn(trx, file)
       await trx.updateTable('uploads').set({ file_id: row.id }).where('id', '=', id).execute()
       return row
@@ -166,6 +207,7 @@ export class UploadsRepository {
       const changed = 'numDeletedRows' in result ? result.numDeletedRows : result.numUpdatedRows
       if (changed === 0n) return false
       await releaseUploadSlotIn(trx, upload.account_id, upload.slot_day)
+      await releaseStorageIn(trx, upload.id)
       return true
     })
   }
@@ -214,3 +256,6 @@ export class UploadsRepository {
     )
   }
 }
+
+/** The quota had no room: rolls the creation's transaction back. */
+class NoRoom extends Error {}

@@ -13,7 +13,7 @@ import {
   RateLimitedError,
 } from '../../errors.js'
 import { sendHtmlNotFound } from '../not-found-page.js'
-import { discardSmallBody, hasUnreadBody, lingerAfterAnswer } from '../refused-body.js'
+import { setAsideUnreadBody } from '../refused-body.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -84,11 +84,10 @@ export async function sendError(
   if (appError instanceof RateLimitedError) reply.header('Retry-After', String(appError.retryAfterSeconds))
   // A backend that went away is usually back within seconds (a restart, a failover).
   if (appError.code === 'service_unavailable') reply.header('Retry-After', '5')
-  if (hasUnreadBody(request.raw) && !(await discardSmallBody(request.raw))) {
-    // Not read to its end for nothing: answer, then close without a reset.
-    reply.header('Connection', 'close')
-    lingerAfterAnswer(request.raw)
-  }
+  // A request with the same Idempotency-Key is running: the client retries in a second.
+  if (appError.code === 'idempotency_in_progress') reply.header('Retry-After', '1')
+  // Not read to its end for nothing: answer, then close without a reset.
+  await setAsideUnreadBody(request.raw, reply)
   const fastifyStatus = (error as FastifyError).statusCode
   const status =
     statusOverrides[appError.code] ??

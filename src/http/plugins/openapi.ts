@@ -41,6 +41,7 @@ const HEADERS: Record<string, OpenApi.HeaderObject> = {
   'RateLimit-Remaining': integerHeader('Requests left in that window.'),
   'RateLimit-Reset': integerHeader('Seconds until that window frees a request.'),
   'Retry-After': { ...integerHeader('Seconds to wait before retrying.'), required: true },
+  'Idempotent-Replayed': textHeader('`true` when this is the stored answer of an earlier request with the same Idempotency-Key.'),
   'WWW-Authenticate': textHeader('Always `Bearer`.', true),
   Location: textHeader('`/api/v1/files/{file_id}` of the new file.', true),
   ETag: textHeader('`"<sha256>"` of the content.'),
@@ -113,6 +114,9 @@ function completeDocument(document: OpenApi.Document): OpenApi.Document {
   }
 }
 
+/** The operations that take an Idempotency-Key (http/plugins/idempotency.ts). */
+const IDEMPOTENT_OPERATIONS = new Set(['uploadFile', 'createUpload', 'createLink'])
+
 function decorate(operation: Operation): Operation {
   const authenticated = (operation.security ?? []).length > 0
   const responses = operation.responses as Responses
@@ -122,6 +126,10 @@ function decorate(operation: Operation): Operation {
     if (status === '401') Object.assign(headers, headerRefs('WWW-Authenticate'))
     if (status === '429' || status === '503') Object.assign(headers, headerRefs('Retry-After'))
     if (status === '201') Object.assign(headers, headerRefs('Location'))
+    if (IDEMPOTENT_OPERATIONS.has(operation.operationId ?? '')) {
+      if (status.startsWith('2')) Object.assign(headers, headerRefs('Idempotent-Replayed'))
+      if (status === '409') Object.assign(headers, headerRefs('Retry-After'))
+    }
     if (operation.operationId === 'downloadFile' || operation.operationId === 'headDownload') {
       if (['200', '206', '304'].includes(status))
         Object.assign(headers, headerRefs('ETag', 'Last-Modified', 'Content-Disposition', 'Accept-Ranges'))

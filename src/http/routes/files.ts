@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { FileTooLargeError, InvalidRequestError, MissingFileError } from '../../errors.js'
+import { FileTooLargeError, InvalidParameterError, InvalidRequestError, MissingFileError } from '../../errors.js'
 import { requestedFileLifetime } from '../expires-in-header.js'
 import { integerParameters } from '../integer-parameters.js'
 import { jsonFieldsValidator } from '../json-fields-validator.js'
@@ -16,6 +16,8 @@ import {
   ErrorBody,
   FileIdParams,
   FileUpdateBody,
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyErrors,
   LIST_DEFAULTS,
   ListQuery,
   ListResponse,
@@ -40,6 +42,9 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: {
         continuesItself: true,
+        // What is known before the body: its declared size, and the lifetime asked for.
+        idempotency: (request) =>
+          `content-length=${request.headers['content-length'] ?? ''} expires-in=${request.headers['fileshare-expires-in'] ?? ''}`,
         // The body is documented, not validated: the handler streams it through its own parser.
         swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, body: UploadForm }, url }),
       },
@@ -51,10 +56,11 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
           '(1 to 315360000) gives the file a lifetime: from then on it is gone for everyone.',
         headers: Type.Object({
           'fileshare-expires-in': Type.Optional(Type.String({ description: 'Seconds (1 to 315360000) until the file expires.' })),
+          ...IDEMPOTENCY_KEY_HEADER,
         }),
         consumes: ['multipart/form-data'],
         security,
-        response: { 201: UploadResponse, 400: ErrorBody, ...authErrors, 507: ErrorBody },
+        response: { 201: UploadResponse, 400: ErrorBody, ...idempotencyErrors, ...authErrors, 507: ErrorBody },
       },
     },
     async (request, reply) => {
@@ -70,20 +76,28 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
         throw new FileTooLargeError(owner.limits.maxFileSize)
       }
       const lifetimeSeconds = requestedFileLifetime(request.headers)
-      continueIfExpected(request.raw, reply.raw)
-
       const { files } = app.services
-      // Both start listening before the body flows, which is a tick after request.parts() pipes it.
-      const parts = request.parts()
-      const closeDelimiterArrived = watchCloseDelimiter(request.raw, boundary)
-      const staged = await receiveFilePart(
-        request.raw,
-        parts,
-        (source, filename) => files.stage(owner, source, filename),
-        (upload) => files.discard(upload),
-        closeDelimiterArrived,
-      )
-      const file = presentFile(await app.services.files.commit(staged, { lifetimeSeconds }), app.config.linkBaseUrl)
+      // The declared body (a little more than the file) is reserved before it is read: an upload
+      // that cannot fit the storage quota is refused before its client sends it.
+      const reservation = await files.reserve(owner, Number.isSafeInteger(declaredLength) ? declaredLength : undefined)
+      let staged
+      try {
+        continueIfExpected(request.raw, reply.raw)
+        // Both start listening before the body flows, which is a tick after request.parts() pipes it.
+        const parts = request.parts()
+        const closeDelimiterArrived = watchCloseDelimiter(request.raw, boundary)
+        staged = await receiveFilePart(
+          request.raw,
+          parts,
+          (source, filename) => files.stage(owner, source, filename, undefined, reservation),
+          (upload) => files.discard(upload),
+          closeDelimiterArrived,
+        )
+      } catch (error) {
+        await reservation.release().catch((releaseError: unknown) => request.log.error({ err: releaseError }, 'reservation not released'))
+        throw error
+      }
+      const file = presentFile(await files.commit(staged, { lifetimeSeconds }), app.config.linkBaseUrl)
       return reply
         .code(201)
         .header('Location', `/api/v1/files/${file.file_id}`)
@@ -108,12 +122,25 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { page = LIST_DEFAULTS.page, limit = LIST_DEFAULTS.limit } = request.query
-      const { files, total } = await app.services.files.list(request.principal.account.id, page, limit)
+      const { page = LIST_DEFAULTS.page, limit = LIST_DEFAULTS.limit, before_id: beforeId } = request.query
+      const accountId = request.principal.account.id
+      if (beforeId !== undefined) {
+        // Schema defaults fill in `page`: whether the client sent one is in the URL.
+        if (new URLSearchParams(request.url.split('?')[1] ?? '').has('page')) {
+          throw new InvalidParameterError('page and before_id cannot be given together; before_id pages on its own.')
+        }
+        const { files, total, nextBeforeId } = await app.services.files.listBefore(accountId, beforeId, limit)
+        return {
+          success: true as const,
+          files: files.map((file) => presentFile(file, app.config.linkBaseUrl)),
+          pagination: { page: null, limit, total, pages: Math.ceil(total / limit), next_before_id: nextBeforeId },
+        }
+      }
+      const { files, total, nextBeforeId } = await app.services.files.list(accountId, page, limit)
       return {
         success: true as const,
         files: files.map((file) => presentFile(file, app.config.linkBaseUrl)),
-        pagination: { page, limit, total, pages: Math.ceil(total / limit) },
+        pagination: { page, limit, total, pages: Math.ceil(total / limit), next_before_id: nextBeforeId },
       }
     },
   )

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import { emptyBodyIsNoFields } from '../empty-body.js'
 import { integerParameters } from '../integer-parameters.js'
 import { jsonFieldsValidator } from '../json-fields-validator.js'
@@ -9,6 +11,8 @@ import {
   DeleteResponse,
   ErrorBody,
   FileIdParams,
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyErrors,
   LinkBody,
   LinkIdParams,
   LinkListResponse,
@@ -22,11 +26,15 @@ export const linksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { links } = app.services
   const present = (view: Parameters<typeof presentLink>[0]) => presentLink(view, app.config.linkBaseUrl)
   const fields = { validatorCompiler: jsonFieldsValidator, config: { bodyFieldsAreParameters: true } }
+  // The body, with its fields in one order: the same link asked for twice is the same request.
+  const canonicalBody = (request: FastifyRequest) =>
+    JSON.stringify(Object.fromEntries(Object.entries(request.body as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))))
 
   app.post(
     '/files/:file_id/links',
     {
       ...fields,
+      config: { ...fields.config, idempotency: canonicalBody },
       preValidation: [integerParameters('params', FileIdParams), emptyBodyIsNoFields],
       schema: {
         operationId: 'createLink',
@@ -35,9 +43,10 @@ export const linksRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Every field is optional: a link without a policy streams on GET like the default link. `expires_in` and `expires_at` ' +
           'exclude each other. At most 100 links that are not revoked per file (403 link_limit_exceeded).',
         params: FileIdParams,
+        headers: Type.Object(IDEMPOTENCY_KEY_HEADER),
         body: LinkBody,
         security,
-        response: { 201: LinkResponse, ...bodyErrors, 404: ErrorBody, ...authErrors },
+        response: { 201: LinkResponse, ...bodyErrors, 404: ErrorBody, ...idempotencyErrors, ...authErrors },
       },
     },
     async (request, reply) => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import { InvalidRequestError, UnsupportedMediaTypeError, UploadLengthExceededError } from '../../errors.js'
 import type { ResumableUpload } from '../../services/resumable-uploads.js'
 import { requestedFileLifetime } from '../expires-in-header.js'
@@ -7,7 +8,7 @@ import { sendError } from '../plugins/error-handler.js'
 import { countRequest, showLimits } from '../plugins/authenticate.js'
 import { formatUploadDate, presentFile } from '../present-file.js'
 import { continueIfExpected } from '../refused-body.js'
-import { authErrors, ErrorBody, NoContent, UploadIdParams, UploadStatusResponse } from '../schemas.js'
+import { authErrors, ErrorBody, IDEMPOTENCY_KEY_HEADER, NoContent, UploadIdParams, UploadStatusResponse } from '../schemas.js'
 import {
   capabilityHeaders,
   header,
@@ -135,16 +136,24 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
   app.post(
     '/uploads',
     {
-      config: { continuesItself: true },
+      config: {
+        continuesItself: true,
+        // What is known before the body: the declared length (or its deferral), the metadata, the lifetime.
+        idempotency: (request) =>
+          ['upload-length', 'upload-defer-length', 'upload-metadata', 'fileshare-expires-in']
+            .map((name) => `${name}=${request.headers[name] ?? ''}`)
+            .join(' '),
+      },
       schema: {
         operationId: 'createUpload',
+        headers: Type.Object(IDEMPOTENCY_KEY_HEADER),
         summary: 'Create a resumable upload (tus creation, creation-with-upload, creation-defer-length)',
         description:
           'Headers: `Tus-Resumable: 1.0.0`, `Upload-Length` or `Upload-Defer-Length: 1`, optional `Upload-Metadata` (`filename`, `expires_in`). ' +
           '`Fileshare-Expires-In: <seconds>` (or the metadata `expires_in`) gives the file a lifetime from its completion. ' +
           'A body of type application/offset+octet-stream is the first chunk. Answers 201 with `Location`, `Upload-Offset` and `Upload-Expires`.',
         security,
-        response: { 201: NoContent, ...tusErrors, 415: ErrorBody, 460: ErrorBody, 507: ErrorBody },
+        response: { 201: NoContent, ...tusErrors, 422: ErrorBody, 415: ErrorBody, 460: ErrorBody, 507: ErrorBody },
       },
     },
     async (request, reply) => {

@@ -308,7 +308,7 @@ export interface components {
                  * @description Stable snake_case error code: branch on it, not on `message`. Each status lists the codes it can carry.
                  * @enum {unknown}
                  */
-                code: "missing_file" | "invalid_parameter" | "invalid_request" | "unauthorized" | "plan_not_supported" | "file_too_large" | "daily_upload_limit_exceeded" | "not_found" | "invalid_password" | "link_limit_exceeded" | "default_link_required" | "upload_expired" | "tus_version_not_supported" | "upload_offset_mismatch" | "upload_length_exceeded" | "unsupported_media_type" | "upload_locked" | "checksum_mismatch" | "range_not_satisfiable" | "rate_limited" | "internal_error" | "service_unavailable" | "insufficient_storage";
+                code: "missing_file" | "invalid_parameter" | "invalid_request" | "unauthorized" | "plan_not_supported" | "file_too_large" | "daily_upload_limit_exceeded" | "not_found" | "invalid_password" | "link_limit_exceeded" | "storage_quota_exceeded" | "idempotency_in_progress" | "idempotency_key_reused" | "default_link_required" | "upload_expired" | "tus_version_not_supported" | "upload_offset_mismatch" | "upload_length_exceeded" | "unsupported_media_type" | "upload_locked" | "checksum_mismatch" | "range_not_satisfiable" | "rate_limited" | "internal_error" | "service_unavailable" | "insufficient_storage";
                 message: string;
                 /** @description Present on 5xx errors, for the operator. */
                 request_id?: string;
@@ -362,12 +362,15 @@ export interface components {
         };
         /** Pagination */
         Pagination: {
-            page: number;
+            /** @description null in a before_id request. */
+            page: number | null;
             limit: number;
             /** @description Total number of files of the account. */
             total: number;
             /** @description ceil(total / limit); 0 when there are no files. */
             pages: number;
+            /** @description The file_id of the page's last file when more files follow it (pass it as before_id), else null. */
+            next_before_id: number | null;
         };
         /** FileChanges */
         FileChanges: {
@@ -375,7 +378,7 @@ export interface components {
             expires_in?: number;
             /** @description null removes the expiry. */
             expires_at?: string | null;
-            /** @description Made safe as an upload's name is (docs/api.md). */
+            /** @description Made safe as an upload's name is: no path, no control characters, at most 255 bytes. */
             filename?: string;
         };
         /** LinkFields */
@@ -420,6 +423,8 @@ export interface components {
             total_downloads: number;
             /** @description Daily upload slots used since 00:00 UTC: successful uploads, plus resumable uploads still open. */
             uploads_today: number;
+            /** @description Bytes held against max_storage by uploads in progress; total_size + storage_reserved never passes max_storage. */
+            storage_reserved: number;
         };
         /** Limits */
         Limits: {
@@ -428,6 +433,8 @@ export interface components {
             daily_uploads: number;
             requests_per_minute: number;
             requests_per_day: number;
+            /** @description Bytes the account may keep, its files and uploads in progress together; null: unlimited. */
+            max_storage: number | null;
         };
     };
     responses: never;
@@ -442,6 +449,8 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
+        /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+        "Idempotent-Replayed": string;
         /** @description Always `Bearer`. */
         "WWW-Authenticate": string;
         /** @description `/api/v1/files/{file_id}` of the new file. */
@@ -1104,6 +1113,8 @@ export interface operations {
             header?: {
                 /** @description Seconds (1 to 315360000) until the file expires. */
                 "fileshare-expires-in"?: string;
+                /** @description Up to 255 printable ASCII characters. Sending the same request again with it replays the first 2xx answer (Idempotent-Replayed: true) instead of creating again; kept 24 hours. */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1122,6 +1133,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1168,6 +1180,33 @@ export interface operations {
             };
             /** @description `plan_not_supported`, `file_too_large` or `daily_upload_limit_exceeded`: about the account; waiting does not help. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1240,6 +1279,8 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description Files whose file_id is lower, newest first: stable paging (pagination.next_before_id). Not with `page`. */
+                before_id?: number;
             };
             header?: never;
             path?: never;
@@ -1970,7 +2011,10 @@ export interface operations {
     createLink: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters. Sending the same request again with it replays the first 2xx answer (Idempotent-Replayed: true) instead of creating again; kept 24 hours. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description The file_id of an upload. */
                 file_id: number;
@@ -1991,6 +2035,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2051,6 +2096,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `invalid_request`: a request body over 1 MiB on an endpoint that takes none. */
             413: {
                 headers: {
@@ -2066,6 +2125,19 @@ export interface operations {
             };
             /** @description `invalid_request`: a request body of a type the endpoint does not take. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2867,7 +2939,10 @@ export interface operations {
     createUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters. Sending the same request again with it replays the first 2xx answer (Idempotent-Replayed: true) instead of creating again; kept 24 hours. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2881,6 +2956,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2942,6 +3018,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2989,6 +3066,19 @@ export interface operations {
             };
             /** @description `invalid_request`: a request body of a type the endpoint does not take. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -1,0 +1,84 @@
+import type { FastifyReply } from 'fastify'
+import fp from 'fastify-plugin'
+import type { StoredAnswer } from '../../db/repositories/idempotency-keys-repository.js'
+import type { HeldKey } from '../../services/idempotency.js'
+import { setAsideUnreadBody } from '../refused-body.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route takes an Idempotency-Key (../shared/spec/api-semantics.md); this gives what the
+     * server knows of the request before its body, which with the method and path is the request's
+     * fingerprint: the same key with another fingerprint is 422 idempotency_key_reused.
+     */
+    idempotency?: (request: FastifyRequest) => string
+  }
+  interface FastifyRequest {
+    /** The Idempotency-Key this request holds while it runs. */
+    heldIdempotencyKey: HeldKey | null
+  }
+}
+
+/** The headers of a first answer that a replay repeats (besides the body and status). */
+const REPLAYED_HEADERS = ['location', 'fileshare-file-id', 'upload-offset', 'upload-expires', 'upload-length']
+
+function storedAnswer(reply: FastifyReply, payload: unknown): StoredAnswer {
+  const headers: Record<string, string> = {}
+  for (const name of REPLAYED_HEADERS) {
+    const value = reply.getHeader(name)
+    if (value !== undefined) headers[name] = String(value)
+  }
+  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null
+  return { status: reply.statusCode, headers, body }
+}
+
+/**
+ * Idempotency-Key on the creating routes that declare it (config.idempotency): after the checks of
+ * the key, the plan and the rate limits, before the body is read. The first request holds the key
+ * while it runs; its 2xx answer is stored on its way out (onSend), so that a client that lost it
+ * gets it again, with `Idempotent-Replayed: true`, instead of a second file or link.
+ */
+export default fp(
+  async (app) => {
+    app.decorateRequest('heldIdempotencyKey', null)
+
+    app.addHook('preHandler', async (request, reply) => {
+      const fingerprintOf = request.routeOptions.config.idempotency
+      const key = request.headers['idempotency-key']
+      if (!fingerprintOf || key === undefined || !request.principal) return
+      const fingerprint = `${request.method} ${request.url.split('?')[0]}\n${fingerprintOf(request)}`
+      const started = await app.services.idempotency.begin(
+        request.principal.account.id,
+        Array.isArray(key) ? key.join(',') : key,
+        fingerprint,
+      )
+      if ('held' in started) {
+        request.heldIdempotencyKey = started.held
+        return
+      }
+      // The same request again: its first answer, and its body (an upload's bytes) is not read.
+      const { status, headers, body } = started.replay
+      await setAsideUnreadBody(request.raw, reply)
+      reply.code(status).headers({ ...headers, 'Idempotent-Replayed': 'true' })
+      if (body === null) return reply.send()
+      return reply.type('application/json; charset=utf-8').send(body)
+    })
+
+    app.addHook('onSend', async (request, reply, payload) => {
+      const held = request.heldIdempotencyKey
+      if (!held) return payload
+      request.heldIdempotencyKey = null
+      const ok = reply.statusCode >= 200 && reply.statusCode < 300
+      await held.finish(ok ? storedAnswer(reply, payload) : undefined)
+      return payload
+    })
+
+    // A request that never got to answer (its connection went first) frees its key.
+    app.addHook('onResponse', async (request) => {
+      const held = request.heldIdempotencyKey
+      request.heldIdempotencyKey = null
+      await held?.finish(undefined)
+    })
+  },
+  { name: 'idempotency', dependencies: ['backends'] },
+)

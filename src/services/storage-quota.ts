@@ -1,0 +1,113 @@
+import { Transform, type Readable } from 'node:stream'
+import { StorageQuotaExceededError } from '../errors.js'
+import type { StorageReservationsRepository } from '../db/repositories/storage-reservations-repository.js'
+import { randomToken } from '../lib/random-token.js'
+
+/** A multipart upload's reservation lives this long past its holder's last sign of life. */
+export const RESERVATION_LEASE_MS = 5 * 60_000
+/** How often a running upload renews its reservation's lease. */
+const RENEW_EVERY_MS = 60_000
+/** A body of unknown length reserves in steps of this much, not once per chunk. */
+const RESERVATION_STEP = 8 * 1024 * 1024
+
+/**
+ * The bytes one multipart upload holds against its account's storage quota while it runs
+ * (../shared/spec/api-semantics.md, Storage quotas): the declared size up front, or, without one,
+ * growing with the bytes as they stream. The upload's record takes it over (commit) or it is given
+ * back; a holder that dies stops renewing it and the collector gives it back.
+ */
+export class UploadReservation {
+  reserved = 0
+  private readonly renewal: NodeJS.Timeout
+  private released = false
+
+  constructor(
+    private readonly reservations: StorageReservationsRepository,
+    readonly id: string,
+    readonly accountId: number,
+    private readonly quota: number | null,
+    private readonly now: () => number,
+    private readonly onBackgroundError: (error: unknown) => void,
+  ) {
+    this.renewal = setInterval(() => {
+      this.reservations.extend(this.id, this.now() + RESERVATION_LEASE_MS).catch(this.onBackgroundError)
+    }, RENEW_EVERY_MS)
+    this.renewal.unref()
+  }
+
+  /** Reserves `bytes` more; refuses with 403 storage_quota_exceeded when the quota has no room. */
+  async grow(bytes: number): Promise<void> {
+    if (bytes <= 0) return
+    const room = await this.reservations.reserve(
+      { id: this.id, accountId: this.accountId, expiresAt: this.now() + RESERVATION_LEASE_MS },
+      bytes,
+      this.quota,
+    )
+    if (!room) throw new StorageQuotaExceededError(this.quota ?? 0)
+    this.reserved += bytes
+  }
+
+  /**
+   * `source` with its bytes reserved before they pass: in steps while there is room, then exactly
+   * what each chunk needs, so that an upload that fits is never refused for a step.
+   */
+  meter(source: Readable): Readable {
+    let seen = 0
+    const metered = new Transform({
+      transform: (chunk: Buffer, _encoding, done) => {
+        seen += chunk.length
+        const missing = seen - this.reserved
+        if (missing <= 0) return done(null, chunk)
+        this.grow(Math.max(missing, RESERVATION_STEP))
+          .catch(() => this.grow(missing))
+          .then(
+            () => done(null, chunk),
+            (error: unknown) => done(error as Error),
+          )
+      },
+    })
+    source.on('error', (error) => metered.destroy(error))
+    return source.pipe(metered)
+  }
+
+  /** Stops renewing: the upload's record took the reservation over, or it was given back. */
+  settle(): void {
+    clearInterval(this.renewal)
+    this.released = true
+  }
+
+  /** Gives the reserved bytes back (an upload that failed or was refused). */
+  async release(): Promise<void> {
+    if (this.released) return
+    this.settle()
+    await this.reservations.release(this.id)
+  }
+}
+
+export class StorageQuota {
+  constructor(
+    private readonly reservations: StorageReservationsRepository,
+    private readonly now: () => number = Date.now,
+    private readonly onBackgroundError: (error: unknown) => void = () => {},
+  ) {}
+
+  /**
+   * Opens the reservation of a multipart upload, reserving `declaredBytes` at once when the request
+   * declares them: an upload that cannot fit is refused before its body is read.
+   */
+  async open(accountId: number, quota: number | null, declaredBytes?: number): Promise<UploadReservation> {
+    const reservation = new UploadReservation(this.reservations, randomToken(16), accountId, quota, this.now, this.onBackgroundError)
+    try {
+      if (declaredBytes !== undefined) await reservation.grow(declaredBytes)
+    } catch (error) {
+      reservation.settle()
+      throw error
+    }
+    return reservation
+  }
+
+  /** Gives back the reservations whose holders died (the collector's sweep). */
+  releaseAbandoned(): Promise<number> {
+    return this.reservations.releaseExpired(this.now())
+  }
+}
