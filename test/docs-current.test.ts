@@ -71,7 +71,9 @@ describe('docs/configuration.md', () => {
       const plan = DEFAULT_PLANS[name]
       const figures = plans.get(name)!.map((cell) => cell.replace(/`/g, '').split(' ')[0])
       expect(figures, name).toEqual(
-        [plan.api_access, plan.requests_per_minute, plan.requests_per_day, plan.max_file_size, plan.daily_uploads].map(String),
+        [plan.api_access, plan.requests_per_minute, plan.requests_per_day, plan.max_file_size, plan.daily_uploads, plan.max_storage].map(
+          String,
+        ),
       )
     }
   })
