@@ -7,8 +7,13 @@ Each test has accounts of its own (made by the ``fileshare`` CLI), so that the c
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import threading
+import time
 import uuid
+from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -148,3 +153,56 @@ def test_stats_carry_the_quota_and_an_upload_over_it_is_a_limit(make_client: Any
     assert (after.stats.total_files, after.stats.total_size, after.stats.storage_reserved) == (1, kept.size, 0)
     fileshare_cli(server, "account", "set-limits", str(account_id), "--max-storage", "unlimited")
     assert client.stats().limits.max_storage is None
+
+
+def test_the_same_key_while_its_first_request_runs_waits_and_gets_the_first_answer(
+    server: dict[str, Any], make_client: Any, flavour: str
+) -> None:
+    """The second call arrives while the first still streams its body: 409 idempotency_in_progress
+    with Retry-After: 1, which the SDK waits out and sends again with the key, until the replay."""
+    _, key, direct = account(server, make_client, f"in-progress-{flavour}")
+    data = random_bytes(30_000, 56)
+    idempotency_key = f"sdk-python-{uuid.uuid4()}"
+    pieces = [data[i : i + 10_000] for i in range(0, len(data), 10_000)]
+    # The first call's body: a piece, then (once the second call is under way) a piece every 0.5 s.
+    first_sent, second_sent = threading.Event(), threading.Event()
+
+    def slow() -> Iterator[bytes]:
+        for piece in pieces:
+            yield piece
+            first_sent.set()
+            second_sent.wait(10)
+            time.sleep(0.5)
+
+    async def slow_async() -> AsyncIterator[bytes]:
+        for piece in pieces:
+            yield piece
+            first_sent.set()
+            await asyncio.sleep(0.7)
+
+    transport = recording(flavour)
+    options = {"base_url": server["base_url"], "api_key": key, "max_retries": 5, "transport": transport}
+    if flavour == "sync":
+        with fileshare.Client(**options) as client, ThreadPoolExecutor(2) as pool:
+            first = pool.submit(client.files.upload, slow(), filename="a.bin", size=len(data), idempotency_key=idempotency_key)
+            assert first_sent.wait(10)
+            time.sleep(0.2)  # the server has the first request's headers: the key is taken
+            second_sent.set()
+            second = client.files.upload(data, filename="a.bin", idempotency_key=idempotency_key)
+            results = [first.result(timeout=30), second]
+    else:
+
+        async def both() -> list[fileshare.FileRecord]:
+            async with fileshare.AsyncClient(**options) as client:
+                first = asyncio.create_task(client.files.upload(slow_async(), filename="a.bin", size=len(data), idempotency_key=idempotency_key))
+                while not first_sent.is_set():
+                    await asyncio.sleep(0.01)
+                await asyncio.sleep(0.2)  # the server has the first request's headers: the key is taken
+                second = await client.files.upload(data, filename="a.bin", idempotency_key=idempotency_key)
+                return [await first, second]
+
+        results = asyncio.run(both())
+    assert results[0] == results[1] and results[0].sha256 == sha(data)
+    answers = [(e.status, e.replayed) for e in transport.exchanges]
+    assert (409, False) in answers and answers.count((201, True)) == 1 and answers.count((201, False)) == 1
+    assert file_ids(direct) == [results[0].file_id] and direct.stats().stats.uploads_today == 1
