@@ -247,6 +247,65 @@ describe.skipIf(!backendsReachable)('two instances sharing PostgreSQL, S3 and Re
     expect((await bucketObjects()).length - objectsBefore.length).toBe(3)
   })
 
+  it('one Idempotency-Key sent to both instances at once stores one file; the retry on the other gets it replayed', async () => {
+    const { apiKey } = await createAccount()
+    const content = randomBytes(30_000)
+    const send = (instance: Instance) => {
+      const form = new FormData()
+      form.append('file', new Blob([content]), 'once.bin')
+      return fetch(`${instance.api}/files/upload`, {
+        method: 'POST',
+        headers: { ...bearer(apiKey), 'idempotency-key': 'across' },
+        body: form,
+      })
+    }
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => send(i % 2 === 0 ? a : b)))
+    expect(answers.every((response) => response.status === 201 || response.status === 409)).toBe(true)
+    const ids = new Set(
+      await Promise.all(answers.filter((r) => r.status === 201).map(async (r) => ((await r.json()) as { file_id: number }).file_id)),
+    )
+    expect(ids.size).toBe(1)
+    const replayed = await send(b)
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true')
+    expect(((await replayed.json()) as { file_id: number }).file_id).toBe([...ids][0])
+    const stats = await fetch(`${a.api}/stats`, { headers: bearer(apiKey) })
+    expect(await stats.json()).toMatchObject({ stats: { total_files: 1, uploads_today: 1 } })
+  })
+
+  it('24 uploads split across both instances racing for the last bytes of a quota never pass it', async () => {
+    const { accountId, apiKey } = await createAccount()
+    const quota = 100_000
+    await cliOk('account', 'set-limits', String(accountId), '--max-storage', String(quota))
+    await new Promise((resolve) => setTimeout(resolve, PROPAGATION_MS))
+    let highest = 0
+    let racing = true
+    const watch = (async () => {
+      while (racing) {
+        const body = (await (await fetch(`${a.api}/stats`, { headers: bearer(apiKey) })).json()) as {
+          stats: { total_size: number; storage_reserved: number }
+        }
+        highest = Math.max(highest, body.stats.total_size + body.stats.storage_reserved)
+      }
+    })()
+    const responses = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => upload(i % 2 === 0 ? a : b, apiKey, randomBytes(10_000 + i), `quota-${i}.bin`)),
+    )
+    racing = false
+    await watch
+    const stored = responses.filter((response) => response.status === 201)
+    for (const refused of responses.filter((response) => response.status !== 201)) {
+      expect(await refused.json()).toMatchObject({ error: { code: 'storage_quota_exceeded' } })
+    }
+    const sizes = await Promise.all(stored.map(async (response) => ((await response.json()) as { size: number }).size))
+    const final = (await (await fetch(`${b.api}/stats`, { headers: bearer(apiKey) })).json()) as {
+      stats: { total_size: number; storage_reserved: number; total_files: number }
+    }
+    expect(final.stats).toEqual(expect.objectContaining({ total_files: stored.length, storage_reserved: 0 }))
+    expect(final.stats.total_size).toBe(sizes.reduce((sum, size) => sum + size, 0))
+    expect(stored.length).toBeGreaterThan(0)
+    expect(highest).toBeLessThanOrEqual(quota)
+  })
+
   it('download_count after concurrent downloads through both instances is exact', async () => {
     const { apiKey } = await createAccount()
     const content = randomBytes(50_000)
