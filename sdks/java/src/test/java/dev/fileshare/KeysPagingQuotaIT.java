@@ -43,14 +43,19 @@ class KeysPagingQuotaIT {
             assertEquals("idempotency_key_reused", reused.code());
             assertEquals(1, InterruptionIT.all(client).size());
 
-            // Links: the same key and options give the same link; other options, 422.
-            LinkOptions linkOptions = LinkOptions.builder().label("for the auditors").maxDownloads(3).idempotencyKey(key).build();
+            // Links: the same key and options give the same link; other options, 422. (A key is the
+            // account's: the upload's key on another route would be a different request, 422 too.)
+            String linkKey = key + "-link";
+            LinkOptions linkOptions = LinkOptions.builder().label("for the auditors").maxDownloads(3).idempotencyKey(linkKey).build();
             Link link = client.links().create(first.fileId(), linkOptions);
             assertEquals(link, client.links().create(first.fileId(), linkOptions));
             assertEquals(2, client.links().list(first.fileId()).size());
             BadRequestException otherLink = assertThrows(BadRequestException.class, () -> client.links().create(first.fileId(),
-                    LinkOptions.builder().label("someone else").idempotencyKey(key).build()));
+                    LinkOptions.builder().label("someone else").idempotencyKey(linkKey).build()));
             assertEquals("idempotency_key_reused", otherLink.code());
+            BadRequestException otherRoute = assertThrows(BadRequestException.class, () -> client.links().create(first.fileId(),
+                    LinkOptions.builder().idempotencyKey(key).build()));
+            assertEquals("idempotency_key_reused", otherRoute.code());
         }
     }
 
@@ -114,6 +119,9 @@ class KeysPagingQuotaIT {
 
             server.setLimits(account.id(), "--max-storage", "1000");
             assertEquals(1000L, client.stats().limits().maxStorage());
+        }
+        // Uploads see new limits once the key's cache entry is stale (4 s); a new key sees them at once.
+        try (FileshareClient client = server.client("pro").apiKey(server.newKey(account.id())).build()) {
             client.files().upload(new byte[600]);
             LimitExceededException multipart = assertThrows(LimitExceededException.class, () -> client.files().upload(new byte[600]));
             assertEquals(403, multipart.status());

@@ -112,6 +112,15 @@ final class TestServer {
         cli(args);
     }
 
+    /**
+     * A new API key of an account ({@code fileshare key create}). The server caches what it learns
+     * of a key (its account's limits too) for {@code FILESHARE_CACHE_TTL_MS}, 4 s: a new key sees
+     * limits just set with {@link #setLimits} at once.
+     */
+    String newKey(long accountId) {
+        return cli("key", "create", Long.toString(accountId), "--json").get("api_key").asText();
+    }
+
     /** Runs the {@code fileshare} CLI on this server's data; returns the JSON of its last line of output. */
     private JsonNode cli(String... args) {
         Path root = repoRoot();
