@@ -35,6 +35,7 @@ const CALL_NAMES: Record<MetadataCall, string> = {
   list: 'GET /files?limit=100',
   stats: 'GET /stats',
   deepList: 'GET /files?limit=100, last page',
+  beforeIdList: 'GET /files?limit=100, last before_id page',
 }
 
 function transferCharts(results: BenchResults, dir: string): ChartLink[] {

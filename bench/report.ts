@@ -4,7 +4,7 @@ import { formatBytes, MiB, mib, type BenchPlan } from './bench-plan.js'
 import type { LoadResult } from './load-client.js'
 import type { RssPeak } from './measure-rss.js'
 
-export const METADATA_CALLS = ['detail', 'list', 'stats', 'deepList'] as const
+export const METADATA_CALLS = ['detail', 'list', 'stats', 'deepList', 'beforeIdList'] as const
 export type MetadataCall = (typeof METADATA_CALLS)[number]
 
 export interface UploadPeaks {
@@ -130,6 +130,7 @@ const CALL_LABELS: Record<MetadataCall, string> = {
   list: 'GET /files?limit=100 (page 1)',
   stats: 'GET /stats',
   deepList: 'GET /files?limit=100&page=<last> (extra)',
+  beforeIdList: 'GET /files?limit=100&before_id=<oldest + 101> (extra)',
 }
 
 function transferSection(results: BenchResults): string[] {
@@ -314,6 +315,7 @@ export function metadataTarget(call: MetadataCall, run: MeasuredLoad, bare: Meas
     case 'list':
       return [`≤ ${TARGETS.listCpuMicros} µs CPU per request`, atMost(run.cpuMicrosPerRequest, TARGETS.listCpuMicros)]
     case 'deepList':
+    case 'beforeIdList':
       return ['', '']
   }
 }

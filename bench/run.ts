@@ -320,13 +320,15 @@ async function load(server: RunningServer, url: string, account?: Account): Prom
   return { ...result, cpuMicrosPerRequest: (cpu.stop() * 1e6) / result.requests }
 }
 
-function metadataRoutes(middleFileId: number, fileCount: number): Record<MetadataCall, string> {
+function metadataRoutes(ids: { min: number; max: number }, fileCount: number): Record<MetadataCall, string> {
   const lastPage = Math.max(1, Math.ceil(fileCount / 100))
   return {
-    detail: `/files/${middleFileId}`,
+    detail: `/files/${Math.floor((ids.min + ids.max) / 2)}`,
     list: '/files?limit=100',
     stats: '/stats',
     deepList: `/files?limit=100&page=${lastPage}`,
+    // The deepest page a before_id walk reaches: the 100 oldest files.
+    beforeIdList: `/files?limit=100&before_id=${ids.min + 101}`,
   }
 }
 
@@ -334,15 +336,15 @@ function metadataRoutes(middleFileId: number, fileCount: number): Record<Metadat
  * A fresh server answers its first thousands of requests several times slower, until V8 has
  * optimized the hot code; whichever call ran first would pay for it. So every call runs a while first.
  */
-async function warmUp(server: RunningServer, account: Account, middleFileId: number, fileCount: number): Promise<void> {
+async function warmUp(server: RunningServer, account: Account, ids: { min: number; max: number }, fileCount: number): Promise<void> {
   log('load: warming the server up')
-  for (const route of Object.values(metadataRoutes(middleFileId, fileCount))) {
+  for (const route of Object.values(metadataRoutes(ids, fileCount))) {
     await autocannon(`${server.url}/api/v1${route}`, plan.serverWarmupSeconds, account)
   }
 }
 
-async function measureMetadata(server: RunningServer, account: Account, middleFileId: number, fileCount: number) {
-  const routes = metadataRoutes(middleFileId, fileCount)
+async function measureMetadata(server: RunningServer, account: Account, ids: { min: number; max: number }, fileCount: number) {
+  const routes = metadataRoutes(ids, fileCount)
   const results = {} as Record<MetadataCall, MeasuredLoad>
   for (const call of METADATA_CALLS) {
     log(`load: ${routes[call]} (${fileCount.toLocaleString('en-US')} files)`)
@@ -466,11 +468,11 @@ async function main(): Promise<void> {
       log('load: bare JSON route')
       const bareLoad = await load(bare, `${bare.url}/json`)
       const largeIds = await fileIdRange(sqlitePath, large.id)
-      await warmUp(server, small, smallMiddle, plan.smallAccountFiles)
+      await warmUp(server, small, smallIds, plan.smallAccountFiles)
       results.load = {
         bare: bareLoad,
-        small: await measureMetadata(server, small, smallMiddle, plan.smallAccountFiles),
-        large: await measureMetadata(server, large, Math.floor((largeIds.min + largeIds.max) / 2), plan.largeAccountFiles),
+        small: await measureMetadata(server, small, smallIds, plan.smallAccountFiles),
+        large: await measureMetadata(server, large, largeIds, plan.largeAccountFiles),
       }
     }
     await stopAll()

@@ -15,8 +15,8 @@ const RANDOM_BYTES_PER_ROW = 72
 
 /**
  * Gives an account `count` file rows (metadata only: their blobs do not exist) directly in the
- * database, a million in seconds rather than the hours uploads would take. FilesRepository.insert
- * writes one row per transaction; this writes the same rows in batches and bumps the account's
+ * database, a million in seconds rather than the hours uploads would take, each with its default
+ * link. FilesRepository.insert writes one row per transaction; this writes the same rows in batches and bumps the account's
  * kept counters (total_files, total_size) in the same transaction by the same expressions, so
  * GET /stats stays exact. Rows are one second apart, the newest last, as real uploads would be.
  */
@@ -47,7 +47,20 @@ export async function seedFiles(sqlitePath: string, accountId: number, count: nu
               created_at: firstCreatedAt + i * 1000,
             })
           }
-          await trx.insertInto('files').values(rows).execute()
+          const inserted = await trx.insertInto('files').values(rows).returning(['id', 'token', 'created_at']).execute()
+          // Every file has its default link (migration 007), as FilesRepository.insert gives it.
+          await trx
+            .insertInto('links')
+            .values(
+              inserted.map((row) => ({
+                file_id: row.id,
+                account_id: accountId,
+                token: row.token,
+                is_default: 1,
+                created_at: row.created_at,
+              })),
+            )
+            .execute()
         }
         await trx
           .updateTable('accounts')

@@ -41,7 +41,13 @@ const peak = (peakBytes: number) => ({ startBytes: 100 * MiB, peakBytes, sampled
 /** A full run whose figures sit on either side of each target. */
 function results(): BenchResults {
   const bare = loadRun(20_000, 40)
-  const small = { detail: loadRun(9_000, 90), list: loadRun(2_000, 420), stats: loadRun(8_000, 100), deepList: loadRun(1_500, 600) }
+  const small = {
+    detail: loadRun(9_000, 90),
+    list: loadRun(2_000, 420),
+    stats: loadRun(8_000, 100),
+    deepList: loadRun(1_500, 600),
+    beforeIdList: loadRun(2_000, 420),
+  }
   return {
     plan: { ...benchPlan(), quick: false },
     startedAt: new Date('2026-11-25T10:00:00Z'),
