@@ -161,6 +161,14 @@ describe('loadConfig', () => {
       expect(plans.free).toEqual(DEFAULT_PLANS.free)
     })
 
+    it('takes a storage quota in bytes, or null for unlimited, and refuses a negative one', () => {
+      const { plans } = loadConfig({ FILESHARE_PLANS: '{"pro":{"max_storage":1000},"business":{"max_storage":null}}' })
+      expect(plans.pro.max_storage).toBe(1000)
+      expect(plans.business.max_storage).toBeNull()
+      expect(plans.enterprise.max_storage).toBe(DEFAULT_PLANS.enterprise.max_storage)
+      expect(() => loadConfig({ FILESHARE_PLANS: '{"pro":{"max_storage":-1}}' })).toThrow(/FILESHARE_PLANS \/pro\/max_storage/)
+    })
+
     it('may give the free plan API access', () => {
       expect(loadConfig({ FILESHARE_PLANS: '{"free":{"api_access":true,"requests_per_minute":5}}' }).plans.free).toMatchObject({
         api_access: true,

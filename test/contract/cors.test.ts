@@ -44,6 +44,22 @@ describe('cross-origin access to /api/v1', () => {
     }
   })
 
+  it("a preflight allows a file's lifetime and an Idempotency-Key, and answers expose Idempotent-Replayed", async () => {
+    const response = await fetch(`${t.api}/files/upload`, {
+      method: 'OPTIONS',
+      headers: {
+        ...ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'fileshare-expires-in,idempotency-key',
+      },
+    })
+    expect(names(response.headers.get('access-control-allow-headers'))).toEqual(
+      expect.arrayContaining(['fileshare-expires-in', 'idempotency-key']),
+    )
+    const answer = await fetch(`${t.api}/stats`, { headers: ORIGIN })
+    expect(names(answer.headers.get('access-control-expose-headers'))).toContain('idempotent-replayed')
+  })
+
   it('an OPTIONS that is no preflight is still an unknown method (404), except tus discovery', async () => {
     const response = await fetch(`${t.api}/files`, { method: 'OPTIONS' })
     expect(response.status).toBe(404)
