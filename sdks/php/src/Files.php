@@ -102,7 +102,8 @@ final class Files
                 throw new ConfigurationException('the server does not offer resumable uploads (OPTIONS /uploads)');
             }
 
-            return Tus::upload($this->http, $prepared, $filename, $options['content_type'] ?? null, $chunkSize, $capabilities['checksum'], $onProgress, $headers);
+            return Tus::upload($this->http, $prepared, $filename, $options['content_type'] ?? null, $chunkSize, $capabilities['checksum'], $onProgress, $headers,
+                keepUnfinished: isset($options['idempotency_key']));
         }
 
         return $this->uploadMultipart($prepared, $filename, $options['content_type'] ?? null, $onProgress, $headers);

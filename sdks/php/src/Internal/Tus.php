@@ -16,7 +16,9 @@ use Fileshare\UploadSource;
  * Resumable uploads through /uploads (tus 1.0.0 with the checksum extension): create, then PATCH
  * chunk after chunk with `Upload-Checksum: sha256 …`. A chunk that fails with a retryable error,
  * 409, 423 or 460 is resumed where the server stands (HEAD), up to maxRetries times in a row;
- * each chunk that gets through resets the count. An upload that fails for good is deleted.
+ * each chunk that gets through resets the count. An upload that fails for good is deleted, unless
+ * the idempotency key is the caller's and the failure was the connection's or the server's (a
+ * retryable error): then a later call with the key continues it.
  *
  * The creation POST carries the call's `Idempotency-Key`: when its answer is the one stored for
  * the key's first use (`Idempotent-Replayed: true`), the upload it names may have moved on, so
@@ -74,7 +76,10 @@ final class Tus
 
     /**
      * @param (callable(int, ?int): void)|null $onProgress
-     * @param array<string, string>            $createHeaders sent on the creation POST (Idempotency-Key, Fileshare-Expires-In)
+     * @param array<string, string>            $createHeaders  sent on the creation POST (Idempotency-Key, Fileshare-Expires-In)
+     * @param bool                              $keepUnfinished the key is the caller's: an upload that fails on the
+     *                                                          connection or the server is kept (not deleted), for a
+     *                                                          later call with the key to continue
      */
     public static function upload(
         Http $http,
@@ -85,8 +90,9 @@ final class Tus
         bool $checksum,
         ?callable $onProgress,
         array $createHeaders = [],
+        bool $keepUnfinished = false,
     ): FileRecord {
-        return (new self($http, $source, $chunkSize, $checksum, $onProgress))->run($filename, $contentType, $createHeaders);
+        return (new self($http, $source, $chunkSize, $checksum, $onProgress))->run($filename, $contentType, $createHeaders, $keepUnfinished);
     }
 
     private function progress(int $sent, ?int $total): void
@@ -97,7 +103,7 @@ final class Tus
     }
 
     /** @param array<string, string> $createHeaders */
-    private function run(string $filename, ?string $contentType, array $createHeaders): FileRecord
+    private function run(string $filename, ?string $contentType, array $createHeaders, bool $keepUnfinished): FileRecord
     {
         $http = $this->http;
         $size = $this->source->size;
@@ -124,23 +130,24 @@ final class Tus
             $from = self::offset($head->getHeaderLine('Upload-Offset'), $size);
             $fileId = $head->getHeaderLine('Fileshare-File-Id');
         }
-        $finished = false;
 
         try {
             $fileHash = $this->sendChunks($uploadUrl, $from, $fileId !== '');
-            $finished = true;
-        } finally {
-            if (\is_resource($this->buffer)) {
-                fclose($this->buffer);
-            }
-            $this->source->close();
-            if (!$finished) {
-                // Give the daily upload slot back; best effort (the server also expires it).
+        } catch (\Throwable $error) {
+            if (!$keepUnfinished || ($error instanceof FileshareException && !Http::isRetryable($error))) {
+                // Give the daily upload slot and the reserved storage back; best effort (the server
+                // also expires it).
                 try {
                     $http->send($http->build('DELETE', $uploadUrl, self::TUS));
                 } catch (\Throwable) {
                 }
             }
+            throw $error;
+        } finally {
+            if (\is_resource($this->buffer)) {
+                fclose($this->buffer);
+            }
+            $this->source->close();
         }
 
         [$status, $data] = $http->call('GET', $uploadUrl);

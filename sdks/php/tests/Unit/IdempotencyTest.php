@@ -214,4 +214,34 @@ final class IdempotencyTest extends TestCase
             pclose($pipe);
         }
     }
+
+    public function testAResumableUploadWithTheCallersKeyIsKeptForTheNextCallUnlessRefused(): void
+    {
+        $bytes = random_bytes(2500);
+        // The connection fails for good on the second chunk: the upload is kept (no DELETE) ...
+        $mock = new Mock([self::tusOptions(), self::tusCreated(), self::standsAt(1000), Mock::drop(), self::standsAt(1000), Mock::drop()],
+            ['chunk_size' => 1000, 'max_retries' => 1]);
+        try {
+            $mock->client->files->upload(UploadSource::fromBytes($bytes), ['resumable' => true, 'idempotency_key' => 'mine']);
+            self::fail('no exception');
+        } catch (FileshareException) {
+        }
+        self::assertSame(['OPTIONS', 'POST', 'PATCH', 'PATCH', 'HEAD', 'PATCH'], self::methods($mock));
+
+        // ... and the next call with the key continues it where it stands.
+        $mock = new Mock([self::tusOptions(), self::tusCreated(true), self::standsAt(1000), self::standsAt(2000), self::standsAt(2500, 9),
+            self::done($bytes)], ['chunk_size' => 1000]);
+        self::assertSame(9, $mock->client->files->upload(UploadSource::fromBytes($bytes), ['resumable' => true, 'idempotency_key' => 'mine'])->file_id);
+        self::assertSame(['OPTIONS', 'POST', 'HEAD', 'PATCH', 'PATCH', 'GET'], self::methods($mock));
+
+        // Refused for good (a 403 on a chunk): deleted, key or not.
+        $mock = new Mock([self::tusOptions(), self::tusCreated(), Mock::error(403, 'storage_quota_exceeded'), new Response(204)], ['chunk_size' => 1000]);
+        try {
+            $mock->client->files->upload(UploadSource::fromBytes($bytes), ['resumable' => true, 'idempotency_key' => 'mine-too']);
+            self::fail('no exception');
+        } catch (FileshareException $e) {
+            self::assertSame('storage_quota_exceeded', $e->getErrorCode());
+        }
+        self::assertSame(['OPTIONS', 'POST', 'PATCH', 'DELETE'], self::methods($mock));
+    }
 }
