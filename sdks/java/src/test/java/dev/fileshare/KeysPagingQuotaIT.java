@@ -60,6 +60,40 @@ class KeysPagingQuotaIT {
     }
 
     @Test
+    void theSameKeySentWhileTheFirstUploadRunsWaitsAndGetsItsAnswer() throws Exception {
+        FileshareClient.Builder builder = server.client("pro").apiKey(server.createAccount("concurrent-key", "pro")).maxRetries(6);
+        List<Long> sleeps = new java.util.concurrent.CopyOnWriteArrayList<>();
+        builder.sleeper = millis -> {
+            sleeps.add(millis);
+            Thread.sleep(millis);
+        };
+        try (FileshareClient client = builder.build()) {
+            byte[] content = ProAccountIT.random(400_000, 25);
+            UploadOptions options = UploadOptions.builder().idempotencyKey("concurrent-" + System.nanoTime()).size(content.length).build();
+            // The first upload's source yields 40 KB every 200 ms: it runs for about 2 s.
+            java.io.InputStream slow = new java.io.FilterInputStream(new java.io.ByteArrayInputStream(content)) {
+                @Override
+                public int read(byte[] b, int off, int len) throws java.io.IOException {
+                    try {
+                        Thread.sleep(200);
+                    } catch (InterruptedException e) {
+                        throw new java.io.InterruptedIOException();
+                    }
+                    return super.read(b, off, Math.min(len, 40_000));
+                }
+            };
+            CompletableFuture<FileInfo> first = client.files().uploadAsync(slow, options);
+            Thread.sleep(500);
+            // The same key while it runs: 409 idempotency_in_progress, waited out (Retry-After: 1), then the first's answer.
+            FileInfo second = client.files().upload(content, options);
+            assertEquals(first.join(), second);
+            assertTrue(!sleeps.isEmpty() && sleeps.stream().allMatch(ms -> ms == 1000), "waited Retry-After: 1 each time: " + sleeps);
+            assertEquals(1, InterruptionIT.all(client).size());
+            assertEquals(1, client.stats().stats().uploadsToday());
+        }
+    }
+
+    @Test
     void iterateWhileDeletingEveryFileItYieldsLeavesNothing() throws Exception {
         int count = 250;
         ExecutorService pool = Executors.newFixedThreadPool(3);
