@@ -128,16 +128,17 @@ final class Files
             [$file, $actual, $replayed] = $http->retry(function () use ($http, $source, $head, $tail, $total, $url, $boundary, $onProgress, $extraHeaders): array {
                 $hash = hash_init('sha256');
                 $sent = 0;
+                $draining = false;
                 $body = new BodyStream(
                     $source->open(),
                     $source->start(),
                     $total,
                     $head,
                     $tail,
-                    onData: static function (string $data) use (&$hash, &$sent, $total, $onProgress): void {
+                    onData: static function (string $data) use (&$hash, &$sent, &$draining, $total, $onProgress): void {
                         hash_update($hash, $data);
                         $sent += \strlen($data);
-                        if ($onProgress !== null) {
+                        if ($onProgress !== null && !$draining) {
                             $onProgress($sent, $total);
                         }
                     },
@@ -156,8 +157,15 @@ final class Files
                     $headers['Content-Length'] = (string) $body->getSize();
                 }
                 [$response, $data] = $http->json($http->build('POST', $url, $headers, true, $body));
+                $replayed = Http::isReplayed($response);
+                if ($replayed) {
+                    // The stored answer may come before the body is sent (`Expect: 100-continue`):
+                    // the rest of the source is read here, for its SHA-256, not sent.
+                    $draining = true;
+                    $body->drain();
+                }
 
-                return [FileRecord::fromArray($data), hash_final($hash), Http::isReplayed($response)];
+                return [FileRecord::fromArray($data), hash_final($hash), $replayed];
             }, static fn (): bool => $source->replayable);
         } finally {
             $source->close();

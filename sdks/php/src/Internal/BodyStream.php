@@ -174,6 +174,20 @@ final class BodyStream implements StreamInterface
         return $out;
     }
 
+    /**
+     * Reads the rest of the body and drops it: the source's bytes still go through `onData`. For
+     * an answer that came before the body was sent whole (an idempotent replay): the SHA-256 of the
+     * whole source is still needed.
+     */
+    public function drain(): void
+    {
+        while (!$this->eof()) {
+            if ($this->read(self::PIECE) === '' && $this->failure !== null) {
+                return;
+            }
+        }
+    }
+
     public function __toString(): string
     {
         try {

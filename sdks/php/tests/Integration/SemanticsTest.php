@@ -180,11 +180,56 @@ final class SemanticsTest extends IntegrationTestCase
         self::assertSame($tus->file_id, $tusAgain->file_id);
         self::assertSame($patches, \count($this->exchanges('PATCH')), 'no chunk sent again');
 
+        // A multipart upload over 1 MiB goes with `Expect: 100-continue`: the server may answer a
+        // replay before the body, and the SDK still checks the whole file's SHA-256.
+        $big = $this->makeFile('big.bin', 3 * 1024 * 1024);
+        $bigFile = $client->files->upload($big, ['resumable' => false, 'idempotency_key' => 'big-twice']);
+        self::assertSame($bigFile->file_id, $client->files->upload($big, ['resumable' => false, 'idempotency_key' => 'big-twice'])->file_id);
+
         // A link, twice with one key.
         $link = $client->links->create($first, ['label' => 'one', 'idempotency_key' => 'link-1']);
         self::assertSame($link->link_id, $client->links->create($first, ['label' => 'one', 'idempotency_key' => 'link-1'])->link_id);
         self::assertCount(2, $client->links->list($first));
-        self::assertSame(2, $client->stats()->stats->uploads_today);
+        self::assertSame(3, $client->stats()->stats->uploads_today);
+        self::assertSame(3, $client->files->list()->pagination->total);
+    }
+
+    public function testAnUploadWhoseKeyIsStillRunningWaitsForTheFirstAnswer(): void
+    {
+        // The first request with the key is sent by hand and held half-way through its body; the
+        // SDK's upload with the key gets 409 idempotency_in_progress, and its wait (the `sleep`
+        // option) finishes the first request. The SDK's retry then gets the first answer replayed.
+        $account = Server::createAccount();
+        $bytes = random_bytes(20_000);
+        $boundary = '----fileshare-sdk-php-' . str_repeat('0', 32); // as long as the SDK's, so the Content-Length is the same
+        $body = "--$boundary\r\nContent-Disposition: form-data; name=\"file\"; filename=\"race.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+            . $bytes . "\r\n--$boundary--\r\n";
+        $url = parse_url(Server::info()['base_url']);
+        $socket = stream_socket_client("tcp://{$url['host']}:{$url['port']}", $errno, $error, 5);
+        self::assertIsResource($socket, $error);
+        fwrite($socket, "POST {$url['path']}/files/upload HTTP/1.1\r\nHost: {$url['host']}:{$url['port']}\r\nAuthorization: Bearer {$account['api_key']}\r\n"
+            . "Idempotency-Key: race-1\r\nContent-Type: multipart/form-data; boundary=$boundary\r\nContent-Length: " . \strlen($body)
+            . "\r\nConnection: close\r\n\r\n" . substr($body, 0, 10_000));
+        usleep(300_000);
+
+        $first = null;
+        $sleeps = [];
+        $client = Server::client('pro', ['api_key' => $account['api_key'], 'sleep' => static function (float $seconds) use (&$sleeps, &$first, $socket, $body): void {
+            $sleeps[] = $seconds;
+            if ($first === null) {
+                fwrite($socket, substr($body, 10_000));
+                $first = (string) stream_get_contents($socket);
+            }
+        }]);
+        $file = $client->files->upload(UploadSource::fromBytes($bytes), ['filename' => 'race.bin', 'idempotency_key' => 'race-1']);
+        fclose($socket);
+        self::assertSame([1.0], $sleeps, 'Retry-After: 1, once');
+        self::assertStringStartsWith('HTTP/1.1 201', (string) $first);
+        $answer = json_decode(substr((string) $first, (int) strpos((string) $first, "\r\n\r\n") + 4), true);
+        self::assertSame($answer['file_id'] ?? null, $file->file_id, 'the first request\'s file');
+        self::assertSame(hash('sha256', $bytes), $file->sha256);
+        self::assertSame(1, $client->files->list()->pagination->total);
+        self::assertSame(1, $client->stats()->stats->uploads_today);
     }
 
     public function testIterateWhileDeletingEveryFileLeavesNone(): void

@@ -122,6 +122,32 @@ final class IdempotencyTest extends TestCase
         }
     }
 
+    public function testAReplayAnsweredBeforeTheBodyWasSentStillChecksTheWholeSource(): void
+    {
+        // The server answers a replay at once (`Expect: 100-continue`): the transport reads none of the body.
+        $bytes = random_bytes(3 * 1024 * 1024 + 5);
+        $answer = self::stored($bytes, ['Idempotent-Replayed' => 'true']);
+        $client = static fn (Response $answer): \Fileshare\Client => new \Fileshare\Client(['base_url' => Mock::BASE, 'api_key' => Mock::KEY,
+            'http_client' => new \GuzzleHttp\Client(['handler' => static fn () => \GuzzleHttp\Promise\Create::promiseFor($answer)])]);
+        $progress = [];
+        $file = $client($answer)->files->upload(UploadSource::fromBytes($bytes), ['on_progress' => function (int $sent, ?int $total) use (&$progress): void {
+            $progress[] = [$sent, $total];
+        }]);
+        self::assertSame(5, $file->file_id);
+        self::assertSame([[0, \strlen($bytes)], [\strlen($bytes), \strlen($bytes)]], $progress, 'nothing reported as sent but the end');
+
+        // A pipe is read to its end for the check; other bytes are an IntegrityException.
+        $pipe = popen('head -c 100000 /dev/zero', 'r');
+        try {
+            $client($answer)->files->upload($pipe, ['idempotency_key' => 'k']);
+            self::fail('no exception');
+        } catch (IntegrityException $e) {
+            self::assertSame(hash('sha256', str_repeat("\0", 100_000)), $e->getActual());
+        } finally {
+            pclose($pipe);
+        }
+    }
+
     private static function tusOptions(): Response
     {
         return new Response(204, ['Tus-Version' => '1.0.0', 'Tus-Extension' => 'creation,creation-defer-length,termination,checksum',
