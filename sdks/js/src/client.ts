@@ -15,7 +15,7 @@ export interface FileshareOptions {
   baseUrl?: string | undefined
   /** `fsk_…`. Default: `FILESHARE_API_KEY`. */
   apiKey?: string | undefined
-  /** Retries of a failed call (429, 503, no connection). Default 2. */
+  /** Retries of a failed call (429, 500, 502, 503, 504, 409 `idempotency_in_progress`, no connection). Default 2. */
   maxRetries?: number | undefined
   /** Idle timeout in ms for connecting and for each read or write; never a deadline for a whole transfer. Default 60000. */
   timeoutMs?: number | undefined

@@ -44,13 +44,22 @@ export class AuthenticationError extends FileshareError {}
 /** 403 `plan_not_supported`: the account's plan has no API access. */
 export class PermissionDeniedError extends FileshareError {}
 
-/** 403 `file_too_large` / `daily_upload_limit_exceeded` / `link_limit_exceeded`, and 413 `file_too_large` of resumable uploads. */
+/**
+ * 403 `file_too_large` / `daily_upload_limit_exceeded` / `storage_quota_exceeded` (the upload would
+ * take the account past its `max_storage`) / `link_limit_exceeded`, and 413 `file_too_large` of
+ * resumable uploads.
+ */
 export class LimitExceededError extends FileshareError {}
 
 /** 404: no such file or link (or not this account's), no such upload, a dead link (unknown, expired, exhausted, revoked or rotated away). */
 export class NotFoundError extends FileshareError {}
 
-/** Any other 4xx (409 `default_link_required` among them; and a 3xx: redirects are not followed): the request was refused as it is; retrying it unchanged will not help. */
+/**
+ * Any other 4xx (409 `default_link_required` among them; and a 3xx: redirects are not followed):
+ * the request was refused as it is; retrying it unchanged will not help. 422
+ * `idempotency_key_reused`: the idempotency key was first used for another request. (409
+ * `idempotency_in_progress`, the same key still at work, is retried by the SDK itself.)
+ */
 export class BadRequestError extends FileshareError {}
 
 /** 429: a request rate limit. `retryAfter` says how long to wait; `rateLimit` holds `RateLimit-*`. */
@@ -100,6 +109,15 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   return Math.max(0, Math.ceil((date - now) / 1000))
 }
 
+/** The 403 codes of {@link LimitExceededError}. */
+const LIMIT_CODES = new Set([
+  'file_too_large',
+  'daily_upload_limit_exceeded',
+  'storage_quota_exceeded',
+  'link_limit_exceeded',
+  'webhook_limit_exceeded',
+])
+
 /** The error for a response that is not a success, from its status, body and headers. */
 export function errorFromResponse(status: number, headers: Headers, bodyText: string): FileshareError {
   let code: string | undefined
@@ -123,9 +141,7 @@ export function errorFromResponse(status: number, headers: Headers, bodyText: st
   const message = `${status}${code ? ` ${code}` : ''}: ${detail}`
   if (status === 401) return new AuthenticationError(message, init)
   if (status === 403) {
-    if (code === 'file_too_large' || code === 'daily_upload_limit_exceeded' || code === 'link_limit_exceeded') {
-      return new LimitExceededError(message, init)
-    }
+    if (code !== undefined && LIMIT_CODES.has(code)) return new LimitExceededError(message, init)
     return new PermissionDeniedError(message, init)
   }
   if (status === 413 && (code === 'file_too_large' || code === undefined)) return new LimitExceededError(message, init)

@@ -3,7 +3,7 @@
 // for an hour, with Range, without counting again: resuming goes back to it, never to the POST.
 import { FileshareError, errorFromResponse } from './errors.js'
 import type { Exchange, Http, SendInit } from './http.js'
-import { RETRY_AFTER_CAP_SECONDS, answered, withRetries } from './retry.js'
+import { answered, withRetries } from './retry.js'
 import { isNode } from './runtime.js'
 
 export interface Grant {
@@ -66,6 +66,6 @@ export function requestGrant(http: Http, link: string, password: string | undefi
       }
       return { url: new URL(url, link).href, expiresAt: typeof body?.expires_at === 'string' ? body.expires_at : undefined }
     },
-    (error) => answered(error) && !((error.retryAfter ?? 0) > RETRY_AFTER_CAP_SECONDS),
+    answered,
   )
 }

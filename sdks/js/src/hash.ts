@@ -1,3 +1,4 @@
+import { IntegrityError } from './errors.js'
 import { isNode, loadNodeIo } from './runtime.js'
 
 /** An incremental SHA-256. */
@@ -43,3 +44,26 @@ export async function sha256Base64(data: Uint8Array): Promise<string> {
 }
 
 export { toBase64 }
+
+/** The SHA-256 (hex) of every byte of a source that can be read again. */
+export async function sha256OfSource(source: { read(start?: number): AsyncIterable<Uint8Array> }): Promise<string> {
+  const hasher = await createSha256()
+  for await (const chunk of source.read(0)) hasher.update(chunk)
+  return hasher.digestHex()
+}
+
+/**
+ * Compares the SHA-256 the server stored for an upload with the one of the bytes sent: a mismatch
+ * is an {@link IntegrityError}. `replayed`: the answer was the stored one of the idempotency key.
+ */
+export function checkUploadSha256(file: { file_id: number; sha256: string }, actual: string, replayed = false): void {
+  if (file.sha256 === actual) return
+  const hint = replayed ? ' (the answer was replayed for the idempotency key, which was first used for other bytes)' : ''
+  throw new IntegrityError(
+    `the server stored file ${file.file_id} with SHA-256 ${file.sha256}, but the bytes sent hash to ${actual}${hint}`,
+    {
+      expected: file.sha256,
+      actual,
+    },
+  )
+}

@@ -209,23 +209,29 @@ export class Http {
 
   /**
    * A call to `path` with `body` (when given) as JSON; answers the parsed JSON. `once`: for a POST
-   * that creates or changes something each time, retried only when the server answered 429 or
-   * 503 (nothing was done), never after a connection failure or a timeout.
+   * that changes something each time and takes no idempotency key, retried only when the server
+   * answered 429 or 503 (nothing was done), never after a connection failure, a timeout or
+   * another 5xx. A POST with an `Idempotency-Key` in `headers` is retried like a GET.
    */
   async json<T>(
     method: string,
     path: string,
-    options: { body?: unknown; signal?: AbortSignal | undefined; once?: boolean } = {},
+    options: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal | undefined; once?: boolean } = {},
   ): Promise<T> {
-    const init: SendInit = { method, url: this.url(path), signal: options.signal }
+    const init: SendInit = { method, url: this.url(path), headers: { ...options.headers }, signal: options.signal }
     if (options.body !== undefined) {
-      init.headers = { 'content-type': 'application/json' }
+      init.headers = { ...init.headers, 'content-type': 'application/json' }
       init.body = JSON.stringify(options.body)
     }
     const canRetry = options.once ? answered : undefined
     const { data } = await withRetries(this.options.retry, init.signal, () => this.exchangeJson<T>(init), canRetry)
     return data
   }
+}
+
+/** The server answered with the stored answer of the request's idempotency key (nothing was done again). */
+export function isReplay(headers: Headers): boolean {
+  return headers.get('idempotent-replayed')?.trim().toLowerCase() === 'true'
 }
 
 function findSourceError(error: unknown): SourceError | undefined {

@@ -39,13 +39,15 @@ export function multipartFrame(filename: string, partType: string): MultipartFra
 
 /**
  * The whole body as a stream: the head, the source's bytes (each one hashed and counted as it is
- * pulled, so memory stays flat), the tail. Pulled by fetch as the socket drains.
+ * pulled, so memory stays flat), the tail. Pulled by fetch as the socket drains. `onEnd` is called
+ * once every byte of the source went into the hasher (a replayed answer may come before that).
  */
 export function multipartStream(
   frame: MultipartFrame,
   source: UploadSource,
   hasher: Sha256,
   onBytes: (sent: number) => void,
+  onEnd: () => void = () => {},
 ): ReadableStream<Uint8Array> {
   let iterator: AsyncIterator<Uint8Array> | undefined
   let stage: 'head' | 'body' | 'tail' | 'done' = 'head'
@@ -74,6 +76,7 @@ export function multipartStream(
           }
           if (stage === 'tail') {
             stage = 'done'
+            onEnd()
             controller.enqueue(frame.tail)
             controller.close()
           }

@@ -1,26 +1,41 @@
-import { APIConnectionError, FileshareError, RateLimitError, ServerError } from './errors.js'
+import { APIConnectionError, BadRequestError, FileshareError, RateLimitError, ServerError } from './errors.js'
 
-/** `Retry-After` is honoured up to this many seconds. */
-export const RETRY_AFTER_CAP_SECONDS = 60
+/** A `Retry-After` of more than this many seconds is not waited out: the call throws at once. */
+export const RETRY_AFTER_MAX_SECONDS = 60
 /** First backoff step (full jitter: a random wait between 0 and this, doubling per attempt). */
 export const BACKOFF_BASE_MS = 500
 /** Largest backoff step. */
 export const BACKOFF_MAX_MS = 8000
+/** 5xx answers worth another attempt. */
+const RETRYABLE_SERVER_STATUSES = new Set([500, 502, 503, 504])
 
-/** 429, 503 and connection failures are worth another attempt; nothing else is. */
-export function isRetryable(error: unknown): error is FileshareError {
+/** The server asked for a wait (`Retry-After`) longer than a minute: no retry sleeps through it. */
+export function waitsTooLong(error: unknown): boolean {
+  return error instanceof FileshareError && error.retryAfter !== undefined && error.retryAfter > RETRY_AFTER_MAX_SECONDS
+}
+
+/**
+ * 429, 500, 502, 503, 504, 409 `idempotency_in_progress` (the same idempotency key is still at
+ * work) and connection failures: the same request may succeed later.
+ */
+export function isTransient(error: unknown): error is FileshareError {
   if (error instanceof RateLimitError || error instanceof APIConnectionError) return true
-  return error instanceof ServerError && error.status === 503
+  if (error instanceof BadRequestError) return error.status === 409 && error.code === 'idempotency_in_progress'
+  return error instanceof ServerError && RETRYABLE_SERVER_STATUSES.has(error.status ?? 0)
+}
+
+/** A transient failure is worth another attempt, unless the server asked to wait more than a minute. */
+export function isRetryable(error: unknown): error is FileshareError {
+  return isTransient(error) && !waitsTooLong(error)
 }
 
 /**
  * How long to wait before retry number `attempt` (0 for the first retry): the server's
- * `Retry-After` (capped at 60 s) when it sent one, else exponential backoff with full jitter.
+ * `Retry-After` when it sent one (never over a minute: {@link isRetryable}), else exponential
+ * backoff with full jitter.
  */
 export function retryDelayMs(attempt: number, error: unknown, random: () => number = Math.random): number {
-  if (error instanceof FileshareError && error.retryAfter !== undefined) {
-    return Math.min(error.retryAfter, RETRY_AFTER_CAP_SECONDS) * 1000
-  }
+  if (error instanceof FileshareError && error.retryAfter !== undefined) return error.retryAfter * 1000
   const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt)
   return Math.floor(random() * ceiling)
 }
@@ -47,12 +62,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * For requests that must not reach the server twice (a POST that creates a link or counts a
- * download): a retry only when the server answered (429, 503: nothing was done), never after a
- * connection failure or a timeout, which may have come after the server acted.
+ * For a POST without an idempotency key that must not reach the server twice (a download's POST
+ * to its link, a link's rotation): a retry only when the answer says nothing was done (429, 503),
+ * never after a connection failure, a timeout or another 5xx, which may have come after the
+ * server acted.
  */
 export function answered(error: FileshareError): boolean {
-  return !(error instanceof APIConnectionError)
+  return error instanceof RateLimitError || (error instanceof ServerError && error.status === 503)
 }
 
 export interface RetryPolicy {

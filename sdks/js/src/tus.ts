@@ -1,8 +1,8 @@
 // Resumable uploads through /api/v1/uploads (tus 1.0.0 with the checksum extension).
-import { BadRequestError, ConfigurationError, FileshareError, IntegrityError, ServerError } from './errors.js'
-import { createSha256, sha256Base64, toBase64 } from './hash.js'
-import type { Http } from './http.js'
-import { abortReason, isRetryable, retryDelayMs, sleep } from './retry.js'
+import { BadRequestError, ConfigurationError, FileshareError, ServerError } from './errors.js'
+import { checkUploadSha256, createSha256, sha256Base64, toBase64, type Sha256 } from './hash.js'
+import { isReplay, type Http } from './http.js'
+import { abortReason, isRetryable, isTransient, retryDelayMs, sleep } from './retry.js'
 import { canStreamRequestBodies } from './runtime.js'
 import { toFileRecord, type RawFile } from './records.js'
 import type { FileRecord, ProgressCallback } from './types.js'
@@ -81,6 +81,27 @@ class ChunkReader {
     return end
   }
 
+  /**
+   * Reads the first `length` bytes into `hasher` without keeping them (the bytes an upload already
+   * holds); what came past them stays pending for the next chunk.
+   */
+  async skip(length: number, hasher: Sha256): Promise<void> {
+    let left = length
+    while (left > 0) {
+      const next = await this.iterator.next()
+      if (next.done) {
+        this.ended = true
+        throw new FileshareError(
+          `the source ended after ${length - left} bytes, short of the ${length} bytes the upload of this idempotency key already holds`,
+        )
+      }
+      const take = Math.min(left, next.value.byteLength)
+      hasher.update(next.value.subarray(0, take))
+      if (take < next.value.byteLength) this.pending = next.value.subarray(take)
+      left -= take
+    }
+  }
+
   async close(): Promise<void> {
     await this.iterator.return?.()
   }
@@ -107,6 +128,13 @@ export interface TusUploadOptions {
   contentType: string | undefined
   /** Sent as `Fileshare-Expires-In` on the creation POST. */
   expiresIn: number | undefined
+  /** The call's `Idempotency-Key` header, sent on every attempt of the creation POST. */
+  idempotency: Record<string, string>
+  /**
+   * The key is the caller's own: an upload that fails without being refused for good (a lost
+   * connection, a 5xx, an abort) is kept, for a later call with the key to continue.
+   */
+  keepUnfinished: boolean
   chunkSize: number
   checksum: boolean
   onProgress: ProgressCallback | undefined
@@ -117,6 +145,8 @@ export interface TusUploadOptions {
  * Uploads a source through tus: create, then PATCH chunk after chunk with `Upload-Checksum`.
  * A chunk that fails with a retryable error, `409`, `423` or `460` is resumed where the server
  * stands (HEAD), up to `maxRetries` times in a row; each chunk that gets through resets the count.
+ * A creation answered by the idempotency key's stored answer (an earlier call made the upload)
+ * continues where that upload stands, hashing but not sending the bytes it already holds.
  */
 export async function tusUpload(http: Http, source: UploadSource, options: TusUploadOptions): Promise<FileRecord> {
   const { signal, onProgress } = options
@@ -136,6 +166,7 @@ export async function tusUpload(http: Http, source: UploadSource, options: TusUp
       ...(size === undefined ? { 'upload-defer-length': '1' } : { 'upload-length': String(size) }),
       'upload-metadata': metadata.join(','),
       ...expiryHeader(options.expiresIn),
+      ...options.idempotency,
     },
     signal,
   })
@@ -146,9 +177,20 @@ export async function tusUpload(http: Http, source: UploadSource, options: TusUp
   let fileId = created.headers.get('fileshare-file-id')
   let offset = 0
   let finished = false
+  let refused = true
   const reader = new ChunkReader(source)
 
   try {
+    if (isReplay(created.headers)) {
+      const head = await http.request<unknown>({ method: 'HEAD', url: uploadUrl, headers: TUS, signal })
+      const held = Number(head.headers.get('upload-offset'))
+      if (!Number.isSafeInteger(held) || held < 0)
+        throw new FileshareError(`the upload names no offset (${head.headers.get('upload-offset')})`)
+      fileId = head.headers.get('fileshare-file-id')
+      await reader.skip(held, hasher)
+      offset = held
+      onProgress?.(offset, size)
+    }
     if (!fileId) {
       const buffer = new Uint8Array(Math.max(1, Math.min(options.chunkSize, size ?? options.chunkSize)))
       let filled = 0 // bytes of buffer holding source bytes from `offset` on
@@ -218,9 +260,12 @@ export async function tusUpload(http: Http, source: UploadSource, options: TusUp
       }
     }
     finished = true
+  } catch (error) {
+    refused = !(options.keepUnfinished && (isTransient(error) || !(error instanceof FileshareError)))
+    throw error
   } finally {
     await reader.close().catch(() => {})
-    if (!finished) {
+    if (!finished && refused) {
       // Give the daily upload slot back; best effort, the server also expires unfinished uploads.
       const abandon = new AbortController()
       const timer = setTimeout(() => abandon.abort(), 5000)
@@ -237,13 +282,7 @@ export async function tusUpload(http: Http, source: UploadSource, options: TusUp
   const raw = status.data?.upload?.file
   if (!raw) throw new ServerError('the upload completed but the server names no file', { status: status.status })
   const file = toFileRecord(raw)
-  const actual = hasher.digestHex()
-  if (file.sha256 !== actual) {
-    throw new IntegrityError(`the server stored file ${file.file_id} with SHA-256 ${file.sha256}, but the bytes sent hash to ${actual}`, {
-      expected: file.sha256,
-      actual,
-    })
-  }
+  checkUploadSha256(file, hasher.digestHex(), isReplay(created.headers))
   return file
 }
 

@@ -27,9 +27,9 @@ export const LINK_FIELDS = [
   'status',
   'created_at',
 ] as const
-export const PAGINATION_FIELDS = ['page', 'limit', 'total', 'pages'] as const
-export const STATS_FIELDS = ['total_files', 'total_size', 'total_downloads', 'uploads_today'] as const
-export const LIMITS_FIELDS = ['max_file_size', 'daily_uploads', 'requests_per_minute', 'requests_per_day'] as const
+export const PAGINATION_FIELDS = ['page', 'limit', 'total', 'pages', 'next_before_id'] as const
+export const STATS_FIELDS = ['total_files', 'total_size', 'total_downloads', 'uploads_today', 'storage_reserved'] as const
+export const LIMITS_FIELDS = ['max_file_size', 'daily_uploads', 'requests_per_minute', 'requests_per_day', 'max_storage'] as const
 
 /** A file as the API returns it (`components.schemas.File`). */
 export interface ApiFile {
@@ -76,12 +76,18 @@ export type LinkStatus = 'active' | 'expired' | 'exhausted' | 'revoked'
 
 /** `components.schemas.Pagination`. */
 export interface ApiPagination {
-  page: number
+  /** The page asked for (from 1); `null` in a `before_id` request, where no page number applies. */
+  page: number | null
   limit: number
   /** Number of files the account has now. */
   total: number
   /** `ceil(total / limit)`; 0 when there are no files. */
   pages: number
+  /**
+   * The `file_id` of this page's last file when more files follow it, else `null`: pass it as
+   * `before_id` for the next page, which no upload or deletion meanwhile can shift.
+   */
+  next_before_id: number | null
 }
 
 /** `components.schemas.Stats`. */
@@ -90,6 +96,8 @@ export interface ApiStats {
   total_size: number
   total_downloads: number
   uploads_today: number
+  /** Bytes held against `limits.max_storage` by uploads in progress (`total_size` is the bytes stored). */
+  storage_reserved: number
 }
 
 /** `components.schemas.Limits`. */
@@ -98,6 +106,8 @@ export interface ApiLimits {
   daily_uploads: number
   requests_per_minute: number
   requests_per_day: number
+  /** Bytes the account may keep (its files and its uploads in progress together); `null`: unlimited. */
+  max_storage: number | null
 }
 
 /** The error codes of `components.schemas.Error` (`error.code`). */
@@ -125,6 +135,9 @@ export const ERROR_CODES = [
   'link_limit_exceeded',
   'default_link_required',
   'invalid_password',
+  'storage_quota_exceeded',
+  'idempotency_in_progress',
+  'idempotency_key_reused',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
@@ -180,6 +193,16 @@ export interface FileUpdate {
   filename?: string | undefined
 }
 
+/** Options of {@link Files.list}: `page` or `before_id`, not both. */
+export interface ListOptions {
+  /** The page, from 1 (default 1). Pages shift when files are added or deleted meanwhile. */
+  page?: number | undefined
+  /** Files per page, 1 to 100 (default 20). */
+  limit?: number | undefined
+  /** The files whose `file_id` is lower than this (a page's `pagination.next_before_id`), newest first. */
+  before_id?: number | undefined
+}
+
 /** The answer of `files.list()`. */
 export interface FileList {
   readonly files: FileRecord[]
@@ -198,8 +221,19 @@ export interface StatsResult {
 /** `(bytesSent, totalBytes)`; `totalBytes` is `undefined` for a stream of unknown length. */
 export type ProgressCallback = (bytesDone: number, totalBytes: number | undefined) => void
 
+/** The option of the calls that create (an upload, {@link Links.create}). */
+export interface IdempotencyOptions {
+  /**
+   * The call's `Idempotency-Key` (1 to 255 printable ASCII characters). Default: a new UUID v4 for
+   * each call, sent on every attempt of it, so that a retry after a lost answer gets the first
+   * answer back instead of creating again. Pass your own to make a later call (another process,
+   * after a crash) the same request: within 24 hours it answers what the first one did.
+   */
+  idempotencyKey?: string | undefined
+}
+
 /** Options of {@link Files.upload}. */
-export interface UploadOptions {
+export interface UploadOptions extends IdempotencyOptions {
   /** The file name to store. Default: the path's or File's name, else `file`. */
   filename?: string | undefined
   /** Sent as the part's type and tus `filetype`; the server derives `content_type` from the name. */

@@ -1,14 +1,14 @@
 // client.files: upload, list, iterate, get, delete.
-import { ConfigurationError, IntegrityError } from '../errors.js'
-import { createSha256 } from '../hash.js'
-import type { Http } from '../http.js'
+import { ConfigurationError, FileshareError } from '../errors.js'
+import { checkUploadSha256, createSha256, sha256OfSource } from '../hash.js'
+import { isReplay, type Http } from '../http.js'
 import { multipartFrame, multipartStream } from '../multipart.js'
 import { toFileList, toFileRecord, type RawFile } from '../records.js'
 import { withRetries } from '../retry.js'
 import { canStreamRequestBodies } from '../runtime.js'
 import { assertTus, tusUpload, type TusCapabilities } from '../tus.js'
-import type { FileList, FileRecord, FileUpdate, RequestOptions, UploadOptions } from '../types.js'
-import { expiryHeader, jsonBody, resourceId } from './params.js'
+import type { FileList, FileRecord, FileUpdate, ListOptions, RequestOptions, UploadOptions } from '../types.js'
+import { expiryHeader, idempotencyHeader, jsonBody, resourceId } from './params.js'
 import { toUploadSource, type UploadInput, type UploadSource } from '../upload-source.js'
 
 export interface FilesSettings {
@@ -39,8 +39,14 @@ export class Files {
    * ReadableStream, a Node Readable or an (async) iterable of bytes. Large sources (at least
    * `resumableThreshold`) go through resumable uploads when the server offers them. The SHA-256
    * of the bytes sent is compared with the server's: a mismatch throws {@link IntegrityError}.
+   *
+   * Every attempt of the call carries one `Idempotency-Key` (`idempotencyKey`, else a new UUID):
+   * a retry after a lost answer gets the stored file back instead of storing it twice. With your
+   * own key a later call is the same upload: it returns the first call's file, or continues its
+   * resumable upload where it stands.
    */
   async upload(source: UploadInput, options: UploadOptions = {}): Promise<FileRecord> {
+    const idempotency = idempotencyHeader(options.idempotencyKey)
     const prepared = await toUploadSource(source, options.size)
     const filename = options.filename ?? prepared.name ?? 'file'
     if (options.chunkSize !== undefined && !(Number.isSafeInteger(options.chunkSize) && options.chunkSize > 0)) {
@@ -60,16 +66,23 @@ export class Files {
         filename,
         contentType: options.contentType,
         expiresIn: options.expires_in,
+        idempotency,
+        keepUnfinished: options.idempotencyKey !== undefined,
         chunkSize: options.chunkSize ?? this.settings.chunkSize,
         checksum: capabilities.checksumSha256,
         onProgress: options.onProgress,
         signal: options.signal,
       })
     }
-    return this.uploadMultipart(prepared, filename, options)
+    return this.uploadMultipart(prepared, filename, idempotency, options)
   }
 
-  private async uploadMultipart(source: UploadSource, filename: string, options: UploadOptions): Promise<FileRecord> {
+  private async uploadMultipart(
+    source: UploadSource,
+    filename: string,
+    idempotency: Record<string, string>,
+    options: UploadOptions,
+  ): Promise<FileRecord> {
     const { onProgress, signal } = options
     const frame = multipartFrame(filename, options.contentType ?? 'application/octet-stream')
     const url = this.http.url('/files/upload')
@@ -79,11 +92,23 @@ export class Files {
       signal,
       async () => {
         const hasher = await createSha256()
-        const headers: Record<string, string> = { 'content-type': frame.contentType, ...expiryHeader(options.expires_in) }
+        const headers: Record<string, string> = {
+          'content-type': frame.contentType,
+          ...expiryHeader(options.expires_in),
+          ...idempotency,
+        }
         let hashing: Promise<void> | undefined
         let body
+        // Whether every byte went into the hasher: a replayed answer may come before the body went.
+        let hashedAll = !canStreamRequestBodies
         if (canStreamRequestBodies) {
-          body = multipartStream(frame, source, hasher, (sent) => onProgress?.(sent, total))
+          body = multipartStream(
+            frame,
+            source,
+            hasher,
+            (sent) => onProgress?.(sent, total),
+            () => (hashedAll = true),
+          )
           // A declared length lets the server refuse a file that is too large before it is sent.
           if (total !== undefined) headers['content-length'] = String(frame.head.byteLength + total + frame.tail.byteLength)
         } else {
@@ -111,47 +136,78 @@ export class Files {
             : undefined,
         })
         await hashing
-        return { result, hasher }
+        return { result, actual: hashedAll ? hasher.digestHex() : undefined }
       },
       () => source.replayable,
     )
     const file = toFileRecord(answer.result.data)
-    const actual = answer.hasher.digestHex()
-    if (file.sha256 !== actual) {
-      throw new IntegrityError(`the server stored file ${file.file_id} with SHA-256 ${file.sha256}, but the bytes sent hash to ${actual}`, {
-        expected: file.sha256,
-        actual,
-      })
-    }
+    // The server replayed the key's first answer without reading the body: hash the source apart,
+    // where it can be read again (a one-shot stream cannot be checked then).
+    const actual = answer.actual ?? (source.replayable ? await sha256OfSource(source) : undefined)
+    if (actual !== undefined) checkUploadSha256(file, actual, isReplay(answer.result.headers))
     onProgress?.(file.size, total ?? file.size)
     return file
   }
 
-  /** One page of the account's files, newest first. */
-  async list(options: { page?: number | undefined; limit?: number | undefined } & RequestOptions = {}): Promise<FileList> {
+  /**
+   * One page of the account's files, newest first (`limit` 1 to 100): page `page` (from 1), or
+   * the files whose `file_id` is lower than `before_id` (a page's `pagination.next_before_id`),
+   * which no upload or deletion meanwhile can shift. Not both (a `BadRequestError`).
+   */
+  async list(options: ListOptions & RequestOptions = {}): Promise<FileList> {
     const { data } = await this.http.request<Parameters<typeof toFileList>[0]>({
       method: 'GET',
-      url: this.http.url('/files', { page: options.page, limit: options.limit }),
+      url: this.http.url('/files', { page: options.page, limit: options.limit, before_id: options.before_id }),
       signal: options.signal,
     })
     return toFileList(data)
   }
 
   /**
-   * Every file of the account, page after page (`limit` per request, default 100). A file is
-   * never yielded twice, even when uploads during the iteration shift the pages.
+   * Every file of the account, newest first, `limit` per request (default 100), each page asked
+   * for with the `next_before_id` of the one before: files uploaded or deleted meanwhile (even
+   * the ones yielded, deleted as they come) shift nothing, and no file is yielded twice.
    */
   async *iterate(options: { limit?: number | undefined } & RequestOptions = {}): AsyncGenerator<FileRecord, void, undefined> {
     const limit = options.limit ?? 100
+    const { signal } = options
+    let result = await this.list({ limit, signal })
+    if (!('next_before_id' in result.pagination)) {
+      yield* this.iterateByPage(result, limit, signal)
+      return
+    }
+    let below: number | undefined // the last file yielded: every later one is older
+    let asked: number | undefined
+    for (;;) {
+      for (const file of result.files) {
+        if (below !== undefined && file.file_id >= below) continue
+        below = file.file_id
+        yield file
+      }
+      const next = result.pagination.next_before_id
+      if (next === null) return
+      if (asked !== undefined && next >= asked) throw new FileshareError(`the server's next_before_id ${next} does not move past ${asked}`)
+      asked = next
+      result = await this.list({ limit, before_id: next, signal })
+    }
+  }
+
+  /** Page numbers, for an older server without `before_id`: no file twice, but a deletion meanwhile can shift one out of view. */
+  private async *iterateByPage(
+    first: FileList,
+    limit: number,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<FileRecord, void, undefined> {
     const seen = new Set<number>()
+    let result = first
     for (let page = 1; ; page++) {
-      const { files, pagination } = await this.list({ page, limit, signal: options.signal })
-      for (const file of files) {
+      for (const file of result.files) {
         if (seen.has(file.file_id)) continue
         seen.add(file.file_id)
         yield file
       }
-      if (files.length < limit || page >= pagination.pages) return
+      if (result.files.length < limit || page >= result.pagination.pages) return
+      result = await this.list({ page: page + 1, limit, signal })
     }
   }
 

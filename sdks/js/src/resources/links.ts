@@ -3,22 +3,23 @@
 import { FileshareError } from '../errors.js'
 import type { Http } from '../http.js'
 import { toLink, type RawLink } from '../records.js'
-import type { Link, LinkOptions, RequestOptions } from '../types.js'
-import { jsonBody, resourceId } from './params.js'
+import type { IdempotencyOptions, Link, LinkOptions, RequestOptions } from '../types.js'
+import { idempotencyHeader, jsonBody, resourceId } from './params.js'
 
 export class Links {
   /** @internal */
   constructor(private readonly http: Http) {}
 
   /**
-   * A new link to a file, with the policy given (none: a link like the public one). Creating is
-   * retried only when the server answered 429 or 503, never after a lost connection (it could
-   * make two links). A file has at most 100 links that are not revoked: the next one is a
-   * `LimitExceededError` (`link_limit_exceeded`).
+   * A new link to a file, with the policy given (none: a link like the public one). Every attempt
+   * carries the call's `Idempotency-Key` (`idempotencyKey`, else a new UUID), so a retry after a
+   * lost answer gets the link made the first time, never a second one. A file has at most 100
+   * links that are not revoked: the next one is a `LimitExceededError` (`link_limit_exceeded`).
    */
-  async create(fileId: number | string, options: LinkOptions & RequestOptions = {}): Promise<Link> {
+  async create(fileId: number | string, options: LinkOptions & IdempotencyOptions & RequestOptions = {}): Promise<Link> {
     const path = `/files/${resourceId(fileId, 'file')}/links`
-    const data = await this.http.json<{ link: RawLink }>('POST', path, { body: jsonBody(options), signal: options.signal, once: true })
+    const headers = idempotencyHeader(options.idempotencyKey)
+    const data = await this.http.json<{ link: RawLink }>('POST', path, { body: jsonBody(options), headers, signal: options.signal })
     return toLink(data.link)
   }
 

@@ -10,15 +10,19 @@ export function resourceId(id: number | string, what: 'file' | 'link'): string {
   return text
 }
 
+/** Options of a call that are not fields of the API. */
+const CALL_OPTIONS = new Set(['signal', 'idempotencyKey'])
+
 /**
  * The JSON body of a create or update: every field the caller gave (so that the server refuses a
  * misspelt one with 400 rather than the SDK dropping it), `null` kept (it clears a field), fields
- * left `undefined` and `signal` left out; `expires_at` may be a `Date`.
+ * left `undefined` and the call's own options (`signal`, `idempotencyKey`) left out; `expires_at`
+ * may be a `Date`.
  */
 export function jsonBody(options: object): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(options)) {
-    if (name === 'signal' || value === undefined) continue
+    if (CALL_OPTIONS.has(name) || value === undefined) continue
     body[name] = name === 'expires_at' && value !== null ? formatApiDate(value as DateInput) : value
   }
   return body
@@ -27,4 +31,28 @@ export function jsonBody(options: object): Record<string, unknown> {
 /** `Fileshare-Expires-In` for an upload's `expires_in`, when given (multipart and tus creation alike). */
 export function expiryHeader(expiresIn: number | undefined): Record<string, string> {
   return expiresIn === undefined ? {} : { 'fileshare-expires-in': String(expiresIn) }
+}
+
+/** Where a UUID v4 cannot come from `crypto.randomUUID` (browser pages served over plain http). */
+function uuidV4(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16))
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/**
+ * The `Idempotency-Key` header of one creating call: the caller's key (1 to 255 printable ASCII
+ * characters, checked before anything is sent), else a new UUID v4. Made once per call and sent on
+ * every attempt of it, so that the server answers a retry with its first answer.
+ */
+export function idempotencyHeader(key: string | undefined): { 'idempotency-key': string } {
+  if (key === undefined) {
+    return { 'idempotency-key': typeof globalThis.crypto.randomUUID === 'function' ? globalThis.crypto.randomUUID() : uuidV4() }
+  }
+  if (typeof key !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(key)) {
+    throw new ConfigurationError('idempotencyKey must be 1 to 255 printable ASCII characters')
+  }
+  return { 'idempotency-key': key }
 }

@@ -87,10 +87,15 @@ describe('download through a grant', () => {
     await expect(client.download(LINK, sink([]))).rejects.toBeInstanceOf(NotFoundError)
   })
 
-  it('the POST is never sent again after a lost connection: it may have counted', async () => {
+  it('the POST is never sent again after a lost connection or a 5xx other than 503: it may have counted', async () => {
     const { client, requests } = fakeClient([() => connectionFailure(), () => granted(), (r) => file(r)])
     await expect(client.download(LINK, sink([]))).rejects.toBeInstanceOf(APIConnectionError)
     expect(requests).toHaveLength(1)
+    for (const status of [500, 502, 504]) {
+      const answered = fakeClient([() => apiError(status, 'internal_error'), () => granted(), (r) => file(r)])
+      await expect(answered.client.download(LINK, sink([]))).rejects.toMatchObject({ status })
+      expect(answered.requests).toHaveLength(1)
+    }
   })
 
   it('the POST is sent again after 429 or 503: nothing was counted', async () => {

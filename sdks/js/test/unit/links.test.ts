@@ -88,16 +88,34 @@ describe('client.links', () => {
     expect(requests).toHaveLength(0)
   })
 
-  it('create and rotate are retried after 429 and 503, never after a lost connection', async () => {
-    const retried = fakeClient([() => apiError(503, 'service_unavailable'), () => apiError(429, 'rate_limited'), () => linkCreated()])
+  it('create carries one Idempotency-Key per call and is retried with it, also after a lost connection', async () => {
+    const retried = fakeClient([() => connectionFailure(), () => apiError(500, 'internal_error'), () => linkCreated()])
     await retried.client.links.create(7, { max_downloads: 1 })
     expect(retried.requests.map(call)).toEqual(['POST /files/7/links', 'POST /files/7/links', 'POST /files/7/links'])
+    const keys = retried.requests.map((r) => r.headers.get('idempotency-key'))
+    expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(new Set(keys).size).toBe(1)
+    expect(bodyOf(retried.requests[0]!)).toEqual({ max_downloads: 1 })
 
-    for (const run of [(c: typeof retried.client) => c.links.create(7), (c: typeof retried.client) => c.links.rotate(12)]) {
-      const once = fakeClient([() => connectionFailure(), () => linkCreated()])
-      await expect(run(once.client)).rejects.toBeInstanceOf(APIConnectionError)
+    const own = fakeClient([() => linkCreated(), () => linkCreated()])
+    await own.client.links.create(7, { label: 'a', idempotencyKey: 'my-link-key' })
+    await own.client.links.create(7, { label: 'a' })
+    expect(own.requests.map((r) => r.headers.get('idempotency-key'))).toEqual(['my-link-key', expect.not.stringMatching(/^my-link-key$/)])
+    expect(bodyOf(own.requests[0]!)).toEqual({ label: 'a' })
+  })
+
+  it('rotate (no idempotency key) is retried after 429 and 503, never after a lost connection or another 5xx', async () => {
+    const retried = fakeClient([() => apiError(503, 'service_unavailable'), () => apiError(429, 'rate_limited'), linkAnswer])
+    await retried.client.links.rotate(12)
+    expect(retried.requests.map(call)).toEqual(Array(3).fill('POST /links/12/rotate'))
+    expect(retried.requests[0]!.headers.get('idempotency-key')).toBeNull()
+
+    for (const failure of [() => connectionFailure(), () => apiError(500, 'internal_error'), () => apiError(502, 'bad_gateway')]) {
+      const once = fakeClient([failure, linkAnswer])
+      await expect(once.client.links.rotate(12)).rejects.toBeInstanceOf(Error)
       expect(once.requests).toHaveLength(1)
     }
+    await expect(fakeClient([() => connectionFailure()]).client.links.rotate(12)).rejects.toBeInstanceOf(APIConnectionError)
     // Reading and changing a link is retried as any GET or PATCH.
     const read = fakeClient([() => connectionFailure(), linkAnswer])
     await read.client.links.get(12)

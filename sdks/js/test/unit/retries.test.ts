@@ -24,10 +24,38 @@ describe('retries', () => {
     expect(sleeps).toEqual([3000])
   })
 
-  it('caps Retry-After at 60 s', async () => {
-    const { client, sleeps } = fakeClient([() => apiError(429, 'rate_limited', { 'retry-after': '3600' }), ok])
-    await client.files.get(7)
-    expect(sleeps).toEqual([60_000])
+  it('waits a Retry-After of up to 60 s; one over 60 s throws at once, with retryAfter', async () => {
+    const minute = fakeClient([() => apiError(503, 'service_unavailable', { 'retry-after': '60' }), ok])
+    await minute.client.files.get(7)
+    expect(minute.sleeps).toEqual([60_000])
+
+    for (const [status, code] of [
+      [429, 'rate_limited'],
+      [503, 'service_unavailable'],
+    ] as const) {
+      const { client, requests, sleeps } = fakeClient([() => apiError(status, code, { 'retry-after': '61' }), ok])
+      const error = await client.files.get(7).catch((e: unknown) => e)
+      expect(error).toMatchObject({ status, code, retryAfter: 61 })
+      expect(requests).toHaveLength(1)
+      expect(sleeps).toEqual([])
+    }
+    const hour = await fakeClient([() => apiError(429, 'rate_limited', { 'retry-after': '3600' }), ok])
+      .client.stats()
+      .catch((e: unknown) => e)
+    expect(hour).toBeInstanceOf(RateLimitError)
+    expect((hour as RateLimitError).retryAfter).toBe(3600)
+  })
+
+  it.each([
+    [500, 'internal_error'],
+    [502, 'bad_gateway'],
+    [503, 'service_unavailable'],
+    [504, 'gateway_timeout'],
+    [409, 'idempotency_in_progress'],
+  ])('retries %i %s', async (status, code) => {
+    const { client, requests } = fakeClient([() => apiError(status, code), ok])
+    await expect(client.files.get(7)).resolves.toMatchObject({ file_id: 7 })
+    expect(requests).toHaveLength(2)
   })
 
   it('retries 503 and connection failures with exponential backoff and full jitter from 0.5 s', async () => {
@@ -63,9 +91,12 @@ describe('retries', () => {
     [403, 'plan_not_supported'],
     [403, 'file_too_large'],
     [404, 'not_found'],
+    [403, 'storage_quota_exceeded'],
     [409, 'upload_offset_mismatch'],
+    [409, 'default_link_required'],
     [413, 'file_too_large'],
-    [500, 'internal_error'],
+    [422, 'idempotency_key_reused'],
+    [501, 'not_implemented'],
     [507, 'insufficient_storage'],
   ])('does not retry %i %s', async (status, code) => {
     const { client, requests } = fakeClient([() => apiError(status, code), ok])
@@ -133,6 +164,8 @@ describe('error mapping', () => {
     [403, 'plan_not_supported', PermissionDeniedError],
     [403, 'file_too_large', LimitExceededError],
     [403, 'daily_upload_limit_exceeded', LimitExceededError],
+    [403, 'storage_quota_exceeded', LimitExceededError],
+    [403, 'link_limit_exceeded', LimitExceededError],
     [413, 'file_too_large', LimitExceededError],
     [404, 'not_found', NotFoundError],
     [400, 'invalid_parameter', BadRequestError],
@@ -145,6 +178,8 @@ describe('error mapping', () => {
     [415, 'unsupported_media_type', BadRequestError],
     [416, 'range_not_satisfiable', BadRequestError],
     [423, 'upload_locked', BadRequestError],
+    [409, 'idempotency_in_progress', BadRequestError],
+    [422, 'idempotency_key_reused', BadRequestError],
     [460, 'checksum_mismatch', BadRequestError],
     [429, 'rate_limited', RateLimitError],
     [500, 'internal_error', ServerError],

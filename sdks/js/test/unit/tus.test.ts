@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { IntegrityError } from '../../src/index.js'
-import { FILE, fakeClient, json, type Recorded } from '../helpers/fake-fetch.js'
+import { FILE, apiError, connectionFailure, fakeClient, json, type Recorded } from '../helpers/fake-fetch.js'
 import { randomBytes, sha256Hex } from '../helpers/env.js'
 
 const UPLOAD = 'http://fake.test/api/v1/uploads/abc'
@@ -11,12 +11,15 @@ const sha256Base64 = (data: Uint8Array) => createHash('sha256').update(data).dig
 
 /**
  * A tus 1.0.0 server in a function: OPTIONS advertises creation + checksum (sha256), POST creates,
- * PATCH appends (and names the file when the last byte is in), GET tells the finished file, whose
- * sha256 is `storedSha256(bytes received)` (the real hash unless a test wants otherwise).
+ * PATCH appends (and names the file when the last byte is in), HEAD tells the offset, GET tells the
+ * finished file, whose sha256 is `storedSha256(bytes received)` (the real hash unless a test wants
+ * otherwise). `held`: the upload an earlier call with the same idempotency key made holds these
+ * bytes, and POST answers with its replayed creation.
  */
-function tusServer(storedSha256: (received: Uint8Array) => string = sha256Hex) {
-  let received = new Uint8Array(0)
+function tusServer(storedSha256: (received: Uint8Array) => string = sha256Hex, held?: Uint8Array) {
+  let received = held ?? new Uint8Array(0)
   let length = 0
+  const fileId = (): Record<string, string> => (received.length === length ? { 'fileshare-file-id': '9' } : {})
   return (request: Recorded): Response => {
     const url = request.url
     if (request.method === 'OPTIONS' && url === 'http://fake.test/api/v1/uploads') {
@@ -32,7 +35,11 @@ function tusServer(storedSha256: (received: Uint8Array) => string = sha256Hex) {
     }
     if (request.method === 'POST' && url === 'http://fake.test/api/v1/uploads') {
       length = Number(request.headers.get('upload-length'))
-      return new Response(null, { status: 201, headers: { location: '/api/v1/uploads/abc', 'upload-offset': '0' } })
+      const replayed: Record<string, string> = held ? { 'idempotent-replayed': 'true' } : {}
+      return new Response(null, { status: 201, headers: { location: '/api/v1/uploads/abc', 'upload-offset': '0', ...replayed } })
+    }
+    if (request.method === 'HEAD' && url === UPLOAD) {
+      return new Response(null, { status: 200, headers: { 'upload-offset': String(received.length), ...fileId() } })
     }
     if (request.method === 'PATCH' && url === UPLOAD) {
       const body = request.body ?? new Uint8Array(0)
@@ -40,9 +47,7 @@ function tusServer(storedSha256: (received: Uint8Array) => string = sha256Hex) {
       next.set(received)
       next.set(body, received.length)
       received = next
-      const headers: Record<string, string> = { 'upload-offset': String(received.length) }
-      if (received.length === length) headers['fileshare-file-id'] = '9'
-      return new Response(null, { status: 204, headers })
+      return new Response(null, { status: 204, headers: { 'upload-offset': String(received.length), ...fileId() } })
     }
     if (request.method === 'GET' && url === UPLOAD) {
       const file = { ...FILE, file_id: 9, filename: 'big.bin', size: received.length, sha256: storedSha256(received) }
@@ -177,5 +182,86 @@ describe('the whole-file SHA-256 after a resumable upload', () => {
     const data = randomBytes(3, 9)
     const { client } = fakeClient([tusServer(() => '0'.repeat(64))])
     await expect(client.files.upload(data, { filename: 'x.bin', resumable: true })).rejects.toBeInstanceOf(IntegrityError)
+  })
+})
+
+describe('idempotency keys of resumable uploads', () => {
+  it("the creation POST carries the call's key on every attempt; PATCH, HEAD and GET carry none", async () => {
+    const server = tusServer()
+    let cut = false
+    const { client, requests } = fakeClient(
+      [(request) => (request.method === 'POST' && !cut ? ((cut = true), connectionFailure()) : server(request))],
+      { chunkSize: 4 },
+    )
+    const data = randomBytes(6, 11)
+    await client.files.upload(data, { filename: 'big.bin', resumable: true })
+    expect(calls(requests)).toEqual([
+      'OPTIONS /uploads',
+      'POST /uploads',
+      'POST /uploads',
+      'PATCH /uploads/abc',
+      'PATCH /uploads/abc',
+      'GET /uploads/abc',
+    ])
+    const keys = requests.map((r) => r.headers.get('idempotency-key'))
+    expect(keys[1]).toMatch(/^[0-9a-f-]{36}$/)
+    expect(keys).toEqual([null, keys[1], keys[1], null, null, null])
+  })
+
+  it('a replayed creation continues where the upload stands: the bytes it holds are hashed, not sent', async () => {
+    const data = randomBytes(10, 12)
+    const { client, requests } = fakeClient([tusServer(sha256Hex, data.slice(0, 6))], { chunkSize: 3 })
+    const progress: number[] = []
+    const file = await client.files.upload(data, { resumable: true, idempotencyKey: 'mine', onProgress: (n) => progress.push(n) })
+    expect(file.sha256).toBe(sha256Hex(data))
+    expect(calls(requests)).toEqual([
+      'OPTIONS /uploads',
+      'POST /uploads',
+      'HEAD /uploads/abc',
+      'PATCH /uploads/abc',
+      'PATCH /uploads/abc',
+      'GET /uploads/abc',
+    ])
+    const patches = requests.filter((r) => r.method === 'PATCH')
+    expect(patches.map((r) => r.headers.get('upload-offset'))).toEqual(['6', '9'])
+    expect(Array.from(Buffer.concat(patches.map((r) => r.body!)))).toEqual(Array.from(data.subarray(6)))
+    expect(progress[0]).toBe(6)
+    expect(progress.at(-1)).toBe(10)
+  })
+
+  it('a replayed creation of a finished upload sends no byte', async () => {
+    const data = randomBytes(10, 13)
+    const { client, requests } = fakeClient([tusServer(sha256Hex, data)], { chunkSize: 3 })
+    const file = await client.files.upload(data, { resumable: true, idempotencyKey: 'mine' })
+    expect(file).toMatchObject({ file_id: 9, sha256: sha256Hex(data) })
+    expect(calls(requests)).toEqual(['OPTIONS /uploads', 'POST /uploads', 'HEAD /uploads/abc', 'GET /uploads/abc'])
+    // Other bytes under the same key: the check says where they came from.
+    const other = fakeClient([tusServer(sha256Hex, randomBytes(10, 14))], { chunkSize: 3 })
+    const error = await other.client.files.upload(data, { resumable: true, idempotencyKey: 'mine' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(IntegrityError)
+    expect((error as Error).message).toMatch(/replayed for the idempotency key/)
+    // A source shorter than what the upload holds cannot be the same upload.
+    const short = fakeClient([tusServer(sha256Hex, data)], { chunkSize: 3 })
+    await expect(short.client.files.upload(data.subarray(0, 4), { resumable: true, idempotencyKey: 'mine' })).rejects.toThrow(
+      /the source ended after 4 bytes, short of the 10 bytes the upload of this idempotency key already holds/,
+    )
+  })
+
+  it("a failed upload is deleted; with the caller's own key it is kept for the next call, unless refused for good", async () => {
+    const failing = (answer: () => Response | Error) => {
+      const server = tusServer()
+      return fakeClient([(request) => (request.method === 'PATCH' ? answer() : server(request))], { maxRetries: 0 })
+    }
+    const cases = [
+      [connectionFailure, undefined, true],
+      [connectionFailure, 'mine', false],
+      [() => apiError(503, 'service_unavailable'), 'mine', false],
+      [() => apiError(403, 'storage_quota_exceeded'), 'mine', true],
+    ] as const
+    for (const [answer, idempotencyKey, deleted] of cases) {
+      const { client, requests } = failing(answer)
+      await expect(client.files.upload(randomBytes(8, 15), { resumable: true, idempotencyKey })).rejects.toBeInstanceOf(Error)
+      expect(calls(requests).includes('DELETE /uploads/abc')).toBe(deleted)
+    }
   })
 })
