@@ -121,6 +121,11 @@ final class SemanticsTest extends IntegrationTestCase
         $file = $client->files->upload($path, ['resumable' => true]);
         self::assertSame(hash_file('sha256', $path), $file->sha256);
         $this->assertOneKeyAndAReplay('POST', '/uploads');
+        [$cut, $retry] = $this->exchanges('POST', '/uploads');
+        foreach (['Upload-Offset', 'Tus-Resumable'] as $header) {
+            self::assertNotSame('', $retry['response']?->getHeaderLine($header), $header);
+            self::assertSame($cut['response']?->getHeaderLine($header), $retry['response']?->getHeaderLine($header), $header);
+        }
         self::assertCount(3, $this->exchanges('PATCH'), 'three chunks, each sent once');
         foreach ($this->exchanges('PATCH') as $patch) {
             self::assertFalse($patch['request']->hasHeader('Idempotency-Key'), 'chunks carry no key');
