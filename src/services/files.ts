@@ -50,11 +50,12 @@ export class FileService {
 
   /**
    * Reserves an upload's room in the account's storage quota before its body is read: its
-   * declared size at once (403 storage_quota_exceeded if it cannot fit), else as its bytes stream.
+   * declared size at once (403 storage_quota_exceeded if even its least possible file size cannot
+   * fit), else as its bytes stream.
    */
-  reserve(owner: Owner, declaredBytes?: number): Promise<UploadReservation> {
+  reserve(owner: Owner, declared?: { upTo: number; atLeast: number }): Promise<UploadReservation> {
     if (!this.quota) throw new Error('FileService: no storage quota to reserve in')
-    return this.quota.open(owner.accountId, owner.limits.maxStorage ?? null, declaredBytes)
+    return this.quota.open(owner.accountId, owner.limits.maxStorage ?? null, declared)
   }
 
   /**

@@ -92,13 +92,15 @@ export class StorageQuota {
   ) {}
 
   /**
-   * Opens the reservation of a multipart upload, reserving `declaredBytes` at once when the request
-   * declares them: an upload that cannot fit is refused before its body is read.
+   * Opens the reservation of a multipart upload. With a declared size, `declared.upTo` (the whole
+   * body) is reserved at once, or, when that does not fit, `declared.atLeast` (the least the file
+   * can be) and the rest as the bytes come: an upload that cannot fit is refused before its body is
+   * read, and one that just fits is not refused for the framing around it.
    */
-  async open(accountId: number, quota: number | null, declaredBytes?: number): Promise<UploadReservation> {
+  async open(accountId: number, quota: number | null, declared?: { upTo: number; atLeast: number }): Promise<UploadReservation> {
     const reservation = new UploadReservation(this.reservations, randomToken(16), accountId, quota, this.now, this.onBackgroundError)
     try {
-      if (declaredBytes !== undefined) await reservation.grow(declaredBytes)
+      if (declared) await reservation.grow(declared.upTo).catch(() => reservation.grow(declared.atLeast))
     } catch (error) {
       reservation.settle()
       throw error

@@ -199,7 +199,9 @@ describe('safe retries, stable paging and storage quotas', () => {
       await t.app.services.accounts.setLimits(accountId, { max_storage: 2000 })
       expect((await upload(apiKey, 'a'.repeat(1000))).status).toBe(201)
       const blobs = (await t.storedBlobs()).length
-      await expectError(await upload(apiKey, 'b'.repeat(1000)), 403, 'storage_quota_exceeded')
+      // Even its least possible file size (its Content-Length less 64 KiB of framing) cannot fit.
+      await expectError(await upload(apiKey, 'b'.repeat(70_000)), 403, 'storage_quota_exceeded')
+      await expectError(await upload(apiKey, 'b'.repeat(1001)), 403, 'storage_quota_exceeded')
       expect((await t.storedBlobs()).length).toBe(blobs)
       expect(await stats(apiKey)).toMatchObject({
         stats: { total_files: 1, total_size: 1000, storage_reserved: 0 },
@@ -208,6 +210,14 @@ describe('safe retries, stable paging and storage quotas', () => {
       await t.app.services.accounts.setLimits(accountId, { max_storage: -1 })
       expect((await stats(apiKey)).limits.max_storage).toBeNull()
       expect((await upload(apiKey, 'b'.repeat(1000))).status).toBe(201)
+    })
+
+    it('a file that fills the quota to the byte is stored: the framing around it is not held against it', async () => {
+      const { apiKey, accountId } = await account()
+      await t.app.services.accounts.setLimits(accountId, { max_storage: 5000 })
+      expect((await upload(apiKey, 'c'.repeat(5000))).status).toBe(201)
+      expect((await stats(apiKey)).stats).toMatchObject({ total_size: 5000, storage_reserved: 0 })
+      await expectError(await upload(apiKey, 'd'), 403, 'storage_quota_exceeded')
     })
 
     it('24 concurrent uploads racing for the last bytes never take used + reserved past the quota', async () => {
@@ -299,7 +309,7 @@ describe('safe retries, stable paging and storage quotas', () => {
       const { apiKey, accountId } = await account()
       const held = await t.app.services.files.reserve(
         { accountId, limits: { maxFileSize: 1000, dailyUploads: 10, maxStorage: 5000 } },
-        4000,
+        { upTo: 4000, atLeast: 4000 },
       )
       held.settle() // as a process that died: nobody renews it
       expect((await stats(apiKey)).stats.storage_reserved).toBe(4000)

@@ -79,7 +79,10 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
       const { files } = app.services
       // The declared body (a little more than the file) is reserved before it is read: an upload
       // that cannot fit the storage quota is refused before its client sends it.
-      const reservation = await files.reserve(owner, Number.isSafeInteger(declaredLength) ? declaredLength : undefined)
+      const declared = Number.isSafeInteger(declaredLength)
+        ? { upTo: declaredLength, atLeast: Math.max(0, declaredLength - MULTIPART_FRAMING_ALLOWANCE) }
+        : undefined
+      const reservation = await files.reserve(owner, declared)
       let staged
       try {
         continueIfExpected(request.raw, reply.raw)
