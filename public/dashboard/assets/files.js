@@ -64,6 +64,8 @@ function addressOf(number) {
 let page = pageFromAddress()
 let pages = 0
 let maxFileSize = Infinity
+/** The account's storage as the last `usage` gave it: used and reserved bytes, and the quota (`null`: unlimited). */
+let storage = { used: 0, reserved: 0, quota: null }
 /** Why uploads are off (a plan without uploads, none left today), or '' when they are on. */
 let uploadsOff = ''
 
@@ -260,6 +262,7 @@ function setUploadsOff(reason) {
 async function loadLimits() {
   const usage = await api('usage')
   maxFileSize = usage.limits.max_file_size
+  storage = { used: usage.stats.total_size, reserved: usage.stats.storage_reserved, quota: usage.limits.max_storage }
   const daily = usage.limits.daily_uploads
   const left = Math.max(0, daily - usage.stats.uploads_today)
   if (maxFileSize <= 0 || daily <= 0) {
@@ -267,8 +270,25 @@ async function loadLimits() {
   } else if (left === 0) {
     setUploadsOff(`You have used all ${formatNumber(daily)} uploads of today. You can upload again after 00:00 UTC.`)
   } else setUploadsOff('')
+  const room = storage.quota === null ? '' : ` ${formatBytes(storageFree())} of storage free.`
   limitsText.textContent =
-    uploadsOff || `Up to ${formatBytes(maxFileSize)} per file; ${formatNumber(left)} of ${formatNumber(daily)} uploads left today.`
+    uploadsOff || `Up to ${formatBytes(maxFileSize)} per file; ${formatNumber(left)} of ${formatNumber(daily)} uploads left today.${room}`
+}
+
+function storageFree() {
+  return Math.max(0, storage.quota - storage.used - storage.reserved)
+}
+
+/**
+ * Why an upload failed, in words. The server's storage_quota_exceeded names the quota in bytes
+ * ("… of 107374182400 bytes"); the page says how much is free and what to do instead.
+ */
+async function failureText(error) {
+  if (error.code !== 'storage_quota_exceeded') return error.message
+  await loadLimits().catch(() => undefined)
+  if (storage.quota === null) return error.message
+  const held = storage.reserved > 0 ? ` (${formatBytes(storage.reserved)} held by uploads in progress)` : ''
+  return `not enough storage: ${formatBytes(storageFree())} of ${formatBytes(storage.quota)} free${held}. Delete files, or ask the operator for a larger quota.`
 }
 
 /**
@@ -485,7 +505,7 @@ async function uploadAll(files) {
       const uploaded = await uploadedFile(answer).catch(() => undefined)
       if (uploaded) showLink(item, uploaded)
     } catch (error) {
-      failed(item, progress, `Failed: ${error.message}`, state)
+      failed(item, progress, `Failed: ${await failureText(error)}`, state)
     } finally {
       sending.delete(key)
     }
