@@ -10,7 +10,8 @@ const KEY_PATTERN = /^fsk_[A-Za-z0-9_-]{43}$/
  * Swagger UI's markup as it comes fails a few accessibility checks: an unlabelled server <select>,
  * an <h1> for the document's title below the page's own <h1> followed by <h3> tag headings, icon
  * buttons without a name, response tables that are unnamed regions, and in the Authorize dialog an
- * <h6> under an <h4> and a Logout button whose name does not say Logout. Fixed on every render
+ * <h6> under an <h4>, a Logout button whose name does not say Logout, and examples that scroll
+ * in a box the keyboard cannot reach. Fixed on every render
  * (React may put elements back), with attributes only: its state stays React's.
  */
 function fixMarkup(root) {
@@ -23,6 +24,8 @@ function fixMarkup(root) {
   for (const button of root.querySelectorAll('.auth-container .btn.modal-btn[aria-label="Remove authorization"]')) {
     button.setAttribute('aria-label', `${button.textContent.trim()}: remove the authorization`)
   }
+  // A long example (the /stats answer, since issue 29's fields) scrolls in its box: the keyboard must reach it.
+  for (const example of root.querySelectorAll('.highlight-code > .microlight:not([tabindex])')) example.setAttribute('tabindex', '0')
   for (const title of root.querySelectorAll('.info h1.title:not([aria-level])')) title.setAttribute('aria-level', '2')
   for (const heading of root.querySelectorAll('.auth-container h6:not([aria-level])')) heading.setAttribute('aria-level', '5')
   for (const table of root.querySelectorAll('table.responses-table[role="region"]:not([aria-label])')) {
