@@ -9,7 +9,9 @@
 ``fileshare.AsyncClient`` offers the same calls as coroutines.
 """
 
-from ._async._client import AsyncClient, AsyncFiles, AsyncLinks
+from ._async._client import AsyncClient
+from ._async._files import AsyncFiles
+from ._async._links import AsyncLinks
 from ._common import ProgressCallback, TusCapabilities
 from ._errors import (
     APIConnectionError,
@@ -27,7 +29,10 @@ from ._errors import (
 )
 from ._records import DownloadResult, FileList, FileRecord, Limits, Link, Pagination, Stats, StatsResult
 from ._source import UploadInput
-from ._sync._client import Client, Destination, FileOrLink, Files, Links
+from ._sync._client import Client
+from ._sync._download import Destination, FileOrLink
+from ._sync._files import Files
+from ._sync._links import Links
 from ._version import __version__
 
 __all__ = [

@@ -1,0 +1,409 @@
+"""``client.files``: uploads (one multipart request, or resumable in chunks), listing, paging and the rest."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from .. import _common as c
+from .._errors import BadRequestError, ConfigurationError, FileshareError, ServerError
+from .._records import FileList, FileRecord, member
+from .._source import UploadInput, UploadSource, to_upload_source
+from . import _io
+
+if TYPE_CHECKING:
+    from ._client import AsyncClient
+
+
+class AsyncFiles:
+    """``client.files``: upload, list, iterate, get, update, delete."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def upload(
+        self,
+        source: UploadInput,
+        *,
+        filename: str | None = None,
+        content_type: str | None = None,
+        on_progress: c.ProgressCallback | None = None,
+        resumable: bool | None = None,
+        size: int | None = None,
+        chunk_size: int | None = None,
+        expires_in: c.Seconds | None = None,
+        idempotency_key: str | None = None,
+    ) -> FileRecord:
+        """Uploads a file and returns its record.
+
+        ``source``: a path, bytes, a binary file object or an iterable of bytes. Sources of at least
+        ``resumable_threshold`` bytes use resumable uploads when the server offers them;
+        ``resumable=True`` forces them, ``resumable=False`` forbids them. The SHA-256 of the bytes
+        sent is compared with the server's: a mismatch raises IntegrityError. ``expires_in``
+        (seconds or a timedelta) gives the file a lifetime: it is gone for everyone after that.
+
+        Every attempt of the call carries one ``Idempotency-Key`` (``idempotency_key``, else a new
+        UUID): a retry after a lost answer gets the stored file back instead of storing it twice.
+        Pass your own key to make a later call (another process, after a crash) the same upload:
+        it returns the first call's file, or continues its resumable upload where it stands.
+        """
+        client = self._client
+        prepared = to_upload_source(source, size)
+        name = filename or prepared.name or "file"
+        extra_headers = {**c.expiry_headers(expires_in), **c.idempotency_headers(idempotency_key)}
+        if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1):
+            raise ConfigurationError("chunk_size must be a positive integer")
+        use_tus = resumable is True
+        if resumable is None and prepared.size is not None and prepared.size >= client.resumable_threshold:
+            use_tus = (await client.resumable_uploads()).available
+        if use_tus:
+            capabilities = await client.resumable_uploads()
+            if not capabilities.available:
+                raise ConfigurationError("the server does not offer resumable uploads (OPTIONS /uploads)")
+            return await self._upload_tus(
+                prepared,
+                name,
+                content_type,
+                chunk_size or client.chunk_size,
+                capabilities.checksum_sha256,
+                on_progress,
+                extra_headers,
+                keep_unfinished=idempotency_key is not None,
+            )
+        return await self._upload_multipart(prepared, name, content_type, on_progress, extra_headers)
+
+    async def _upload_multipart(
+        self,
+        source: UploadSource,
+        filename: str,
+        content_type: str | None,
+        on_progress: c.ProgressCallback | None,
+        extra_headers: Mapping[str, str],
+    ) -> FileRecord:
+        client = self._client
+        frame = c.multipart_frame(filename, content_type or "application/octet-stream")
+        total = source.size
+
+        async def body(digest: _Digest) -> AsyncIterator[bytes]:
+            yield frame.head
+            sent = 0
+            chunks = source.aiter_chunks()
+            try:
+                async for chunk in chunks:
+                    digest.hasher.update(chunk)
+                    for at in range(0, len(chunk), c.SLICE):
+                        piece = chunk[at : at + c.SLICE]
+                        yield piece
+                        sent += len(piece)
+                        if on_progress:
+                            on_progress(sent, total)
+            finally:
+                await _io.close_iterator(chunks)  # the source's file, when the body was not sent whole
+            digest.complete = True
+            yield frame.tail
+
+        async def attempt() -> tuple[httpx.Response, Any, str | None]:
+            digest = _Digest()
+            headers = {**extra_headers, "content-type": frame.content_type}
+            if total is not None:
+                # A declared length lets the server refuse a file that is too large before it is sent.
+                headers["content-length"] = str(len(frame.head) + total + len(frame.tail))
+            if on_progress:
+                on_progress(0, total)
+            content = body(digest)
+            try:
+                response, data = await client._json("POST", client._url("/files/upload"), headers=headers, content=content)
+            finally:
+                await _io.close_iterator(content)
+            if digest.complete:
+                return response, data, digest.hasher.hexdigest()
+            # The server answered before it read the whole body (it replays the key's first answer):
+            # hash the source apart, where it can be read again.
+            return response, data, await _sha256_of(source) if source.replayable else None
+
+        response, data, actual = await client._retrying(attempt, c.is_retryable if source.replayable else c.never)
+        file = FileRecord.from_json(data)
+        if actual is not None:
+            c.check_sha256(file.file_id, file.sha256, actual, replayed=c.is_replay(response))
+        if on_progress:
+            on_progress(file.size, total if total is not None else file.size)
+        return file
+
+    async def _upload_tus(
+        self,
+        source: UploadSource,
+        filename: str,
+        content_type: str | None,
+        chunk_size: int,
+        checksum: bool,
+        on_progress: c.ProgressCallback | None,
+        extra_headers: Mapping[str, str],
+        *,
+        keep_unfinished: bool,
+    ) -> FileRecord:
+        """Create, then PATCH chunk after chunk (``Upload-Checksum``). A chunk that fails with a
+        retryable error, 409, 423 or 460 is resumed where the server stands (HEAD), up to
+        ``max_retries`` times in a row; each chunk that gets through resets the count.
+
+        An upload that fails is deleted, unless ``keep_unfinished`` (the caller's own idempotency
+        key, which a later call can continue it with) and the server did not refuse it for good."""
+        client = self._client
+        size = source.size
+        create_url = client._url("/uploads")
+        create_headers = {**extra_headers, **c.TUS_HEADERS, "upload-metadata": c.tus_metadata(filename, content_type)}
+        if size is None:
+            create_headers["upload-defer-length"] = "1"
+        else:
+            create_headers["upload-length"] = str(size)
+        created, _ = await client._request("POST", create_url, headers=create_headers)
+        location = created.headers.get("location")
+        if not location:
+            raise ServerError("the server created an upload without a Location", status=created.status_code)
+        upload_url = str(httpx.URL(create_url).join(location))
+        hasher = hashlib.sha256()
+        file_id = created.headers.get("fileshare-file-id")
+        offset = 0
+        chunks = source.aiter_chunks()
+        pieces = _Pieces()
+        ended = False
+        limit = max(1, min(chunk_size, size if size is not None else chunk_size))
+        try:
+            if c.is_replay(created):
+                # The idempotency key's first call created this upload: continue where it stands,
+                # hashing (not sending) the bytes the server already holds.
+                head, _ = await client._request("HEAD", upload_url, headers=c.TUS_HEADERS)
+                offset = c.int_header(head, "upload-offset") or 0
+                file_id = head.headers.get("fileshare-file-id")
+                skipped = 0
+                while skipped < offset:
+                    data = await _io.next_chunk(chunks)
+                    if data is None:
+                        raise FileshareError(
+                            f"the source ended after {skipped} bytes, short of the {offset} bytes the upload of "
+                            "this idempotency key already holds"
+                        )
+                    take = min(len(data), offset - skipped)
+                    hasher.update(data[:take])
+                    skipped += take
+                    if take < len(data):
+                        pieces.append(data[take:])
+                if on_progress:
+                    on_progress(offset, size)
+            failures = 0
+            while file_id is None:
+                # Fill up to one chunk, and peek one read further so the last chunk knows it is the last.
+                while not ended and pieces.length <= limit:
+                    data = await _io.next_chunk(chunks)
+                    if data is None:
+                        ended = True
+                    else:
+                        pieces.append(data)
+                length = min(limit, pieces.length)
+                last = ended and pieces.length <= limit
+                views = pieces.head(length)
+                headers = {
+                    **c.TUS_HEADERS,
+                    "upload-offset": str(offset),
+                    "content-type": "application/offset+octet-stream",
+                    "content-length": str(length),
+                }
+                if checksum:
+                    digest = hashlib.sha256()
+                    for view in views:
+                        digest.update(view)
+                    headers["upload-checksum"] = "sha256 " + base64.b64encode(digest.digest()).decode("ascii")
+                if size is None and last:
+                    headers["upload-length"] = str(offset + length)
+                chunk_start = offset
+                try:
+                    answer, _ = await client._json(
+                        "PATCH", upload_url, headers=headers, content=_chunk_body(views, chunk_start, size, on_progress)
+                    )
+                    failures = 0
+                except FileshareError as error:
+                    if not c.is_tus_resumable(error) or failures >= client.max_retries:
+                        raise
+                    failures += 1
+                    if not (isinstance(error, BadRequestError) and error.status == 409):
+                        await client._sleep(c.retry_delay(failures - 1, error, client._random))
+                    # Where does the upload stand? (HEAD is retried on its own.)
+                    answer, _ = await client._request("HEAD", upload_url, headers=c.TUS_HEADERS)
+                new_offset = c.int_header(answer, "upload-offset")
+                file_id = answer.headers.get("fileshare-file-id")
+                if new_offset is None or not chunk_start <= new_offset <= chunk_start + length:
+                    raise FileshareError(
+                        f"the upload stands at offset {new_offset}, outside the chunk sent "
+                        f"({chunk_start}-{chunk_start + length}); start a new upload"
+                    )
+                # The bytes the server confirmed go into the whole-file SHA-256; the rest is sent again.
+                kept = new_offset - chunk_start
+                for view in pieces.head(kept):
+                    hasher.update(view)
+                pieces.drop(kept)
+                offset = new_offset
+                if on_progress:
+                    on_progress(offset, size)
+                if file_id is None and last and pieces.length == 0:
+                    if size is not None and offset == size:
+                        break  # complete, but the answer named no file
+                    raise FileshareError(f"the source ended at {offset} bytes, short of its declared {size} bytes")
+        except BaseException as error:
+            if not keep_unfinished or c.is_final(error):
+                # Give the daily upload slot and the reserved storage back; best effort, the server
+                # also expires unfinished uploads.
+                try:
+                    await client._send("DELETE", upload_url, headers=c.TUS_HEADERS, timeout=5.0)
+                except FileshareError:
+                    pass
+            raise
+        finally:
+            await _io.close_iterator(chunks)
+
+        _, status = await client._request("GET", upload_url)
+        raw = status.get("upload", {}).get("file") if isinstance(status, dict) else None
+        if not raw:
+            raise ServerError("the upload completed but the server names no file")
+        file = FileRecord.from_json(raw)
+        c.check_sha256(file.file_id, file.sha256, hasher.hexdigest())
+        return file
+
+    async def list(self, *, page: int | None = None, limit: int | None = None, before_id: int | None = None) -> FileList:
+        """One page of the account's files, newest first (``limit`` 1 to 100): page ``page`` (from
+        1), or the files whose ``file_id`` is below ``before_id`` (a page's
+        ``pagination.next_before_id``), which no upload or deletion meanwhile can shift. Not both."""
+        _, data = await self._page(page=page, limit=limit, before_id=before_id)
+        return FileList.from_json(data)
+
+    async def _page(self, **query: int | None) -> tuple[httpx.Response, Any]:
+        client = self._client
+        return await client._request("GET", client._url("/files", query))
+
+    async def iterate(self, *, limit: int = 100) -> AsyncIterator[FileRecord]:
+        """Every file of the account, newest first, ``limit`` per request, each page asked by the
+        ``next_before_id`` of the one before: files uploaded or deleted meanwhile (even the ones
+        yielded, deleted as they come) shift nothing, and no file is yielded twice."""
+        _, data = await self._page(limit=limit)
+        if not c.pages_by_before_id(data):
+            async for file in self._iterate_by_page(limit, FileList.from_json(data)):
+                yield file
+            return
+        below: int | None = None  # the last file yielded: every later one is older
+        asked: int | None = None
+        while True:
+            result = FileList.from_json(data)
+            for file in result.files:
+                if below is None or file.file_id < below:
+                    below = file.file_id
+                    yield file
+            following = result.pagination.next_before_id
+            if following is None:
+                return
+            if asked is not None and following >= asked:
+                raise FileshareError(f"the server's next_before_id {following} does not move past {asked}")
+            asked = following
+            _, data = await self._page(limit=limit, before_id=following)
+
+    async def _iterate_by_page(self, limit: int, first: FileList) -> AsyncIterator[FileRecord]:
+        """Page numbers, for an older server without ``before_id``: a file is yielded once, but a
+        deletion meanwhile can shift another out of view."""
+        seen: set[int] = set()
+        result = first
+        for page in itertools.count(2):
+            for file in result.files:
+                if file.file_id not in seen:
+                    seen.add(file.file_id)
+                    yield file
+            if len(result.files) < limit or page > result.pagination.pages:
+                return
+            result = await self.list(page=page, limit=limit)
+
+    async def get(self, file_id: int | str) -> FileRecord:
+        """One file's record."""
+        data = await self._client._call("GET", c.id_path("files", file_id))
+        return FileRecord.from_json(member(data, "file", "file object"))
+
+    async def update(
+        self,
+        file_id: int | str,
+        *,
+        expires_in: c.Seconds | c.Unset = c.UNSET,
+        expires_at: c.Instant | None | c.Unset = c.UNSET,
+        filename: str | c.Unset = c.UNSET,
+    ) -> FileRecord:
+        """Changes a file's expiry or name; arguments left out stay as they are.
+
+        ``expires_in`` (seconds or a timedelta from now) or ``expires_at`` (an aware datetime or a
+        UTC ``YYYY-MM-DD HH:MM:SS`` string), not both; ``expires_at=None`` removes the expiry."""
+        body = c.json_body({"expires_in": expires_in, "expires_at": expires_at, "filename": filename}, none_clears=True)
+        data = await self._client._call("PATCH", c.id_path("files", file_id), body)
+        return FileRecord.from_json(member(data, "file", "file object"))
+
+    async def delete(self, file_id: int | str) -> None:
+        """Deletes a file; its links stop working at once."""
+        await self._client._call("DELETE", c.id_path("files", file_id))
+
+
+class _Digest:
+    """The SHA-256 of the bytes one upload attempt read from its source, and whether it read them all."""
+
+    def __init__(self) -> None:
+        self.hasher = hashlib.sha256()
+        self.complete = False
+
+
+async def _sha256_of(source: UploadSource) -> str:
+    hasher = hashlib.sha256()
+    async for chunk in source.aiter_chunks():
+        hasher.update(chunk)
+    return hasher.hexdigest()
+
+
+class _Pieces:
+    """Bytes read from a source and not yet confirmed by the server, kept as the pieces read."""
+
+    def __init__(self) -> None:
+        self._pieces: list[bytes] = []
+        self.length = 0
+
+    def append(self, data: bytes) -> None:
+        self._pieces.append(data)
+        self.length += len(data)
+
+    def head(self, length: int) -> list[memoryview]:
+        views: list[memoryview] = []
+        for piece in self._pieces:
+            if length <= 0:
+                break
+            view = memoryview(piece)[:length]
+            views.append(view)
+            length -= len(view)
+        return views
+
+    def drop(self, length: int) -> None:
+        self.length -= length
+        while length > 0:
+            piece = self._pieces[0]
+            if len(piece) <= length:
+                self._pieces.pop(0)
+                length -= len(piece)
+            else:
+                self._pieces[0] = piece[length:]
+                length = 0
+
+
+async def _chunk_body(
+    views: Any, start: int, total: int | None, on_progress: c.ProgressCallback | None
+) -> AsyncIterator[bytes]:
+    sent = 0
+    for view in views:
+        for at in range(0, len(view), c.SLICE):
+            piece = bytes(view[at : at + c.SLICE])
+            yield piece
+            sent += len(piece)
+            if on_progress:
+                on_progress(start + sent, total)
