@@ -12,9 +12,10 @@
 from ._async._client import AsyncClient
 from ._async._files import AsyncFiles
 from ._async._links import AsyncLinks
-from ._common import ProgressCallback, TusCapabilities
+from ._common import ProgressCallback, Timeout, TusCapabilities
 from ._errors import (
     APIConnectionError,
+    APITimeoutError,
     AuthenticationError,
     BadRequestError,
     ConfigurationError,
@@ -28,6 +29,7 @@ from ._errors import (
     ServerError,
 )
 from ._records import DownloadResult, FileList, FileRecord, Limits, Link, Pagination, Stats, StatsResult
+from ._response import RawResponse
 from ._source import UploadInput
 from ._sync._client import Client
 from ._sync._download import Destination, FileOrLink
@@ -50,8 +52,10 @@ __all__ = [
     "Limits",
     "StatsResult",
     "DownloadResult",
+    "RawResponse",
     "TusCapabilities",
     "ProgressCallback",
+    "Timeout",
     "UploadInput",
     "FileOrLink",
     "Destination",
@@ -65,6 +69,7 @@ __all__ = [
     "RateLimitInfo",
     "ServerError",
     "APIConnectionError",
+    "APITimeoutError",
     "IntegrityError",
     "ConfigurationError",
     "__version__",

@@ -5,11 +5,13 @@ from __future__ import annotations
 import base64
 import enum
 import json
+import logging
 import os
 import re
 import secrets
 import time
 import uuid
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import IO, Any, Callable, Final, Mapping
@@ -19,12 +21,14 @@ import httpx
 
 from ._errors import (
     APIConnectionError,
+    APITimeoutError,
     BadRequestError,
     ConfigurationError,
     FileshareError,
     RateLimitError,
     ServerError,
 )
+from ._logs import logger
 from ._records import FileRecord, Link
 from ._version import USER_AGENT
 
@@ -54,9 +58,14 @@ ProgressCallback = Callable[[int, "int | None"], Any]
 class Config:
     base_url: str
     max_retries: int
-    timeout: float | None
+    timeout: httpx.Timeout
     resumable_threshold: int
     chunk_size: int
+
+
+Timeout = float | httpx.Timeout | None
+"""Seconds (connect, and every stretch without a byte sent or received), an ``httpx.Timeout`` for
+each phase apart, or None: no timeout."""
 
 
 def _non_negative(value: int, name: str, positive: bool = False) -> int:
@@ -65,11 +74,31 @@ def _non_negative(value: int, name: str, positive: bool = False) -> int:
     return value
 
 
+def to_timeout(timeout: Timeout) -> httpx.Timeout:
+    if isinstance(timeout, httpx.Timeout):
+        return timeout
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+        raise ConfigurationError("timeout must be a positive number of seconds, an httpx.Timeout, or None for no timeout")
+    return httpx.Timeout(None if timeout is None else float(timeout))
+
+
+def check_base_url(base_url: str) -> str:
+    """The base URL without a trailing slash, once it is an http(s) URL that ends in ``/api/v1``."""
+    if not re.match(r"^https?://[^/]+", base_url):
+        raise ConfigurationError(f"base_url must be an http(s) URL ending in /api/v1, got {base_url[:80]!r}")
+    trimmed = base_url.rstrip("/")
+    if not trimmed.endswith("/api/v1"):
+        raise ConfigurationError(
+            f"base_url must end in /api/v1 (the API's root): add /api/v1, as in {trimmed[:80] + '/api/v1'!r}"
+        )
+    return trimmed
+
+
 def resolve_config(
     base_url: str | None,
     api_key: str | None,
     max_retries: int,
-    timeout: float | None,
+    timeout: Timeout,
     resumable_threshold: int,
     chunk_size: int,
 ) -> tuple[Config, str]:
@@ -80,20 +109,29 @@ def resolve_config(
         raise ConfigurationError(
             'no base URL: pass base_url= (e.g. "https://files.example.com/api/v1") or set FILESHARE_BASE_URL'
         )
-    if not re.match(r"^https?://[^/]+", base_url):
-        raise ConfigurationError("base_url must be an http(s) URL ending in /api/v1")
+    checked = check_base_url(base_url)
     if not api_key:
         raise ConfigurationError("no API key: pass api_key= or set FILESHARE_API_KEY")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
-        raise ConfigurationError("timeout must be a positive number of seconds (or None for no timeout)")
     config = Config(
-        base_url=base_url.rstrip("/"),
+        base_url=checked,
         max_retries=_non_negative(max_retries, "max_retries"),
-        timeout=None if timeout is None else float(timeout),
+        timeout=to_timeout(timeout),
         resumable_threshold=_non_negative(resumable_threshold, "resumable_threshold"),
         chunk_size=_non_negative(chunk_size, "chunk_size", positive=True),
     )
     return config, api_key
+
+
+def check_headers(value: Mapping[str, str] | None, name: str) -> dict[str, str]:
+    """Extra headers of the caller's, with lower-case names; the key cannot be set this way."""
+    result: dict[str, str] = {}
+    for key, header in (value or {}).items():
+        if not isinstance(key, str) or not isinstance(header, str):
+            raise ConfigurationError(f"{name} maps header names to strings")
+        if key.lower() == "authorization":
+            raise ConfigurationError(f"{name} cannot set Authorization: pass api_key=")
+        result[key.lower()] = header
+    return result
 
 
 def url(base_url: str, path: str, query: Mapping[str, int | str | None] | None = None) -> str:
@@ -102,8 +140,14 @@ def url(base_url: str, path: str, query: Mapping[str, int | str | None] | None =
     return f"{result}?{urlencode(params)}" if params else result
 
 
-def headers(api_key: str | None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def headers(
+    api_key: str | None, extra: Mapping[str, str] | None = None, custom: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """A request's headers: the SDK's defaults, the caller's ``custom`` ones (client and call), the
+    request's own ``extra`` ones, and the key."""
     result = {"user-agent": USER_AGENT, "accept": "application/json"}
+    if custom:
+        result.update(custom)
     if extra:
         result.update({k.lower(): v for k, v in extra.items()})
     if api_key is not None:
@@ -268,11 +312,7 @@ def grant_url(response: httpx.Response, link: str) -> str:
         if isinstance(data, dict) and isinstance(data.get("download_url"), str):
             location = data["download_url"]
     if not location:
-        raise FileshareError(
-            f"{response.status_code}: the link gave no download URL (no Location)",
-            status=response.status_code,
-            request_id=response.headers.get("x-request-id"),
-        )
+        raise response_error(response, f"{response.status_code}: the link gave no download URL (no Location)")
     grant = str(httpx.URL(link).join(location))
     if not re.match(r"^https?://", grant):
         raise FileshareError(f"the link gave a download URL that is not http(s): {grant[:80]!r}")
@@ -323,7 +363,7 @@ def retry_delay(attempt: int, error: BaseException, random: Callable[[], float])
 
 def connection_error(exc: httpx.TransportError) -> APIConnectionError:
     if isinstance(exc, httpx.TimeoutException):
-        return APIConnectionError(f"timed out: {type(exc).__name__} (no data moved within timeout)")
+        return APITimeoutError(f"timed out: {type(exc).__name__} (no data moved within timeout)")
     detail = str(exc) or type(exc).__name__
     return APIConnectionError(f"connection failed: {detail}")
 
@@ -424,6 +464,47 @@ def open_for_write(path: str, start: int) -> IO[bytes]:
     file.seek(start)
     file.truncate()
     return file
+
+
+def response_error(response: httpx.Response, message: str, kind: type[FileshareError] = FileshareError) -> FileshareError:
+    """An error about a response that is not what the API answers (no JSON, no Location, ...), with
+    its status, request id, headers and body."""
+    try:
+        body: Any = response.json() if response.content else None
+    except ValueError:
+        body = response.text
+    return kind(
+        message,
+        status=response.status_code,
+        request_id=response.headers.get("x-request-id"),
+        headers=response.headers,
+        body=body,
+    )
+
+
+CAPTURE: ContextVar[list[httpx.Response] | None] = ContextVar("fileshare_capture", default=None)
+"""Set by ``with_raw_response`` for one call: every answer of the call is appended to it."""
+
+
+def answered(response: httpx.Response, started: float) -> None:
+    """Logs an answer, and keeps it for ``with_raw_response`` when a call asked for it."""
+    captured = CAPTURE.get()
+    if captured is not None:
+        captured.append(response)
+    if logger.isEnabledFor(logging.DEBUG):
+        request = response.request
+        logger.debug(
+            "answer: %s %s %s (request id %s, %.0f ms)",
+            response.status_code,
+            request.method,
+            request.url,
+            response.headers.get("x-request-id", "-"),
+            (time.monotonic() - started) * 1000,
+        )
+
+
+def log_retry(number: int, budget: int, delay: float, error: BaseException) -> None:
+    logger.info("retry %d of %d in %.2f s after: %s", number + 1, budget, delay, error)
 
 
 def int_header(response: httpx.Response, name: str) -> int | None:

@@ -21,6 +21,7 @@ __all__ = [
     "RateLimitInfo",
     "ServerError",
     "APIConnectionError",
+    "APITimeoutError",
     "IntegrityError",
     "ConfigurationError",
 ]
@@ -50,6 +51,11 @@ class FileshareError(Exception):
     """``X-Request-Id`` of the response: quote it when reporting a problem."""
     retry_after: int | None
     """Seconds the server asked to wait (``Retry-After``), when it did."""
+    headers: httpx.Headers | None
+    """The response's headers (case-insensitive), when there was a response."""
+    body: Any
+    """The response's body, parsed: the JSON (``{"success": false, "error": {...}}``), else its
+    text; None when there was no response or an empty one."""
 
     def __init__(
         self,
@@ -59,6 +65,8 @@ class FileshareError(Exception):
         code: str | None = None,
         request_id: str | None = None,
         retry_after: int | None = None,
+        headers: httpx.Headers | None = None,
+        body: Any = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -66,8 +74,11 @@ class FileshareError(Exception):
         self.code = code
         self.request_id = request_id
         self.retry_after = retry_after
+        self.headers = headers
+        self.body = body
 
     def __str__(self) -> str:
+        """The message, and the request id whenever the server named one (every error of a response)."""
         if self.request_id:
             return f"{self.message} (request id {self.request_id})"
         return self.message
@@ -116,6 +127,10 @@ class ServerError(FileshareError):
 
 class APIConnectionError(FileshareError):
     """No response: the connection failed, dropped, or stayed idle past ``timeout``."""
+
+
+class APITimeoutError(APIConnectionError):
+    """No response within ``timeout``: connecting, or a stretch without a byte sent or received."""
 
 
 class IntegrityError(FileshareError):
@@ -173,6 +188,7 @@ def error_from_response(status: int, headers: httpx.Headers, body: bytes) -> Fil
         parsed = json.loads(text)
     except ValueError:
         parsed = None
+    parsed_body = parsed if parsed is not None else (text or None)
     if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
         error = parsed["error"]
         if isinstance(error.get("code"), str):
@@ -183,7 +199,14 @@ def error_from_response(status: int, headers: httpx.Headers, body: bytes) -> Fil
     retry_after = parse_retry_after(headers.get("retry-after"))
     detail = server_message or text.strip()[:200] or "no message"
     message = f"{status}{' ' + code if code else ''}: {detail}"
-    kwargs: dict[str, Any] = {"status": status, "code": code, "request_id": request_id, "retry_after": retry_after}
+    kwargs: dict[str, Any] = {
+        "status": status,
+        "code": code,
+        "request_id": request_id,
+        "retry_after": retry_after,
+        "headers": headers,
+        "body": parsed_body,
+    }
     if status == 401:
         return AuthenticationError(message, **kwargs)
     if status == 403:

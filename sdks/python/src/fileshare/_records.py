@@ -2,15 +2,43 @@
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any, Mapping
 
 from ._errors import FileshareError
 
-__all__ = ["FileRecord", "Link", "Pagination", "FileList", "Stats", "Limits", "StatsResult", "DownloadResult"]
+__all__ = ["Record", "FileRecord", "Link", "Pagination", "FileList", "Stats", "Limits", "StatsResult", "DownloadResult"]
+
+
+class Record:
+    """What every record can do: ``to_dict()`` and ``to_json()``."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The API's JSON object as a dict (nested records too; fields this SDK does not know included)."""
+        data: dict[str, Any] = _to_dict(self)
+        return data
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """The API's JSON object as a string (``indent=None``: one line)."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+def _to_dict(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        data = {f.name: _to_dict(getattr(value, f.name)) for f in fields(value) if f.name != "extra"}
+        data.update({k: v for k, v in getattr(value, "extra", {}).items() if k not in data})
+        return data
+    if isinstance(value, list):
+        return [_to_dict(item) for item in value]
+    if isinstance(value, Mapping):
+        return {k: _to_dict(v) for k, v in value.items()}
+    return value
 
 
 def _empty() -> Mapping[str, Any]:
@@ -49,7 +77,7 @@ def _split(cls: type[Any], raw: Mapping[str, Any], what: str) -> tuple[dict[str,
 
 
 @dataclass(frozen=True, slots=True)
-class FileRecord:
+class FileRecord(Record):
     """A file, as ``GET /files/{file_id}`` describes it."""
 
     file_id: int
@@ -86,13 +114,9 @@ class FileRecord:
         known, extra = _split(cls, raw, "file object")
         return cls(**known, extra=MappingProxyType(extra))
 
-    def to_json(self) -> dict[str, Any]:
-        """The API's object back (unknown fields included)."""
-        return _to_json(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Link:
+class Link(Record):
     """A link to a file (``client.links``): its URL, its policy and its counts.
 
     Every file has a default link (its ``public_link``) and may have more, each with its own
@@ -139,10 +163,6 @@ class Link:
         known, extra = _split(cls, raw, "link object")
         return cls(**known, extra=MappingProxyType(extra))
 
-    def to_json(self) -> dict[str, Any]:
-        """The API's object back (unknown fields included)."""
-        return _to_json(self)
-
 
 def member(data: Any, key: str, what: str) -> Any:
     """``data[key]`` of a JSON answer, or the error that says the answer holds no such thing."""
@@ -151,14 +171,8 @@ def member(data: Any, key: str, what: str) -> Any:
     return data[key]
 
 
-def _to_json(record: Any) -> dict[str, Any]:
-    data = {f.name: getattr(record, f.name) for f in fields(record) if f.name != "extra"}
-    data.update(record.extra)
-    return data
-
-
 @dataclass(frozen=True, slots=True)
-class Pagination:
+class Pagination(Record):
     page: int | None
     """The page number asked for (from 1); None for a page asked by ``before_id``."""
     limit: int
@@ -178,7 +192,7 @@ class Pagination:
 
 
 @dataclass(frozen=True, slots=True)
-class FileList:
+class FileList(Record):
     """One page of files (``files.list()``)."""
 
     files: list[FileRecord]
@@ -192,7 +206,7 @@ class FileList:
 
 
 @dataclass(frozen=True, slots=True)
-class Stats:
+class Stats(Record):
     total_files: int
     total_size: int
     """Bytes of the files stored (not counting ``storage_reserved``)."""
@@ -210,7 +224,7 @@ class Stats:
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(Record):
     max_file_size: int
     daily_uploads: int
     requests_per_minute: int
@@ -227,7 +241,7 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
-class StatsResult:
+class StatsResult(Record):
     """The answer of ``stats()``: statistics, limits and plan. Unknown fields are kept in ``extra``."""
 
     stats: Stats
@@ -251,7 +265,7 @@ class StatsResult:
 
 
 @dataclass(frozen=True, slots=True)
-class DownloadResult:
+class DownloadResult(Record):
     """What ``download()`` did."""
 
     size: int

@@ -223,7 +223,7 @@ def test_records_keep_unknown_fields_and_give_an_aware_datetime() -> None:
     assert stats.extra == {"quota": {"bytes": 1}} and stats.limits.requests_per_minute == 10
     record = fileshare.FileRecord.from_json({**FILE, "labels": ["x"]})
     assert record.uploaded_at == datetime(2026, 11, 22, 0, 17, 19, tzinfo=timezone.utc)
-    assert record.extra == {"labels": ["x"]} and record.to_json()["labels"] == ["x"]
+    assert record.extra == {"labels": ["x"]} and record.to_dict()["labels"] == ["x"]
 
 
 def test_iterate_on_a_server_without_before_id_pages_by_number() -> None:

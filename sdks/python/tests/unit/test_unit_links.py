@@ -139,7 +139,7 @@ def test_link_record() -> None:
     link = fileshare.Link.from_json({**LINK, "success": True, "views": 4})
     assert link.created == datetime(2026, 11, 27, 10, tzinfo=timezone.utc)
     assert link.expiry == datetime(2026, 12, 1, tzinfo=timezone.utc)
-    assert link.downloads_left == 2 and link.extra == {"views": 4} and link.to_json()["views"] == 4
+    assert link.downloads_left == 2 and link.extra == {"views": 4} and link.to_dict()["views"] == 4
     open_link = fileshare.Link.from_json({**LINK, "expires_at": None, "max_downloads": None})
     assert open_link.expiry is None and open_link.downloads_left is None
     with pytest.raises(fileshare.FileshareError, match="lacks status"):

@@ -116,7 +116,7 @@ async def download(
                     if on_progress:
                         on_progress(offset, total)
                     async for chunk in response.aiter_bytes():
-                        hasher.update(chunk)
+                        await _io.update_hash(hasher, chunk)
                         await sink.write(chunk)
                         offset += len(chunk)
                         if on_progress:
@@ -229,7 +229,7 @@ class _Sink:
                 chunk = await _io.run(file.read, min(left, c.READ_SIZE))
                 if not chunk:
                     break
-                hasher.update(chunk)
+                await _io.update_hash(hasher, chunk)
                 left -= len(chunk)
         finally:
             await _io.run(file.close)

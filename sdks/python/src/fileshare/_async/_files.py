@@ -5,13 +5,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from .. import _common as c
 from .._errors import BadRequestError, ConfigurationError, FileshareError, ServerError
+from .._logs import logger
 from .._records import FileList, FileRecord, member
 from .._source import UploadInput, UploadSource, to_upload_source
 from . import _io
@@ -38,6 +39,12 @@ class AsyncFiles:
         chunk_size: int | None = None,
         expires_in: c.Seconds | None = None,
         idempotency_key: str | None = None,
+        upload_url: str | None = None,
+        on_upload_created: Callable[[str], Any] | None = None,
+        keep_on_failure: bool | None = None,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> FileRecord:
         """Uploads a file and returns its record.
 
@@ -51,41 +58,58 @@ class AsyncFiles:
         UUID): a retry after a lost answer gets the stored file back instead of storing it twice.
         Pass your own key to make a later call (another process, after a crash) the same upload:
         it returns the first call's file, or continues its resumable upload where it stands.
+
+        Resumable uploads across processes: ``on_upload_created(url)`` is called with the upload's
+        URL as soon as it exists; ``upload_url=`` continues that upload (after a ``HEAD``) from
+        another process, with the same source, sending only the bytes the server lacks.
+        ``keep_on_failure``: True keeps an upload that failed (to continue it later), False
+        deletes it; by default it is kept when you can continue it (``idempotency_key``,
+        ``on_upload_created`` or ``upload_url`` given) and the server did not refuse it for good.
         """
-        client = self._client
+        client = self._client._for_call(timeout, max_retries, extra_headers)
         prepared = to_upload_source(source, size)
         name = filename or prepared.name or "file"
-        extra_headers = {**c.expiry_headers(expires_in), **c.idempotency_headers(idempotency_key)}
+        call_headers = {**c.expiry_headers(expires_in), **c.idempotency_headers(idempotency_key)}
         if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1):
             raise ConfigurationError("chunk_size must be a positive integer")
-        use_tus = resumable is True
+        if upload_url is not None and (resumable is False or not isinstance(upload_url, str) or not upload_url):
+            raise ConfigurationError("upload_url continues a resumable upload: pass its URL, without resumable=False")
+        use_tus = resumable is True or upload_url is not None
         if resumable is None and prepared.size is not None and prepared.size >= client.resumable_threshold:
             use_tus = (await client.resumable_uploads()).available
         if use_tus:
             capabilities = await client.resumable_uploads()
             if not capabilities.available:
                 raise ConfigurationError("the server does not offer resumable uploads (OPTIONS /uploads)")
+            if keep_on_failure is None:
+                continuable = idempotency_key is not None or upload_url is not None or on_upload_created is not None
+                keep = _KEEP_UNLESS_REFUSED if continuable else _DELETE
+            else:
+                keep = _KEEP if keep_on_failure else _DELETE
             return await self._upload_tus(
+                client,
                 prepared,
                 name,
                 content_type,
                 chunk_size or client.chunk_size,
                 capabilities.checksum_sha256,
                 on_progress,
-                extra_headers,
-                keep_unfinished=idempotency_key is not None,
+                call_headers,
+                upload_url=upload_url,
+                on_upload_created=on_upload_created,
+                keep=keep,
             )
-        return await self._upload_multipart(prepared, name, content_type, on_progress, extra_headers)
+        return await self._upload_multipart(client, prepared, name, content_type, on_progress, call_headers)
 
     async def _upload_multipart(
         self,
+        client: AsyncClient,
         source: UploadSource,
         filename: str,
         content_type: str | None,
         on_progress: c.ProgressCallback | None,
         extra_headers: Mapping[str, str],
     ) -> FileRecord:
-        client = self._client
         frame = c.multipart_frame(filename, content_type or "application/octet-stream")
         total = source.size
 
@@ -95,7 +119,7 @@ class AsyncFiles:
             chunks = source.aiter_chunks()
             try:
                 async for chunk in chunks:
-                    digest.hasher.update(chunk)
+                    await _io.update_hash(digest.hasher, chunk)
                     for at in range(0, len(chunk), c.SLICE):
                         piece = chunk[at : at + c.SLICE]
                         yield piece
@@ -136,6 +160,7 @@ class AsyncFiles:
 
     async def _upload_tus(
         self,
+        client: AsyncClient,
         source: UploadSource,
         filename: str,
         content_type: str | None,
@@ -144,15 +169,17 @@ class AsyncFiles:
         on_progress: c.ProgressCallback | None,
         extra_headers: Mapping[str, str],
         *,
-        keep_unfinished: bool,
+        upload_url: str | None,
+        on_upload_created: Callable[[str], Any] | None,
+        keep: str,
     ) -> FileRecord:
         """Create, then PATCH chunk after chunk (``Upload-Checksum``). A chunk that fails with a
         retryable error, 409, 423 or 460 is resumed where the server stands (HEAD), up to
         ``max_retries`` times in a row; each chunk that gets through resets the count.
 
-        An upload that fails is deleted, unless ``keep_unfinished`` (the caller's own idempotency
-        key, which a later call can continue it with) and the server did not refuse it for good."""
-        client = self._client
+        An upload that fails is deleted or kept as ``keep`` says. With ``upload_url`` (or when the
+        creation is the replay of an idempotency key's first call) the upload exists already: it is
+        continued where it stands."""
         size = source.size
         create_url = client._url("/uploads")
         create_headers = {**extra_headers, **c.TUS_HEADERS, "upload-metadata": c.tus_metadata(filename, content_type)}
@@ -160,35 +187,48 @@ class AsyncFiles:
             create_headers["upload-defer-length"] = "1"
         else:
             create_headers["upload-length"] = str(size)
-        created, _ = await client._request("POST", create_url, headers=create_headers)
-        location = created.headers.get("location")
-        if not location:
-            raise ServerError("the server created an upload without a Location", status=created.status_code)
-        upload_url = str(httpx.URL(create_url).join(location))
-        hasher = hashlib.sha256()
-        file_id = created.headers.get("fileshare-file-id")
+        file_id: str | None = None
+        if upload_url is None:
+            created, _ = await client._request("POST", create_url, headers=create_headers)
+            location = created.headers.get("location")
+            if not location:
+                raise c.response_error(created, "the server created an upload without a Location", ServerError)
+            upload_url = str(httpx.URL(create_url).join(location))
+            file_id = created.headers.get("fileshare-file-id")
+            existing = c.is_replay(created)  # the idempotency key's first call created it
+        else:
+            upload_url = str(httpx.URL(create_url).join(upload_url))
+            existing = True
         offset = 0
+        if existing:
+            # Where does it stand? (Before anything that could delete it: a wrong source must not.)
+            head, _ = await client._request("HEAD", upload_url, headers=c.TUS_HEADERS)
+            offset = c.int_header(head, "upload-offset") or 0
+            file_id = head.headers.get("fileshare-file-id")
+            length = c.int_header(head, "upload-length")
+            if length is not None and size is not None and length != size:
+                raise ConfigurationError(f"the upload at {upload_url} is of {length} bytes, but the source has {size}")
+            logger.info("continuing the upload %s at byte %d", upload_url, offset)
+        if on_upload_created:
+            on_upload_created(upload_url)
+        hasher = hashlib.sha256()
         chunks = source.aiter_chunks()
         pieces = _Pieces()
         ended = False
         limit = max(1, min(chunk_size, size if size is not None else chunk_size))
         try:
-            if c.is_replay(created):
-                # The idempotency key's first call created this upload: continue where it stands,
-                # hashing (not sending) the bytes the server already holds.
-                head, _ = await client._request("HEAD", upload_url, headers=c.TUS_HEADERS)
-                offset = c.int_header(head, "upload-offset") or 0
-                file_id = head.headers.get("fileshare-file-id")
+            if offset > 0:
+                # Hash (not send) the bytes the server already holds.
                 skipped = 0
                 while skipped < offset:
                     data = await _io.next_chunk(chunks)
                     if data is None:
                         raise FileshareError(
-                            f"the source ended after {skipped} bytes, short of the {offset} bytes the upload of "
-                            "this idempotency key already holds"
+                            f"the source ended after {skipped} bytes, short of the {offset} bytes the upload "
+                            f"{upload_url} already holds"
                         )
                     take = min(len(data), offset - skipped)
-                    hasher.update(data[:take])
+                    await _io.update_hash(hasher, data[:take])
                     skipped += take
                     if take < len(data):
                         pieces.append(data[take:])
@@ -215,7 +255,7 @@ class AsyncFiles:
                 if checksum:
                     digest = hashlib.sha256()
                     for view in views:
-                        digest.update(view)
+                        await _io.update_hash(digest, view)
                     headers["upload-checksum"] = "sha256 " + base64.b64encode(digest.digest()).decode("ascii")
                 if size is None and last:
                     headers["upload-length"] = str(offset + length)
@@ -243,7 +283,7 @@ class AsyncFiles:
                 # The bytes the server confirmed go into the whole-file SHA-256; the rest is sent again.
                 kept = new_offset - chunk_start
                 for view in pieces.head(kept):
-                    hasher.update(view)
+                    await _io.update_hash(hasher, view)
                 pieces.drop(kept)
                 offset = new_offset
                 if on_progress:
@@ -253,40 +293,64 @@ class AsyncFiles:
                         break  # complete, but the answer named no file
                     raise FileshareError(f"the source ended at {offset} bytes, short of its declared {size} bytes")
         except BaseException as error:
-            if not keep_unfinished or c.is_final(error):
+            if keep == _DELETE or (keep == _KEEP_UNLESS_REFUSED and c.is_final(error)):
                 # Give the daily upload slot and the reserved storage back; best effort, the server
                 # also expires unfinished uploads.
                 try:
                     await client._send("DELETE", upload_url, headers=c.TUS_HEADERS, timeout=5.0)
                 except FileshareError:
                     pass
+            else:
+                logger.info("kept the unfinished upload %s (continue it with upload_url=)", upload_url)
             raise
         finally:
             await _io.close_iterator(chunks)
 
-        _, status = await client._request("GET", upload_url)
+        answer, status = await client._request("GET", upload_url)
         raw = status.get("upload", {}).get("file") if isinstance(status, dict) else None
         if not raw:
-            raise ServerError("the upload completed but the server names no file")
+            raise c.response_error(answer, "the upload completed but the server names no file", ServerError)
         file = FileRecord.from_json(raw)
         c.check_sha256(file.file_id, file.sha256, hasher.hexdigest())
         return file
 
-    async def list(self, *, page: int | None = None, limit: int | None = None, before_id: int | None = None) -> FileList:
+    async def list(
+        self,
+        *,
+        page: int | None = None,
+        limit: int | None = None,
+        before_id: int | None = None,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> FileList:
         """One page of the account's files, newest first (``limit`` 1 to 100): page ``page`` (from
         1), or the files whose ``file_id`` is below ``before_id`` (a page's
         ``pagination.next_before_id``), which no upload or deletion meanwhile can shift. Not both."""
-        _, data = await self._page(page=page, limit=limit, before_id=before_id)
+        files = self._client._for_call(timeout, max_retries, extra_headers).files
+        _, data = await files._page(page=page, limit=limit, before_id=before_id)
         return FileList.from_json(data)
 
     async def _page(self, **query: int | None) -> tuple[httpx.Response, Any]:
         client = self._client
         return await client._request("GET", client._url("/files", query))
 
-    async def iterate(self, *, limit: int = 100) -> AsyncIterator[FileRecord]:
+    async def iterate(
+        self,
+        *,
+        limit: int = 100,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> AsyncIterator[FileRecord]:
         """Every file of the account, newest first, ``limit`` per request, each page asked by the
         ``next_before_id`` of the one before: files uploaded or deleted meanwhile (even the ones
-        yielded, deleted as they come) shift nothing, and no file is yielded twice."""
+        yielded, deleted as they come) shift nothing, and no file is yielded twice. The options
+        apply to each request."""
+        async for file in self._client._for_call(timeout, max_retries, extra_headers).files._iterate(limit):
+            yield file
+
+    async def _iterate(self, limit: int) -> AsyncIterator[FileRecord]:
         _, data = await self._page(limit=limit)
         if not c.pages_by_before_id(data):
             async for file in self._iterate_by_page(limit, FileList.from_json(data)):
@@ -322,9 +386,16 @@ class AsyncFiles:
                 return
             result = await self.list(page=page, limit=limit)
 
-    async def get(self, file_id: int | str) -> FileRecord:
+    async def get(
+        self,
+        file_id: int | str,
+        *,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> FileRecord:
         """One file's record."""
-        data = await self._client._call("GET", c.id_path("files", file_id))
+        data = await self._client._for_call(timeout, max_retries, extra_headers)._call("GET", c.id_path("files", file_id))
         return FileRecord.from_json(member(data, "file", "file object"))
 
     async def update(
@@ -334,18 +405,32 @@ class AsyncFiles:
         expires_in: c.Seconds | c.Unset = c.UNSET,
         expires_at: c.Instant | None | c.Unset = c.UNSET,
         filename: str | c.Unset = c.UNSET,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> FileRecord:
         """Changes a file's expiry or name; arguments left out stay as they are.
 
         ``expires_in`` (seconds or a timedelta from now) or ``expires_at`` (an aware datetime or a
         UTC ``YYYY-MM-DD HH:MM:SS`` string), not both; ``expires_at=None`` removes the expiry."""
         body = c.json_body({"expires_in": expires_in, "expires_at": expires_at, "filename": filename}, none_clears=True)
-        data = await self._client._call("PATCH", c.id_path("files", file_id), body)
+        data = await self._client._for_call(timeout, max_retries, extra_headers)._call("PATCH", c.id_path("files", file_id), body)
         return FileRecord.from_json(member(data, "file", "file object"))
 
-    async def delete(self, file_id: int | str) -> None:
+    async def delete(
+        self,
+        file_id: int | str,
+        *,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> None:
         """Deletes a file; its links stop working at once."""
-        await self._client._call("DELETE", c.id_path("files", file_id))
+        await self._client._for_call(timeout, max_retries, extra_headers)._call("DELETE", c.id_path("files", file_id))
+
+
+_DELETE, _KEEP, _KEEP_UNLESS_REFUSED = "delete", "keep", "keep unless refused"
+"""What becomes of a resumable upload that failed."""
 
 
 class _Digest:
@@ -359,7 +444,7 @@ class _Digest:
 async def _sha256_of(source: UploadSource) -> str:
     hasher = hashlib.sha256()
     async for chunk in source.aiter_chunks():
-        hasher.update(chunk)
+        await _io.update_hash(hasher, chunk)
     return hasher.hexdigest()
 
 

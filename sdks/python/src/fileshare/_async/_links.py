@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .. import _common as c
@@ -28,6 +29,9 @@ class AsyncLinks:
         max_downloads: int | None = None,
         password: str | None = None,
         idempotency_key: str | None = None,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> Link:
         """A new link to a file (without arguments: a link with no policy).
 
@@ -39,20 +43,34 @@ class AsyncLinks:
         fields = dict(label=label, expires_in=expires_in, expires_at=expires_at, max_downloads=max_downloads, password=password)
         body = c.json_body(fields, none_clears=False)
         key = c.idempotency_headers(idempotency_key)
-        data = await self._client._call("POST", c.id_path("files", file_id) + "/links", body, headers=key)
+        data = await self._client._for_call(timeout, max_retries, extra_headers)._call("POST", c.id_path("files", file_id) + "/links", body, headers=key)
         return Link.from_json(member(data, "link", "link object"))
 
-    async def list(self, file_id: int | str) -> list[Link]:
+    async def list(
+        self,
+        file_id: int | str,
+        *,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> list[Link]:
         """A file's links: the default link first, then the newest first (revoked ones for 30 days)."""
-        data = await self._client._call("GET", c.id_path("files", file_id) + "/links")
+        data = await self._client._for_call(timeout, max_retries, extra_headers)._call("GET", c.id_path("files", file_id) + "/links")
         links = member(data, "links", "list of links")
         if not isinstance(links, list):
             raise FileshareError("the answer holds no list of links")
         return [Link.from_json(raw) for raw in links]
 
-    async def get(self, link_id: int | str) -> Link:
+    async def get(
+        self,
+        link_id: int | str,
+        *,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> Link:
         """One link."""
-        data = await self._client._call("GET", c.id_path("links", link_id))
+        data = await self._client._for_call(timeout, max_retries, extra_headers)._call("GET", c.id_path("links", link_id))
         return Link.from_json(member(data, "link", "link object"))
 
     async def update(
@@ -64,23 +82,40 @@ class AsyncLinks:
         expires_at: c.Instant | None | c.Unset = c.UNSET,
         max_downloads: int | None | c.Unset = c.UNSET,
         password: str | None | c.Unset = c.UNSET,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> Link:
         """Changes a link's policy. An argument left out stays as it is; ``None`` clears it (no
         label, no expiry, no download limit, no password). ``max_downloads`` cannot go below the
         link's ``download_count``."""
         fields = dict(label=label, expires_in=expires_in, expires_at=expires_at, max_downloads=max_downloads, password=password)
         body = c.json_body(fields, none_clears=True)
-        data = await self._client._call("PATCH", c.id_path("links", link_id), body)
+        data = await self._client._for_call(timeout, max_retries, extra_headers)._call("PATCH", c.id_path("links", link_id), body)
         return Link.from_json(member(data, "link", "link object"))
 
-    async def delete(self, link_id: int | str) -> None:
+    async def delete(
+        self,
+        link_id: int | str,
+        *,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> None:
         """Revokes a link: its URL answers 404 at once. The default link cannot be deleted
         (``BadRequestError``, 409 ``default_link_required``): rotate it instead."""
-        await self._client._call("DELETE", c.id_path("links", link_id))
+        await self._client._for_call(timeout, max_retries, extra_headers)._call("DELETE", c.id_path("links", link_id))
 
-    async def rotate(self, link_id: int | str) -> Link:
+    async def rotate(
+        self,
+        link_id: int | str,
+        *,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> Link:
         """Gives a link a new URL (the old one answers 404 at once); its policy and counts stay.
         Rotating the default link changes the file's ``public_link``."""
-        data = await self._client._call("POST", c.id_path("links", link_id) + "/rotate", retry=c.is_retryable_answer)
+        data = await self._client._for_call(timeout, max_retries, extra_headers)._call("POST", c.id_path("links", link_id) + "/rotate", retry=c.is_retryable_answer)
         return Link.from_json(member(data, "link", "link object"))
 

@@ -4,8 +4,10 @@ scripts/unasync.py derives the blocking twin in _sync/."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import random
+import time
 from collections.abc import Iterator, Callable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
@@ -14,11 +16,13 @@ import httpx
 
 from .. import _common as c
 from .._errors import APIConnectionError, ConfigurationError, FileshareError, error_from_response
+from .._logs import logger, setup_logging
 from .._records import DownloadResult, StatsResult
 from . import _download, _io
 from ._download import Destination, FileOrLink
 from ._files import Files
 from ._links import Links
+from ._raw import ClientWithRawResponse
 
 T = TypeVar("T")
 
@@ -27,8 +31,13 @@ class Client:
     """The Fileshare API client. Use it as a context manager, or call ``close()``.
 
     ``base_url`` (ends in ``/api/v1``) and ``api_key`` default to ``FILESHARE_BASE_URL`` and
-    ``FILESHARE_API_KEY``. ``timeout`` (seconds) bounds connecting and every stretch without a byte
-    sent or received, never a whole transfer. The key never shows in ``repr`` or messages.
+    ``FILESHARE_API_KEY``. ``timeout`` (seconds, or an ``httpx.Timeout``) bounds connecting and
+    every stretch without a byte sent or received, never a whole transfer. ``default_headers`` go
+    with every request. The key never shows in ``repr``, messages or logs.
+
+    Every call also takes ``timeout=``, ``max_retries=`` and ``extra_headers=`` for itself alone;
+    ``with_options(...)`` gives a copy with other settings that shares the connection pool, and
+    ``with_raw_response.<call>(...)`` answers a :class:`~fileshare.RawResponse` (status, headers).
     """
 
     files: Files
@@ -37,9 +46,11 @@ class Client:
     """A file's links: create, list, get, update, delete, rotate."""
     base_url: str
     max_retries: int
-    timeout: float | None
+    timeout: c.Timeout
     resumable_threshold: int
     chunk_size: int
+    default_headers: Mapping[str, str]
+    _grants: c.Grants
 
     def __init__(
         self,
@@ -47,29 +58,85 @@ class Client:
         api_key: str | None = None,
         *,
         max_retries: int = c.DEFAULT_MAX_RETRIES,
-        timeout: float | None = c.DEFAULT_TIMEOUT,
+        timeout: c.Timeout = c.DEFAULT_TIMEOUT,
         resumable_threshold: int = c.DEFAULT_RESUMABLE_THRESHOLD,
         chunk_size: int = c.DEFAULT_CHUNK_SIZE,
+        default_headers: Mapping[str, str] | None = None,
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        config, key = c.resolve_config(base_url, api_key, max_retries, timeout, resumable_threshold, chunk_size)
+        setup_logging()
+        if http_client is not None and transport is not None:
+            raise ConfigurationError("pass http_client= or transport=, not both")
+        if http_client is not None and timeout == c.DEFAULT_TIMEOUT:
+            timeout = http_client.timeout  # the pool's own timeout, unless one is given
+        self._configure(*c.resolve_config(base_url, api_key, max_retries, timeout, resumable_threshold, chunk_size))
+        self.timeout = timeout
+        self.default_headers = c.check_headers(default_headers, "default_headers")
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client(timeout=self._timeout, transport=transport)
+        self._sleep: Callable[[float], None] = _io.sleep
+        self._random: Callable[[], float] = random.random
+        self._tus: dict[str, c.TusCapabilities] = {}
+        self._grants = c.Grants()
+
+    def _configure(self, config: c.Config, key: str) -> None:
         self.base_url = config.base_url
         self.max_retries = config.max_retries
-        self.timeout = config.timeout
+        self._timeout = config.timeout
         self.resumable_threshold = config.resumable_threshold
         self.chunk_size = config.chunk_size
         self.__api_key = key
-        if http_client is not None and transport is not None:
-            raise ConfigurationError("pass http_client= or transport=, not both")
-        self._owns_http = http_client is None
-        self._http = http_client or httpx.Client(timeout=httpx.Timeout(config.timeout), transport=transport)
-        self._sleep: Callable[[float], None] = _io.sleep
-        self._random: Callable[[], float] = random.random
-        self._tus: c.TusCapabilities | None = None
-        self._grants = c.Grants()
         self.files = Files(self)
         self.links = Links(self)
+
+    def with_options(
+        self,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        resumable_threshold: int | None = None,
+        chunk_size: int | None = None,
+    ) -> Client:
+        """A copy of this client with the settings given changed (``default_headers`` are added to
+        this client's). It shares the connection pool: close the first client, not the copies.
+
+            client.with_options(timeout=5, max_retries=0).files.get(7)
+        """
+        config, key = c.resolve_config(
+            base_url or self.base_url,
+            api_key or self.__api_key,
+            self.max_retries if max_retries is None else max_retries,
+            self._timeout if isinstance(timeout, c.Unset) else timeout,
+            self.resumable_threshold if resumable_threshold is None else resumable_threshold,
+            self.chunk_size if chunk_size is None else chunk_size,
+        )
+        other = copy.copy(self)
+        other._configure(config, key)
+        if not isinstance(timeout, c.Unset):
+            other.timeout = timeout
+        other.default_headers = {**self.default_headers, **c.check_headers(default_headers, "default_headers")}
+        other._owns_http = False
+        return other
+
+    def _for_call(self, timeout: c.Timeout | c.Unset, max_retries: int | None, extra_headers: Mapping[str, str] | None) -> Client:
+        """This client, or a copy with one call's own options."""
+        if isinstance(timeout, c.Unset) and max_retries is None and not extra_headers:
+            return self
+        return self.with_options(timeout=timeout, max_retries=max_retries, default_headers=extra_headers)
+
+    @property
+    def with_raw_response(self) -> ClientWithRawResponse:
+        """The same calls, answering a :class:`~fileshare.RawResponse`: the HTTP status and headers
+        of the call's answer (``RateLimit-Remaining`` among them), and ``parse()`` for the result.
+
+            raw = client.with_raw_response.files.get(7)
+            print(raw.headers["ratelimit-remaining"], raw.parse().filename)
+        """
+        return ClientWithRawResponse(self)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r}, api_key='[redacted]')"
@@ -83,7 +150,7 @@ class Client:
         self.close()
 
     def close(self) -> None:
-        """Closes the connection pool (not an ``http_client`` you passed in)."""
+        """Closes the connection pool (not an ``http_client`` you passed in, nor from a copy)."""
         if self._owns_http:
             self._http.close()
 
@@ -104,20 +171,27 @@ class Client:
         timeout: float | None = None,
         follow_redirects: bool | None = None,
     ) -> httpx.Response:
-        """One attempt; any status. Transport failures become APIConnectionError."""
+        """One attempt; any status. Transport failures become APIConnectionError (APITimeoutError)."""
         request = self._http.build_request(
             method,
             url,
-            headers=c.headers(self.__api_key if auth else None, headers),
+            headers=c.headers(self.__api_key if auth else None, headers, self.default_headers),
             content=content,
-            timeout=httpx.Timeout(timeout) if timeout is not None else httpx.USE_CLIENT_DEFAULT,
+            timeout=httpx.Timeout(timeout) if timeout is not None else self._timeout,
         )
+        logger.debug("request: %s %s", method, url)
+        started = time.monotonic()
         try:
             if follow_redirects is None:
-                return self._http.send(request, stream=stream)
-            return self._http.send(request, stream=stream, follow_redirects=follow_redirects)
+                response = self._http.send(request, stream=stream)
+            else:
+                response = self._http.send(request, stream=stream, follow_redirects=follow_redirects)
         except httpx.TransportError as exc:
-            raise c.connection_error(exc) from exc
+            error = c.connection_error(exc)
+            logger.debug("no answer: %s %s: %s", method, url, error)
+            raise error from exc
+        c.answered(response, started)
+        return response
 
     def _json(
         self,
@@ -137,11 +211,7 @@ class Client:
         try:
             return response, response.json()
         except ValueError:
-            raise FileshareError(
-                f"{response.status_code}: the answer is not JSON",
-                status=response.status_code,
-                request_id=response.headers.get("x-request-id"),
-            ) from None
+            raise c.response_error(response, f"{response.status_code}: the answer is not JSON") from None
 
     def _retrying(
         self, attempt: Callable[[], T], retry: Callable[[BaseException], bool] = c.is_retryable
@@ -154,7 +224,9 @@ class Client:
             except FileshareError as error:
                 if number >= self.max_retries or not retry(error):
                     raise
-                self._sleep(c.retry_delay(number, error, self._random))
+                delay = c.retry_delay(number, error, self._random)
+                c.log_retry(number, self.max_retries, delay, error)
+                self._sleep(delay)
         raise AssertionError("unreachable")
 
     def _request(
@@ -181,19 +253,27 @@ class Client:
 
     def resumable_uploads(self) -> c.TusCapabilities:
         """What the server offers for resumable uploads (``OPTIONS /uploads``, asked once)."""
-        if self._tus is None:
+        known = self._tus.get(self.base_url)
+        if known is None:
             try:
                 response = self._send("OPTIONS", self._url("/uploads"), auth=False)
             except APIConnectionError:
                 return c.TusCapabilities(available=False, checksum_sha256=False, max_size=None)
-            self._tus = c.tus_capabilities(response)
-        return self._tus
+            known = self._tus[self.base_url] = c.tus_capabilities(response)
+        return known
 
     # -- calls ---------------------------------------------------------------------------------
 
-    def stats(self) -> StatsResult:
+    def stats(
+        self,
+        *,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> StatsResult:
         """The account's statistics, limits and plan (fields this SDK does not know are kept)."""
-        _, data = self._request("GET", self._url("/stats"))
+        client = self._for_call(timeout, max_retries, extra_headers)
+        _, data = client._request("GET", client._url("/stats"))
         return StatsResult.from_json(data)
 
     def download(
@@ -204,6 +284,9 @@ class Client:
         password: str | None = None,
         on_progress: c.ProgressCallback | None = None,
         resume: bool = True,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> DownloadResult:
         """Downloads a file (its record, a link record or a link) to a path or a binary file object.
 
@@ -214,4 +297,5 @@ class Client:
         with ``Range`` + ``If-Range``; a connection that drops is continued the same way within the
         retry budget. The finished bytes are checked against the ``ETag`` (the file's SHA-256).
         """
-        return _download.download(self, file_or_link, destination, password=password, on_progress=on_progress, resume=resume)
+        client = self._for_call(timeout, max_retries, extra_headers)
+        return _download.download(client, file_or_link, destination, password=password, on_progress=on_progress, resume=resume)

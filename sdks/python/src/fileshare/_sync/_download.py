@@ -117,7 +117,7 @@ def download(
                     if on_progress:
                         on_progress(offset, total)
                     for chunk in response.iter_bytes():
-                        hasher.update(chunk)
+                        _io.update_hash(hasher, chunk)
                         sink.write(chunk)
                         offset += len(chunk)
                         if on_progress:
@@ -230,7 +230,7 @@ class _Sink:
                 chunk = _io.run(file.read, min(left, c.READ_SIZE))
                 if not chunk:
                     break
-                hasher.update(chunk)
+                _io.update_hash(hasher, chunk)
                 left -= len(chunk)
         finally:
             _io.run(file.close)

@@ -1,0 +1,71 @@
+"""``client.with_raw_response``: every call, answering a RawResponse (status, headers, the result)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
+
+import httpx
+
+from .. import _common as c
+from .._errors import FileshareError
+from .._response import RawResponse
+
+if TYPE_CHECKING:
+    from ._client import AsyncClient
+    from ._files import AsyncFiles
+    from ._links import AsyncLinks
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def to_raw_response(call: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[RawResponse[T]]]:
+    """``call``, answering its last HTTP answer beside its result."""
+
+    async def raw(*args: P.args, **kwargs: P.kwargs) -> RawResponse[T]:
+        responses: list[httpx.Response] = []
+        token = c.CAPTURE.set(responses)
+        try:
+            result = await call(*args, **kwargs)
+        finally:
+            c.CAPTURE.reset(token)
+        if not responses:
+            raise FileshareError("the call sent no request")
+        return RawResponse(responses, result)
+
+    raw.__doc__ = call.__doc__
+    return raw
+
+
+class AsyncClientWithRawResponse:
+    """``client.with_raw_response``: ``files``, ``links``, ``stats`` and ``download`` as on the client."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self.files = AsyncFilesWithRawResponse(client.files)
+        self.links = AsyncLinksWithRawResponse(client.links)
+        self.stats = to_raw_response(client.stats)
+        self.download = to_raw_response(client.download)
+
+
+class AsyncFilesWithRawResponse:
+    """``client.with_raw_response.files``. ``iterate`` is not here: it is many calls (use ``list``)."""
+
+    def __init__(self, files: AsyncFiles) -> None:
+        self.upload = to_raw_response(files.upload)
+        self.list = to_raw_response(files.list)
+        self.get = to_raw_response(files.get)
+        self.update = to_raw_response(files.update)
+        self.delete = to_raw_response(files.delete)
+
+
+class AsyncLinksWithRawResponse:
+    """``client.with_raw_response.links``."""
+
+    def __init__(self, links: AsyncLinks) -> None:
+        self.create = to_raw_response(links.create)
+        self.list = to_raw_response(links.list)
+        self.get = to_raw_response(links.get)
+        self.update = to_raw_response(links.update)
+        self.delete = to_raw_response(links.delete)
+        self.rotate = to_raw_response(links.rotate)
