@@ -257,17 +257,38 @@ class BlockingAsync:
     """Drives a fileshare.AsyncClient from blocking tests: every call runs on one event loop, so
     the same test body exercises both clients."""
 
-    def __init__(self, client: fileshare.AsyncClient) -> None:
+    def __init__(self, client: fileshare.AsyncClient, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.client = client
-        self.loop = asyncio.new_event_loop()
+        self._owns_loop = loop is None
+        self.loop = loop or asyncio.new_event_loop()
         self.files = _BlockingCalls(self, client.files)
         self.links = _BlockingCalls(self, client.links)
+
+    def with_options(self, **options: Any) -> BlockingAsync:
+        return BlockingAsync(self.client.with_options(**options), self.loop)
+
+    @property
+    def with_raw_response(self) -> Any:
+        raw = self.client.with_raw_response
+        owner = self
+
+        class Raw:
+            files = _BlockingCalls(owner, raw.files)
+            links = _BlockingCalls(owner, raw.links)
+
+            def stats(self, **kwargs: Any) -> Any:
+                return owner.run(raw.stats(**kwargs))
+
+            def download(self, *args: Any, **kwargs: Any) -> Any:
+                return owner.run(raw.download(*args, **kwargs))
+
+        return Raw()
 
     def run(self, awaitable: Any) -> Any:
         return self.loop.run_until_complete(awaitable)
 
-    def stats(self) -> fileshare.StatsResult:
-        return self.run(self.client.stats())  # type: ignore[no-any-return]
+    def stats(self, **kwargs: Any) -> fileshare.StatsResult:
+        return self.run(self.client.stats(**kwargs))  # type: ignore[no-any-return]
 
     def download(self, *args: Any, **kwargs: Any) -> fileshare.DownloadResult:
         return self.run(self.client.download(*args, **kwargs))  # type: ignore[no-any-return]
@@ -277,7 +298,8 @@ class BlockingAsync:
 
     def close(self) -> None:
         self.run(self.client.close())
-        self.loop.close()
+        if self._owns_loop:
+            self.loop.close()
 
     def __enter__(self) -> BlockingAsync:
         return self

@@ -120,7 +120,8 @@ class FakeServer:
             self.received += body
             return httpx.Response(204, headers={**tus, "upload-offset": str(len(self.received)), **self._done()})
         if (method, path) == ("HEAD", self.UPLOAD):
-            return httpx.Response(200, headers={**tus, "upload-offset": str(len(self.received)), **self._done()})
+            length = {} if self.length is None else {"upload-length": str(self.length)}
+            return httpx.Response(200, headers={**tus, "upload-offset": str(len(self.received)), **length, **self._done()})
         if (method, path) == ("GET", self.UPLOAD):
             upload = {"offset": len(self.received), "length": self.length, "file": self.record(bytes(self.received))}
             return httpx.Response(200, json={"success": True, "upload": upload})
