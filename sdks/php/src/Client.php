@@ -9,16 +9,20 @@ use Fileshare\Internal\ApiKey;
 use Fileshare\Internal\Downloader;
 use Fileshare\Internal\GuzzleTransport;
 use Fileshare\Internal\Http;
+use Fileshare\Internal\Log;
+use Fileshare\Internal\Params;
+use Fileshare\Internal\RawResponses;
 use Fileshare\Internal\Psr18Transport;
 use Fileshare\Internal\Tus;
 use Fileshare\Model\DownloadResult;
 use Fileshare\Model\FileRecord;
 use Fileshare\Model\Link;
-use Fileshare\Model\Stats;
+use Fileshare\Model\StatsResult;
 use GuzzleHttp\ClientInterface as GuzzleClientInterface;
 use GuzzleHttp\Psr7\HttpFactory;
 use Psr\Http\Client\ClientInterface;
 use Psr\Http\Message\RequestFactoryInterface;
+use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\StreamFactoryInterface;
 use Psr\Http\Message\StreamInterface;
 
@@ -34,7 +38,7 @@ use Psr\Http\Message\StreamInterface;
  */
 final class Client
 {
-    public const VERSION = '0.1.0';
+    public const VERSION = '0.2.0';
     public const USER_AGENT = 'fileshare-sdk-php/' . self::VERSION;
     public const DEFAULT_MAX_RETRIES = 2;
     public const DEFAULT_TIMEOUT = 60.0;
@@ -42,7 +46,7 @@ final class Client
     public const DEFAULT_CHUNK_SIZE = 16 * 1024 * 1024;
 
     private const OPTIONS = ['base_url', 'api_key', 'max_retries', 'timeout', 'http_client', 'request_factory', 'stream_factory',
-        'resumable_threshold', 'chunk_size', 'sleep', 'random'];
+        'resumable_threshold', 'chunk_size', 'headers', 'logger', 'sleep', 'random'];
 
     /** Upload, list, iterate, get, update, delete. */
     public readonly Files $files;
@@ -56,38 +60,88 @@ final class Client
     public readonly int $chunkSize;
 
     private readonly Http $http;
+    /** @var array<string, mixed> the options, for withOptions() (the key held as an ApiKey) */
+    private readonly array $config;
     /** @var array{available: bool, checksum: bool, max_size: ?int}|null */
     private ?array $tus = null;
 
     /**
      * @param array{base_url?: string, api_key?: string, max_retries?: int, timeout?: float|int, http_client?: ClientInterface,
      *     request_factory?: RequestFactoryInterface, stream_factory?: StreamFactoryInterface, resumable_threshold?: int,
-     *     chunk_size?: int, sleep?: callable(float): void, random?: callable(): float} $options
+     *     chunk_size?: int, headers?: array<string, string>, logger?: \Psr\Log\LoggerInterface, sleep?: callable(float): void,
+     *     random?: callable(): float} $options
      *
      * Options: `base_url` (ends in /api/v1; default FILESHARE_BASE_URL), `api_key` (default
      * FILESHARE_API_KEY), `max_retries` (2), `timeout` (60 s, connect and idle), `http_client` (a
      * Guzzle client or any PSR-18 client; default a new Guzzle client), `request_factory` and
      * `stream_factory` (PSR-17; default Guzzle's), `resumable_threshold` (64 MiB), `chunk_size`
-     * (16 MiB). `sleep` and `random` replace the waits between retries (tests).
+     * (16 MiB), `headers` (sent with every API request), `logger` (a PSR-3 logger; default: stderr
+     * when FILESHARE_LOG is `debug` or `info`). `sleep` and `random` replace the waits between
+     * retries (tests).
      */
     public function __construct(#[\SensitiveParameter] array $options = [])
     {
+        $this->init($options, null);
+    }
+
+    /**
+     * A copy of this client with some options changed (any constructor option, e.g. `timeout`,
+     * `max_retries`, `headers`, `logger`); this client is left as it is. The copy shares the HTTP
+     * client (and its connections).
+     *
+     * ```php
+     * $patient = $client->withOptions(['timeout' => 300, 'max_retries' => 5]);
+     * ```
+     *
+     * @param array<string, mixed> $options
+     */
+    public function withOptions(#[\SensitiveParameter] array $options): self
+    {
+        $copy = (new \ReflectionClass(self::class))->newInstanceWithoutConstructor();
+        $copy->init($options + $this->config, null);
+
+        return $copy;
+    }
+
+    /**
+     * The same calls, each answering a RawResponse: the HTTP status and headers (e.g.
+     * `RateLimit-Remaining`) with the usual result as `->data`.
+     *
+     * ```php
+     * $raw = $client->withRawResponse()->files->get($id);
+     * $remaining = $raw->getHeaderLine('RateLimit-Remaining');
+     * $file = $raw->data;
+     * ```
+     */
+    public function withRawResponse(): RawResponseClient
+    {
+        $recorder = new RawResponses($this);
+        $copy = (new \ReflectionClass(self::class))->newInstanceWithoutConstructor();
+        $copy->init($this->config, $recorder->record(...));
+
+        return new RawResponseClient($copy, $recorder);
+    }
+
+    /**
+     * @param array<string, mixed>                         $options
+     * @param (\Closure(ResponseInterface): void)|null     $onResponse
+     */
+    private function init(#[\SensitiveParameter] array $options, ?\Closure $onResponse): void
+    {
         $unknown = array_diff(array_keys($options), self::OPTIONS);
         if ($unknown !== []) {
-            throw new ConfigurationException('unknown option(s): ' . implode(', ', $unknown));
+            throw new ConfigurationException('unknown option(s): ' . implode(', ', $unknown) . ' (known: ' . implode(', ', self::OPTIONS) . ')');
         }
         $baseUrl = $options['base_url'] ?? self::env('FILESHARE_BASE_URL');
         $apiKey = $options['api_key'] ?? self::env('FILESHARE_API_KEY');
-        if ($baseUrl === null || $baseUrl === '') {
-            throw new ConfigurationException("no base URL: pass ['base_url' => 'https://files.example.com/api/v1'] or set FILESHARE_BASE_URL");
-        }
-        if (!\is_string($baseUrl) || preg_match('#^https?://[^/]+#i', $baseUrl) !== 1) {
-            throw new ConfigurationException('base_url must be an http(s) URL ending in /api/v1');
-        }
-        if (!\is_string($apiKey) || $apiKey === '') {
+        $this->baseUrl = self::baseUrl($baseUrl);
+        if ($apiKey instanceof ApiKey) {
+            $key = $apiKey;
+        } elseif (\is_string($apiKey) && $apiKey !== '') {
+            $key = new ApiKey($apiKey);
+        } else {
             throw new ConfigurationException("no API key: pass ['api_key' => 'fsk_…'] or set FILESHARE_API_KEY");
         }
-        $this->baseUrl = rtrim($baseUrl, '/');
         $this->maxRetries = self::integer($options, 'max_retries', self::DEFAULT_MAX_RETRIES, 0);
         $this->resumableThreshold = self::integer($options, 'resumable_threshold', self::DEFAULT_RESUMABLE_THRESHOLD, 0);
         $this->chunkSize = self::integer($options, 'chunk_size', self::DEFAULT_CHUNK_SIZE, 1);
@@ -97,11 +151,9 @@ final class Client
         }
         $this->timeout = (float) $timeout;
 
-        $httpClient = $options['http_client'] ?? null;
-        if ($httpClient === null) {
-            $transport = new GuzzleTransport(new \GuzzleHttp\Client(), $this->timeout);
-        } elseif ($httpClient instanceof GuzzleClientInterface) {
-            $transport = new GuzzleTransport($httpClient, $this->timeout);
+        $httpClient = $options['http_client'] ?? new \GuzzleHttp\Client();
+        if ($httpClient instanceof GuzzleClientInterface) {
+            $transport = new GuzzleTransport($httpClient);
         } elseif ($httpClient instanceof ClientInterface) {
             $transport = new Psr18Transport($httpClient);
         } else {
@@ -122,27 +174,63 @@ final class Client
         if (!\is_callable($sleep) || !\is_callable($random)) {
             throw new ConfigurationException('sleep and random must be callable');
         }
+        $logger = $options['logger'] ?? null;
+        if ($logger !== null && (!\is_object($logger) || !method_exists($logger, 'log'))) {
+            throw new ConfigurationException('logger must be a PSR-3 logger (Psr\Log\LoggerInterface)');
+        }
 
         $this->http = new Http(
             $this->baseUrl,
-            new ApiKey($apiKey),
+            $key,
             $this->maxRetries,
             $transport,
             $requests,
             $streams,
             \Closure::fromCallable($sleep),
             \Closure::fromCallable($random),
+            $this->timeout,
+            Http::headerOption($options['headers'] ?? []),
+            Log::create($logger, self::env('FILESHARE_LOG')),
+            null,
+            $onResponse,
         );
+        $this->config = ['api_key' => $key, 'http_client' => $httpClient] + $options;
         $this->files = new Files($this->http, $this->resumableThreshold, $this->chunkSize, fn (): array => $this->resumableUploads());
         $this->links = new Links($this->http);
     }
 
-    /** The account's statistics, limits and plan (fields this SDK does not know are kept in `extra`). */
-    public function stats(): Stats
+    /** A base URL as the client keeps it (no trailing slash), or a ConfigurationException saying what is wrong. */
+    private static function baseUrl(mixed $baseUrl): string
     {
-        [, $data] = $this->http->call('GET', $this->http->url('/stats'));
+        if ($baseUrl === null || $baseUrl === '') {
+            throw new ConfigurationException("no base URL: pass ['base_url' => 'https://files.example.com/api/v1'] or set FILESHARE_BASE_URL");
+        }
+        if (!\is_string($baseUrl) || preg_match('#^https?://[^/?\#\s]+#i', $baseUrl) !== 1) {
+            throw new ConfigurationException('base_url must be an http(s) URL ending in /api/v1, e.g. https://files.example.com/api/v1');
+        }
+        $trimmed = rtrim($baseUrl, '/');
+        if (preg_match('#/api/v1$#', $trimmed) !== 1) {
+            $shown = \strlen($trimmed) > 200 ? substr($trimmed, 0, 200) . '…' : $trimmed;
+            if (str_contains($trimmed, '?') || str_contains($trimmed, '#')) {
+                throw new ConfigurationException("base_url must end in /api/v1, without a query or fragment (got $shown)");
+            }
+            throw new ConfigurationException("base_url must end in /api/v1: add /api/v1 to it ($shown/api/v1)");
+        }
 
-        return Stats::fromArray($data);
+        return $trimmed;
+    }
+
+    /**
+     * The account's statistics, limits and plan (fields this SDK does not know are kept in `extra`).
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $requestOptions
+     */
+    public function stats(array $requestOptions = []): StatsResult
+    {
+        $http = $this->http->with(Params::requestOptions($requestOptions, 'stats'));
+        [, $data] = $http->call('GET', $http->url('/stats'));
+
+        return StatsResult::fromArray($data);
     }
 
     /**
@@ -159,14 +247,18 @@ final class Client
      *
      * @param FileRecord|Link|string                       $fileOrLink
      * @param string|\SplFileInfo|resource|StreamInterface $destination
-     * @param array{on_progress?: callable(int, ?int): void, resume?: bool, password?: string} $options
+     * Takes the request options too (`timeout`, `max_retries`, `headers`, `cancellation`).
+     *
+     * @param array{on_progress?: callable(int, ?int): void, resume?: bool, password?: string, timeout?: float|int,
+     *     max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $options
      */
     public function download(FileRecord|Link|string $fileOrLink, mixed $destination, #[\SensitiveParameter] array $options = []): DownloadResult
     {
-        $unknown = array_diff(array_keys($options), ['on_progress', 'resume', 'password']);
+        $unknown = array_diff(array_keys($options), ['on_progress', 'resume', 'password', ...Http::REQUEST_OPTIONS]);
         if ($unknown !== []) {
             throw new ConfigurationException('unknown download option(s): ' . implode(', ', $unknown));
         }
+        $http = $this->http->with($options);
         $onProgress = $options['on_progress'] ?? null;
         if ($onProgress !== null && !\is_callable($onProgress)) {
             throw new ConfigurationException('on_progress must be callable');
@@ -176,7 +268,7 @@ final class Client
             throw new ConfigurationException('password must be a string');
         }
 
-        return Downloader::download($this->http, $fileOrLink, $destination, $onProgress, (bool) ($options['resume'] ?? true), $password);
+        return Downloader::download($http, $fileOrLink, $destination, $onProgress, (bool) ($options['resume'] ?? true), $password);
     }
 
     /**

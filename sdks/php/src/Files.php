@@ -18,6 +18,9 @@ use Psr\Http\Message\StreamInterface;
 /** `$client->files`: upload, list, iterate, get, update, delete. */
 final class Files
 {
+    private const UPLOAD_OPTIONS = ['filename', 'content_type', 'on_progress', 'resumable', 'chunk_size', 'size', 'expires_in', 'idempotency_key',
+        'on_upload_created', 'upload_url', 'keep_on_failure'];
+
     /**
      * @internal
      *
@@ -45,7 +48,16 @@ final class Files
      * server offers them), `chunk_size` (resumable uploads), `size` (of a stream that cannot tell),
      * `expires_in` (seconds, 1..315360000: the file and its links are gone after that; sent as
      * `Fileshare-Expires-In`), `idempotency_key` (1..255 printable ASCII characters; default: a
-     * new UUID per call).
+     * new UUID per call), and the request options `timeout`, `max_retries`, `headers`,
+     * `cancellation`.
+     *
+     * Resumable uploads: `on_upload_created` (callable(string $uploadUrl)) receives the upload's
+     * URL as soon as it exists, before any byte is sent: keep it, and a later call (another
+     * process, after a crash) continues the upload with `upload_url` (it asks where the upload
+     * stands with HEAD and sends the rest; the same source must be given again). `keep_on_failure`
+     * (true) keeps an upload that failed for good, or was cancelled, for that; false deletes it;
+     * by default it is deleted unless the call had its own `idempotency_key` and failed on the
+     * connection or the server.
      *
      * The idempotency key goes out as `Idempotency-Key` on every attempt of the upload (the
      * multipart POST, or the creation POST of a resumable upload), so a retry after a lost answer
@@ -56,13 +68,31 @@ final class Files
      * has the same length, the server cannot tell, and the SHA-256 check throws IntegrityException.
      *
      * @param string|\SplFileInfo|resource|StreamInterface|UploadSource $source
-     * @param array{filename?: string, content_type?: string, on_progress?: callable(int, ?int): void, resumable?: bool|null, chunk_size?: int, size?: int, expires_in?: int|null, idempotency_key?: string} $options
+     * @param array{filename?: string, content_type?: string, on_progress?: callable(int, ?int): void, resumable?: bool|null, chunk_size?: int,
+     *     size?: int, expires_in?: int|null, idempotency_key?: string, on_upload_created?: callable(string): void, upload_url?: string,
+     *     keep_on_failure?: bool, timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $options
      */
     public function upload(mixed $source, array $options = []): FileRecord
     {
-        $unknown = array_diff(array_keys($options), ['filename', 'content_type', 'on_progress', 'resumable', 'chunk_size', 'size', 'expires_in', 'idempotency_key']);
+        $unknown = array_diff(array_keys($options), [...self::UPLOAD_OPTIONS, ...Http::REQUEST_OPTIONS]);
         if ($unknown !== []) {
             throw new ConfigurationException('unknown upload option(s): ' . implode(', ', $unknown));
+        }
+        $http = $this->http->with($options);
+        $onCreated = $options['on_upload_created'] ?? null;
+        if ($onCreated !== null && !\is_callable($onCreated)) {
+            throw new ConfigurationException('on_upload_created must be callable');
+        }
+        $uploadUrl = $options['upload_url'] ?? null;
+        if ($uploadUrl !== null) {
+            if (!\is_string($uploadUrl)) {
+                throw new ConfigurationException('upload_url must be a string');
+            }
+            $uploadUrl = Tus::checkUploadUrl($http, $uploadUrl);
+        }
+        $keepOnFailure = $options['keep_on_failure'] ?? null;
+        if ($keepOnFailure !== null && !\is_bool($keepOnFailure)) {
+            throw new ConfigurationException('keep_on_failure must be a boolean');
         }
         if (isset($options['size']) && \is_resource($source)) {
             $prepared = UploadSource::fromStream($source, (int) $options['size']);
@@ -92,7 +122,10 @@ final class Files
             $headers['Fileshare-Expires-In'] = (string) $expiresIn;
         }
         $resumable = $options['resumable'] ?? null;
-        $useTus = $resumable === true;
+        if ($uploadUrl !== null && $resumable === false) {
+            throw new ConfigurationException('upload_url continues a resumable upload: it cannot go with resumable false');
+        }
+        $useTus = $resumable === true || $uploadUrl !== null;
         if ($resumable === null && $prepared->size !== null && $prepared->size >= $this->resumableThreshold) {
             $useTus = (($this->tus)())['available'];
         }
@@ -102,20 +135,31 @@ final class Files
                 throw new ConfigurationException('the server does not offer resumable uploads (OPTIONS /uploads)');
             }
 
-            return Tus::upload($this->http, $prepared, $filename, $options['content_type'] ?? null, $chunkSize, $capabilities['checksum'], $onProgress, $headers,
-                keepUnfinished: isset($options['idempotency_key']));
+            return Tus::upload($http, $prepared, $filename, $options['content_type'] ?? null, $chunkSize, $capabilities['checksum'], $onProgress, $headers,
+                keepUnfinished: isset($options['idempotency_key']), keepOnFailure: $keepOnFailure, onCreated: $onCreated, uploadUrl: $uploadUrl);
         }
 
-        return $this->uploadMultipart($prepared, $filename, $options['content_type'] ?? null, $onProgress, $headers);
+        return $this->uploadMultipart($http, $prepared, $filename, $options['content_type'] ?? null, $onProgress, $headers);
+    }
+
+    /**
+     * Uploads bytes held in memory (a string in PHP is a path for upload(), so bytes have their
+     * own call): the same as `upload(UploadSource::fromBytes($bytes), $options)`, with the same
+     * options; `filename` defaults to "file".
+     *
+     * @param array<string, mixed> $options
+     */
+    public function uploadBytes(string $bytes, array $options = []): FileRecord
+    {
+        return $this->upload(UploadSource::fromBytes($bytes), $options);
     }
 
     /**
      * @param (callable(int, ?int): void)|null $onProgress
      * @param array<string, string>            $extraHeaders with the Idempotency-Key
      */
-    private function uploadMultipart(UploadSource $source, string $filename, ?string $contentType, ?callable $onProgress, array $extraHeaders): FileRecord
+    private function uploadMultipart(Http $http, UploadSource $source, string $filename, ?string $contentType, ?callable $onProgress, array $extraHeaders): FileRecord
     {
-        $http = $this->http;
         $boundary = '----fileshare-sdk-php-' . bin2hex(random_bytes(16));
         $safeName = str_replace(['"', "\r", "\n"], ['%22', '%0D', '%0A'], $filename);
         $partType = str_replace(["\r", "\n"], '', $contentType ?? 'application/octet-stream');
@@ -183,13 +227,16 @@ final class Files
      * 20), and either `page` (from 1) or `beforeId`: the files whose file_id is lower, as
      * `pagination->next_before_id` names the next page's start. Pages by `beforeId` are stable:
      * files added or deleted meanwhile shift nothing.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      */
-    public function list(?int $page = null, ?int $limit = null, ?int $beforeId = null): FileList
+    public function list(?int $page = null, ?int $limit = null, ?int $beforeId = null, array $requestOptions = []): FileList
     {
         if ($page !== null && $beforeId !== null) {
             throw new ConfigurationException('list() takes page or beforeId, not both');
         }
-        [, $data] = $this->http->call('GET', $this->http->url('/files', ['page' => $page, 'limit' => $limit, 'before_id' => $beforeId]));
+        $http = $this->http->with(Params::requestOptions($requestOptions, 'list'));
+        [, $data] = $http->call('GET', $http->url('/files', ['page' => $page, 'limit' => $limit, 'before_id' => $beforeId]));
 
         return FileList::fromArray($data);
     }
@@ -197,15 +244,19 @@ final class Files
     /**
      * Every file of the account, newest first, `limit` per request: the first page, then
      * `before_id` = the page's `next_before_id` until there is none. A file is never yielded
-     * twice, and deleting the files yielded (or uploading) while iterating skips none.
+     * twice, and deleting the files yielded (or uploading) while iterating skips none. The
+     * request options apply to each page's request.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      *
      * @return \Generator<int, FileRecord>
      */
-    public function iterate(int $limit = 100): \Generator
+    public function iterate(int $limit = 100, array $requestOptions = []): \Generator
     {
+        Params::requestOptions($requestOptions, 'iterate');
         $beforeId = null;
         for (;;) {
-            $list = $this->list(null, $limit, $beforeId);
+            $list = $this->list(null, $limit, $beforeId, $requestOptions);
             foreach ($list->files as $file) {
                 yield $file;
             }
@@ -220,10 +271,15 @@ final class Files
         }
     }
 
-    /** One file's record. */
-    public function get(int|string $fileId): FileRecord
+    /**
+     * One file's record.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
+     */
+    public function get(int|string $fileId, array $requestOptions = []): FileRecord
     {
-        [, $data] = $this->http->call('GET', $this->http->url('/files/' . Params::id($fileId, 'file')));
+        $http = $this->http->with(Params::requestOptions($requestOptions, 'get'));
+        [, $data] = $http->call('GET', $http->url('/files/' . Params::id($fileId, 'file')));
 
         return FileRecord::fromArray(\is_array($data['file'] ?? null) ? $data['file'] : []);
     }
@@ -234,20 +290,27 @@ final class Files
      * left out is left as it is.
      *
      * @param array{expires_in?: int, expires_at?: string|\DateTimeInterface|null, filename?: string} $changes
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      */
-    public function update(int|string|FileRecord $fileId, array $changes): FileRecord
+    public function update(int|string|FileRecord $fileId, array $changes, array $requestOptions = []): FileRecord
     {
         $id = $fileId instanceof FileRecord ? $fileId->file_id : $fileId;
         $body = Params::body($changes, ['expires_in', 'expires_at', 'filename'], 'file update', keepNull: true);
-        [, $data] = $this->http->write('PATCH', $this->http->url('/files/' . Params::id($id, 'file')), $body);
+        $http = $this->http->with(Params::requestOptions($requestOptions, 'update'));
+        [, $data] = $http->write('PATCH', $http->url('/files/' . Params::id($id, 'file')), $body);
 
         return FileRecord::fromArray(\is_array($data['file'] ?? null) ? $data['file'] : []);
     }
 
-    /** Deletes a file; its public link stops working at once. */
-    public function delete(int|string|FileRecord $fileId): void
+    /**
+     * Deletes a file; its public link stops working at once.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
+     */
+    public function delete(int|string|FileRecord $fileId, array $requestOptions = []): void
     {
         $id = $fileId instanceof FileRecord ? $fileId->file_id : $fileId;
-        $this->http->call('DELETE', $this->http->url('/files/' . Params::id($id, 'file')));
+        $http = $this->http->with(Params::requestOptions($requestOptions, 'delete'));
+        $http->call('DELETE', $http->url('/files/' . Params::id($id, 'file')));
     }
 }

@@ -36,13 +36,16 @@ final class Links
      * again answers with the link its first use made.
      *
      * @param array{label?: ?string, expires_in?: ?int, expires_at?: string|\DateTimeInterface|null, max_downloads?: ?int, password?: ?string, idempotency_key?: string} $options
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      */
-    public function create(int|string|FileRecord $fileId, #[\SensitiveParameter] array $options = []): Link
+    public function create(int|string|FileRecord $fileId, #[\SensitiveParameter] array $options = [], array $requestOptions = []): Link
     {
         $body = Params::body($options, [...self::FIELDS, 'idempotency_key'], 'link', keepNull: false);
-        $key = Params::idempotencyKey($body['idempotency_key'] ?? null);
+        $requestOptions = Params::requestOptions($requestOptions, 'link', ['idempotency_key']);
+        $key = Params::idempotencyKey($body['idempotency_key'] ?? $requestOptions['idempotency_key'] ?? null);
         unset($body['idempotency_key']);
-        [, $data] = $this->http->write('POST', $this->http->url('/files/' . self::fileId($fileId) . '/links'), $body, $key);
+        $http = $this->http->with($requestOptions);
+        [, $data] = $http->write('POST', $http->url('/files/' . self::fileId($fileId) . '/links'), $body, $key);
 
         return Link::fromArray($data);
     }
@@ -52,17 +55,24 @@ final class Links
      * (status `revoked`) for 30 days.
      *
      * @return list<Link>
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      */
-    public function list(int|string|FileRecord $fileId): array
+    public function list(int|string|FileRecord $fileId, array $requestOptions = []): array
     {
-        [, $data] = $this->http->call('GET', $this->http->url('/files/' . self::fileId($fileId) . '/links'));
+        [, $data] = $this->http($requestOptions)->call('GET', $this->http->url('/files/' . self::fileId($fileId) . '/links'));
 
         return Link::listFromArray($data);
     }
 
-    public function get(int|string|Link $linkId): Link
+    /**
+     * One link.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
+     */
+    public function get(int|string|Link $linkId, array $requestOptions = []): Link
     {
-        [, $data] = $this->http->call('GET', $this->url($linkId));
+        [, $data] = $this->http($requestOptions)->call('GET', $this->url($linkId));
 
         return Link::fromArray($data);
     }
@@ -73,11 +83,12 @@ final class Links
      * removes the password. `max_downloads` cannot go below the link's `download_count`.
      *
      * @param array{label?: ?string, expires_in?: int, expires_at?: string|\DateTimeInterface|null, max_downloads?: ?int, password?: ?string} $changes
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      */
-    public function update(int|string|Link $linkId, #[\SensitiveParameter] array $changes): Link
+    public function update(int|string|Link $linkId, #[\SensitiveParameter] array $changes, array $requestOptions = []): Link
     {
         $body = Params::body($changes, self::FIELDS, 'link', keepNull: true);
-        [, $data] = $this->http->write('PATCH', $this->url($linkId), $body);
+        [, $data] = $this->http($requestOptions)->write('PATCH', $this->url($linkId), $body);
 
         return Link::fromArray($data);
     }
@@ -85,21 +96,31 @@ final class Links
     /**
      * Revokes a link: its URL answers 404 at once. The default link cannot be deleted
      * (BadRequestException 409 `default_link_required`): rotate it instead.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      */
-    public function delete(int|string|Link $linkId): void
+    public function delete(int|string|Link $linkId, array $requestOptions = []): void
     {
-        $this->http->call('DELETE', $this->url($linkId));
+        $this->http($requestOptions)->call('DELETE', $this->url($linkId));
     }
 
     /**
      * Gives a link a new URL (the old one answers 404 at once); policy and counts are kept.
      * Rotating the default link changes the file's `public_link`.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      */
-    public function rotate(int|string|Link $linkId): Link
+    public function rotate(int|string|Link $linkId, array $requestOptions = []): Link
     {
-        [, $data] = $this->http->write('POST', $this->url($linkId) . '/rotate', null);
+        [, $data] = $this->http($requestOptions)->write('POST', $this->url($linkId) . '/rotate', null);
 
         return Link::fromArray($data);
+    }
+
+    /** @param array<string, mixed> $requestOptions */
+    private function http(array $requestOptions): Http
+    {
+        return $this->http->with(Params::requestOptions($requestOptions, 'link'));
     }
 
     private function url(int|string|Link $linkId): string

@@ -46,24 +46,41 @@ final class UploadSource
     public static function fromPath(string|\SplFileInfo $path): self
     {
         $path = $path instanceof \SplFileInfo ? $path->getPathname() : $path;
-        if ($path === '' || !is_file($path)) {
-            throw new ConfigurationException("no such file: $path");
+        if ($path === '' || str_contains($path, "\0") || \strlen($path) > \PHP_MAXPATHLEN || !is_file($path)) {
+            throw new ConfigurationException('no such file: ' . self::describe($path));
         }
         if (!is_readable($path)) {
-            throw new ConfigurationException("cannot read the file: $path");
+            throw new ConfigurationException('cannot read the file: ' . self::describe($path));
         }
         clearstatcache(true, $path);
         $size = filesize($path);
         $opener = static function () use ($path) {
             $handle = @fopen($path, 'rb');
             if ($handle === false) {
-                throw new ConfigurationException("cannot open the file: $path");
+                throw new ConfigurationException('cannot open the file: ' . self::describe($path));
             }
 
             return $handle;
         };
 
         return new self($size === false ? null : $size, basename($path), true, $opener, null, 0, true);
+    }
+
+    /**
+     * A string given as a path, as an exception message may show it: a path-like string in
+     * quotes (at most 200 characters), anything else (bytes, a body, a secret) only by its length,
+     * never whole.
+     */
+    public static function describe(string $path): string
+    {
+        if ($path === '') {
+            return 'an empty string';
+        }
+        if (\strlen($path) > 200 || preg_match('/[\x00-\x1F\x7F]/', $path) === 1 || preg_match('//u', $path) !== 1) {
+            return sprintf('a %d-byte string that is not a path (to upload bytes, use $client->files->uploadBytes() or UploadSource::fromBytes())', \strlen($path));
+        }
+
+        return json_encode($path, \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE) ?: '?';
     }
 
     public static function fromBytes(string $bytes, ?string $name = null): self

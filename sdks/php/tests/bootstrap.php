@@ -17,6 +17,7 @@ if (is_file($vendor)) {
         'Psr/Http/Message/autoload.php',     // php-psr-http-message
         'Psr/Http/Message/factory-autoload.php', // php-psr-http-factory
         'Psr/Http/Client/autoload.php',      // php-psr-http-client
+        'Psr/Log/autoload.php',              // php-psr-log (PSR-3: the `logger` option; tests use its AbstractLogger)
     ];
     foreach ($debian as $file) {
         $found = stream_resolve_include_path($file) ?: (is_file("/usr/share/php/$file") ? "/usr/share/php/$file" : false);

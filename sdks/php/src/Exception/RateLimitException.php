@@ -11,6 +11,10 @@ class RateLimitException extends FileshareException
 {
     private readonly RateLimitInfo $rateLimit;
 
+    /**
+     * @param array<string, list<string>> $headers
+     * @param array<mixed>|string|null    $body
+     */
     public function __construct(
         string $message,
         ?int $status = 429,
@@ -19,8 +23,10 @@ class RateLimitException extends FileshareException
         ?int $retryAfter = null,
         ?RateLimitInfo $rateLimit = null,
         ?\Throwable $previous = null,
+        array $headers = [],
+        array|string|null $body = null,
     ) {
-        parent::__construct($message, $status, $errorCode, $requestId, $retryAfter, $previous);
+        parent::__construct($message, $status, $errorCode, $requestId, $retryAfter, $previous, $headers, $body);
         $this->rateLimit = $rateLimit ?? new RateLimitInfo(null, null, null);
     }
 

@@ -26,6 +26,8 @@ final class BodyStream implements StreamInterface
     private bool $sourceDone = false;
     private bool $positioned = false;
     private ?string $failure = null;
+    /** @var (\Closure(): bool)|null */
+    private ?\Closure $stop = null;
 
     /**
      * @param resource                $resource
@@ -42,6 +44,12 @@ final class BodyStream implements StreamInterface
         private readonly ?\Closure $onRewind = null,
         private readonly bool $seekable = true,
     ) {
+    }
+
+    /** Ends the body early (failure() 'cancelled') once $stop answers true. @param \Closure(): bool $stop */
+    public function stopWhen(\Closure $stop): void
+    {
+        $this->stop = $stop;
     }
 
     /** Why the body ended early (a source that failed or ended short), or null. */
@@ -85,6 +93,12 @@ final class BodyStream implements StreamInterface
 
     private function readSource(int $length): string
     {
+        if ($this->stop !== null && ($this->stop)()) {
+            $this->failure = 'cancelled';
+            $this->sourceDone = true;
+
+            return '';
+        }
         if (!$this->positioned) {
             $this->positioned = true;
             if ($this->seekable && @fseek($this->resource, $this->start) !== 0) {

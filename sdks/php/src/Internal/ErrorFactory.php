@@ -47,6 +47,20 @@ final class ErrorFactory
         return preg_match('/^\d+$/', $value) === 1 ? (int) $value : null;
     }
 
+    /** At most 200 characters of a body that is not the API's error object, on one line. */
+    public static function excerpt(string $body): string
+    {
+        $text = trim((string) preg_replace('/\s+/', ' ', $body));
+
+        if (\strlen($text) <= 200) {
+            return $text;
+        }
+        // 200 characters of UTF-8 text, else 200 bytes.
+        $cut = preg_match('/^.{200}/su', $text, $m) === 1 ? $m[0] : substr($text, 0, 200);
+
+        return $cut === $text ? $text : $cut . '…';
+    }
+
     /** The exception for a response that is not a success, from its status, body and headers. */
     public static function fromResponse(ResponseInterface $response, string $body): FileshareException
     {
@@ -61,36 +75,38 @@ final class ErrorFactory
         $requestId = $response->getHeaderLine('X-Request-Id');
         $requestId = $requestId === '' ? null : $requestId;
         $retryAfter = self::parseRetryAfter($response->getHeaderLine('Retry-After'));
-        $text = $serverMessage ?? trim(substr($body, 0, 200));
+        $text = $serverMessage ?? self::excerpt($body);
+        $headers = $response->getHeaders();
+        $parsed = \is_array($decoded) ? $decoded : $body;
         $message = $status . ($code !== null ? ' ' . $code : '') . ': ' . ($text !== '' ? $text : ($response->getReasonPhrase() ?: 'no message'));
 
         if ($status === 401) {
-            return new AuthenticationException($message, $status, $code, $requestId, $retryAfter);
+            return new AuthenticationException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
         }
         if ($status === 403) {
             if (\in_array($code, self::LIMIT_CODES, true)) {
-                return new LimitExceededException($message, $status, $code, $requestId, $retryAfter);
+                return new LimitExceededException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
             }
 
-            return new PermissionDeniedException($message, $status, $code, $requestId, $retryAfter);
+            return new PermissionDeniedException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
         }
         if ($status === 413 && ($code === 'file_too_large' || $code === null)) {
-            return new LimitExceededException($message, $status, $code, $requestId, $retryAfter);
+            return new LimitExceededException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
         }
         if ($status === 404) {
-            return new NotFoundException($message, $status, $code, $requestId, $retryAfter);
+            return new NotFoundException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
         }
         if ($status === 429) {
             return new RateLimitException($message, $status, $code, $requestId, $retryAfter, new RateLimitInfo(
                 self::headerInt($response, 'RateLimit-Limit'),
                 self::headerInt($response, 'RateLimit-Remaining'),
                 self::headerInt($response, 'RateLimit-Reset'),
-            ));
+            ), null, $headers, $parsed);
         }
         if ($status >= 500) {
-            return new ServerException($message, $status, $code, $requestId, $retryAfter);
+            return new ServerException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
         }
 
-        return new BadRequestException($message, $status, $code, $requestId, $retryAfter);
+        return new BadRequestException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
     }
 }

@@ -21,7 +21,7 @@ final class GuzzleTransport implements Transport
     /** @var array<int, mixed> */
     private readonly array $curlDefaults;
 
-    public function __construct(private readonly GuzzleClient $client, private readonly float $timeout)
+    public function __construct(private readonly GuzzleClient $client)
     {
         $curl = [];
         if (method_exists($client, 'getConfig')) {
@@ -31,7 +31,7 @@ final class GuzzleTransport implements Transport
         $this->curlDefaults = $curl;
     }
 
-    public function send(RequestInterface $request, ?ResponseSink $sink = null): ResponseInterface
+    public function send(RequestInterface $request, ?ResponseSink $sink = null, float $timeout = 0.0): ResponseInterface
     {
         $options = [
             'http_errors' => false,
@@ -39,13 +39,13 @@ final class GuzzleTransport implements Transport
             'decode_content' => $sink === null,
             'timeout' => 0,
         ];
-        if ($this->timeout > 0) {
-            $options['connect_timeout'] = $this->timeout;
-            $options['read_timeout'] = $this->timeout;
+        if ($timeout > 0) {
+            $options['connect_timeout'] = $timeout;
+            $options['read_timeout'] = $timeout;
             if (\defined('CURLOPT_LOW_SPEED_LIMIT')) {
                 $options['curl'] = [
                     \CURLOPT_LOW_SPEED_LIMIT => 1,
-                    \CURLOPT_LOW_SPEED_TIME => max(1, (int) ceil($this->timeout)),
+                    \CURLOPT_LOW_SPEED_TIME => max(1, (int) ceil($timeout)),
                 ] + $this->curlDefaults;
             }
         }

@@ -4,8 +4,12 @@ declare(strict_types=1);
 
 namespace Fileshare\Internal;
 
+use Fileshare\Cancellation;
 use Fileshare\Client;
 use Fileshare\Exception\APIConnectionException;
+use Fileshare\Exception\APITimeoutException;
+use Fileshare\Exception\CancelledException;
+use Fileshare\Exception\ConfigurationException;
 use Fileshare\Exception\BadRequestException;
 use Fileshare\Exception\FileshareException;
 use Fileshare\Exception\RateLimitException;
@@ -38,8 +42,11 @@ final class Http
     public const BACKOFF_MAX = 8.0;
 
     /**
-     * @param \Closure(float): void $sleep  waits this many seconds
-     * @param \Closure(): float     $random a number in [0, 1)
+     * @param \Closure(float): void                  $sleep      waits this many seconds
+     * @param \Closure(): float                      $random     a number in [0, 1)
+     * @param float                                 $timeout    connect and idle timeout in seconds (0: none)
+     * @param array<string, string>                 $headers    extra headers of every request (per-request option `headers`)
+     * @param (\Closure(ResponseInterface): void)|null $onResponse sees every response (raw responses)
      */
     public function __construct(
         public readonly string $baseUrl,
@@ -50,7 +57,75 @@ final class Http
         public readonly StreamFactoryInterface $streams,
         private readonly \Closure $sleep,
         private readonly \Closure $random,
+        public readonly float $timeout = 60.0,
+        public readonly array $headers = [],
+        public readonly Log $log = new Log(null, null),
+        public readonly ?Cancellation $cancellation = null,
+        private readonly ?\Closure $onResponse = null,
     ) {
+    }
+
+    /** The request options every call takes. */
+    public const REQUEST_OPTIONS = ['timeout', 'max_retries', 'headers', 'cancellation'];
+
+    /**
+     * A copy with other settings: `timeout`, `max_retries`, `headers` (added to, and replacing,
+     * those set before), `cancellation`, `on_response`. Unknown keys are ignored (the caller
+     * checks its own).
+     *
+     * @param array<string, mixed> $options
+     */
+    public function with(array $options): self
+    {
+        $options = array_intersect_key($options, array_flip([...self::REQUEST_OPTIONS, 'on_response']));
+        if ($options === []) {
+            return $this;
+        }
+        $timeout = $options['timeout'] ?? $this->timeout;
+        if ((!\is_int($timeout) && !\is_float($timeout)) || $timeout < 0) {
+            throw new ConfigurationException('timeout must be a non-negative number of seconds (0: none)');
+        }
+        $maxRetries = $options['max_retries'] ?? $this->maxRetries;
+        if (!\is_int($maxRetries) || $maxRetries < 0) {
+            throw new ConfigurationException('max_retries must be an integer of at least 0');
+        }
+        $cancellation = $options['cancellation'] ?? $this->cancellation;
+        if ($cancellation !== null && !$cancellation instanceof Cancellation) {
+            throw new ConfigurationException('cancellation must be a Fileshare\Cancellation');
+        }
+        $onResponse = \array_key_exists('on_response', $options) ? $options['on_response'] : $this->onResponse;
+
+        return new self($this->baseUrl, $this->apiKey, $maxRetries, $this->transport, $this->requests, $this->streams, $this->sleep,
+            $this->random, (float) $timeout, array_merge($this->headers, self::headerOption($options['headers'] ?? [])), $this->log,
+            $cancellation, $onResponse);
+    }
+
+    /**
+     * Extra headers as given (name => value): names and values are checked, and the SDK's own
+     * (Authorization, User-Agent) cannot be replaced this way.
+     *
+     * @return array<string, string>
+     */
+    public static function headerOption(mixed $headers): array
+    {
+        if (!\is_array($headers)) {
+            throw new ConfigurationException('headers must be an array of name => value');
+        }
+        $out = [];
+        foreach ($headers as $name => $value) {
+            if (!\is_string($name) || preg_match("/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/", $name) !== 1) {
+                throw new ConfigurationException('a header name must be a token (letters, digits, - and the like)');
+            }
+            if (\in_array(strtolower($name), ['authorization', 'user-agent', 'host'], true)) {
+                throw new ConfigurationException("the $name header is the SDK's own");
+            }
+            if ((!\is_string($value) && !\is_int($value)) || preg_match('/[\r\n\0]/', (string) $value) === 1) {
+                throw new ConfigurationException("the $name header's value must be a string without line breaks");
+            }
+            $out[$name] = (string) $value;
+        }
+
+        return $out;
     }
 
     /** @param array<string, int|string|null> $query */
@@ -71,7 +146,7 @@ final class Http
         if (!isset(array_change_key_case($headers)['accept'])) {
             $request = $request->withHeader('Accept', 'application/json');
         }
-        foreach ($headers as $name => $value) {
+        foreach ($headers + ($auth ? $this->headers : []) as $name => $value) {
             $request = $request->withHeader($name, $value);
         }
         if ($body !== null) {
@@ -84,17 +159,45 @@ final class Http
     /** One attempt: any response comes back (errors too); no response is an APIConnectionException. */
     public function send(RequestInterface $request, ?ResponseSink $sink = null): ResponseInterface
     {
+        $this->cancellation?->check();
         $body = $request->getBody();
-        try {
-            $response = $this->transport->send($request, $sink);
-        } catch (APIConnectionException $error) {
-            if ($body instanceof BodyStream && $body->failure() !== null) {
-                throw new FileshareException($body->failure(), previous: $error);
+        $cancellation = $this->cancellation;
+        if ($cancellation !== null) {
+            if ($body instanceof BodyStream) {
+                $body->stopWhen(static fn (): bool => $cancellation->isCancelled());
             }
+            if ($sink !== null) {
+                $sink = new CancellableSink($sink, $cancellation);
+            }
+        }
+        $started = microtime(true);
+        $url = Log::url((string) $request->getUri());
+        if ($this->log->enabled('debug')) {
+            $this->log->log('debug', "{$request->getMethod()} $url", ['headers' => Log::headers($request->getHeaders())]);
+        }
+        try {
+            $response = $this->transport->send($request, $sink, $this->timeout);
+        } catch (FileshareException $error) {
+            $cancellation?->check();
+            if ($body instanceof BodyStream && $body->failure() !== null) {
+                $error = new FileshareException($body->failure(), previous: $error);
+            }
+            $this->log->log('info', sprintf('%s %s failed after %d ms: %s', $request->getMethod(), $url, (microtime(true) - $started) * 1000,
+                $error->getMessage()));
             throw $error;
         }
+        $cancellation?->check();
         if ($body instanceof BodyStream && $body->failure() !== null) {
             throw new FileshareException($body->failure());
+        }
+        $requestId = $response->getHeaderLine('X-Request-Id');
+        $this->log->log('info', sprintf('%s %s -> %d in %d ms%s', $request->getMethod(), $url, $response->getStatusCode(),
+            (microtime(true) - $started) * 1000, $requestId === '' ? '' : " (request id $requestId)"));
+        if ($this->log->enabled('debug')) {
+            $this->log->log('debug', 'response headers', ['headers' => Log::headers($response->getHeaders())]);
+        }
+        if ($this->onResponse !== null) {
+            ($this->onResponse)($response);
         }
 
         return $response;
@@ -123,7 +226,8 @@ final class Http
         $data = json_decode($text, true);
         if (!\is_array($data)) {
             $requestId = $response->getHeaderLine('X-Request-Id');
-            throw new FileshareException("$status: the answer is not JSON", $status, null, $requestId === '' ? null : $requestId);
+            throw new FileshareException("$status: the answer is not JSON: " . ErrorFactory::excerpt($text), $status, null,
+                $requestId === '' ? null : $requestId, null, null, $response->getHeaders(), $text);
         }
 
         return [$response, $data];
@@ -227,6 +331,9 @@ final class Http
      */
     public static function isRetryable(\Throwable $error): bool
     {
+        if ($error instanceof CancelledException) {
+            return false;
+        }
         if ($error instanceof RateLimitException || $error instanceof APIConnectionException) {
             return true;
         }
@@ -260,16 +367,29 @@ final class Http
         if ($error->getRetryAfter() !== null && $error->getRetryAfter() > self::MAX_RETRY_AFTER) {
             throw $error;
         }
-        ($this->sleep)($this->delay($attempt, $error));
+        $this->cancellation?->check();
+        $delay = $this->delay($attempt, $error);
+        $this->log->log('info', sprintf('retrying in %.2f s (retry %d of %d) after: %s', $delay, $attempt + 1, $this->maxRetries, $error->getMessage()));
+        ($this->sleep)($delay);
+        $this->cancellation?->check();
     }
 
     /** The exception for a failure without a response (or our own, found inside the client's). */
     public static function connectionError(\Throwable $error): FileshareException
     {
+        $timeout = false;
         for ($e = $error, $depth = 0; $e !== null && $depth < 6; $e = $e->getPrevious(), ++$depth) {
             if ($e instanceof FileshareException) {
                 return $e;
             }
+            // cURL's error 28 (CURLE_OPERATION_TIMEDOUT: connect timeout, or the idle/low-speed limit), or a stream's "timed out".
+            $context = method_exists($e, 'getHandlerContext') ? $e->getHandlerContext() : [];
+            if ((\is_array($context) && ($context['errno'] ?? null) === 28) || preg_match('/timed? ?out|too slow/i', $e->getMessage()) === 1) {
+                $timeout = true;
+            }
+        }
+        if ($timeout) {
+            return new APITimeoutException('timed out: ' . $error->getMessage(), previous: $error);
         }
 
         return new APIConnectionException('connection failed: ' . $error->getMessage(), previous: $error);

@@ -45,6 +45,26 @@ final class Params
     }
 
     /**
+     * A call's request options (`timeout`, `max_retries`, `headers`, `cancellation`, and
+     * `idempotency_key` where the call creates): unknown keys are a ConfigurationException.
+     *
+     * @param array<string, mixed> $options
+     * @param list<string>         $extra   the call's other keys
+     *
+     * @return array<string, mixed>
+     */
+    public static function requestOptions(array $options, string $call, array $extra = []): array
+    {
+        $allowed = [...Http::REQUEST_OPTIONS, ...$extra];
+        $unknown = array_diff(array_keys($options), $allowed);
+        if ($unknown !== []) {
+            throw new ConfigurationException("unknown $call request option(s): " . implode(', ', $unknown) . ' (known: ' . implode(', ', $allowed) . ')');
+        }
+
+        return $options;
+    }
+
+    /**
      * The JSON body of a write from its options: unknown keys are a ConfigurationException (a
      * typo is caught before the request); a DateTimeInterface becomes the API's UTC
      * `YYYY-MM-DD HH:MM:SS`. With $keepNull a key present with null is sent as null (PATCH:

@@ -20,7 +20,7 @@ final class Psr18Transport implements Transport
     {
     }
 
-    public function send(RequestInterface $request, ?ResponseSink $sink = null): ResponseInterface
+    public function send(RequestInterface $request, ?ResponseSink $sink = null, float $timeout = 0.0): ResponseInterface
     {
         try {
             $response = $this->client->sendRequest($request);

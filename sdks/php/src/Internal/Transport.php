@@ -15,5 +15,6 @@ use Psr\Http\Message\ResponseInterface;
  */
 interface Transport
 {
-    public function send(RequestInterface $request, ?ResponseSink $sink = null): ResponseInterface;
+    /** @param float $timeout connect and idle timeout in seconds (0: none); a PSR-18 client keeps its own */
+    public function send(RequestInterface $request, ?ResponseSink $sink = null, float $timeout = 0.0): ResponseInterface;
 }

@@ -80,6 +80,10 @@ final class Tus
      * @param bool                              $keepUnfinished the key is the caller's: an upload that fails on the
      *                                                          connection or the server is kept (not deleted), for a
      *                                                          later call with the key to continue
+     * @param bool|null                         $keepOnFailure  true: never delete an upload that failed; false: always;
+     *                                                          null: as $keepUnfinished says
+     * @param (callable(string): void)|null     $onCreated      receives the upload's URL once it exists (before any byte)
+     * @param string|null                       $uploadUrl      continue this upload (HEAD, then from its offset) instead of creating one
      */
     public static function upload(
         Http $http,
@@ -91,8 +95,26 @@ final class Tus
         ?callable $onProgress,
         array $createHeaders = [],
         bool $keepUnfinished = false,
+        ?bool $keepOnFailure = null,
+        ?callable $onCreated = null,
+        ?string $uploadUrl = null,
     ): FileRecord {
-        return (new self($http, $source, $chunkSize, $checksum, $onProgress))->run($filename, $contentType, $createHeaders, $keepUnfinished);
+        return (new self($http, $source, $chunkSize, $checksum, $onProgress))
+            ->run($filename, $contentType, $createHeaders, $keepUnfinished, $keepOnFailure, $onCreated, $uploadUrl);
+    }
+
+    /**
+     * An `upload_url` the caller gave, checked: an upload of this client's server (the API key is
+     * sent to it), `{base_url}/uploads/<id>`.
+     */
+    public static function checkUploadUrl(Http $http, string $url): string
+    {
+        $prefix = $http->url('/uploads/');
+        if (!str_starts_with($url, $prefix) || preg_match('#^[A-Za-z0-9._~-]+$#', substr($url, \strlen($prefix))) !== 1) {
+            throw new ConfigurationException("upload_url must be an upload of this client's server, {$prefix}<id> (as on_upload_created gave it)");
+        }
+
+        return $url;
     }
 
     private function progress(int $sent, ?int $total): void
@@ -102,39 +124,61 @@ final class Tus
         }
     }
 
-    /** @param array<string, string> $createHeaders */
-    private function run(string $filename, ?string $contentType, array $createHeaders, bool $keepUnfinished): FileRecord
+    /**
+     * @param array<string, string>         $createHeaders
+     * @param (callable(string): void)|null $onCreated
+     */
+    private function run(string $filename, ?string $contentType, array $createHeaders, bool $keepUnfinished, ?bool $keepOnFailure,
+        ?callable $onCreated, ?string $uploadUrl): FileRecord
     {
         $http = $this->http;
         $size = $this->source->size;
-        $metadata = 'filename ' . base64_encode($filename);
-        if ($contentType !== null && $contentType !== '') {
-            $metadata .= ',filetype ' . base64_encode($contentType);
-        }
-        $createUrl = $http->url('/uploads');
-        $headers = self::TUS + ['Upload-Metadata' => $metadata] + $createHeaders
-            + ($size === null ? ['Upload-Defer-Length' => '1'] : ['Upload-Length' => (string) $size]);
-        [$created] = $http->call('POST', $createUrl, $headers);
-        $location = $created->getHeaderLine('Location');
-        if ($location === '') {
-            throw new ServerException('the server created an upload without a Location', $created->getStatusCode());
-        }
-        $uploadUrl = Http::resolve($createUrl, $location);
-        $fileId = $created->getHeaderLine('Fileshare-File-Id');
-        $from = 0;
-        $replayed = Http::isReplayed($created);
-        if ($replayed && $fileId === '') {
-            // Made by an earlier request with this key (this call's, whose answer was lost, or the
-            // caller's): continue where the upload stands.
+        $replayed = false;
+        if ($uploadUrl !== null) {
+            // Continue an upload made earlier (maybe by another process): where does it stand?
             [$head] = $http->call('HEAD', $uploadUrl, self::TUS);
+            $length = $head->getHeaderLine('Upload-Length');
+            if ($size !== null && ctype_digit($length) && (int) $length !== $size) {
+                throw new ConfigurationException("the upload at upload_url is $length bytes long, but the source has $size");
+            }
             $from = self::offset($head->getHeaderLine('Upload-Offset'), $size);
             $fileId = $head->getHeaderLine('Fileshare-File-Id');
+            $http->log->log('info', "continuing the upload $uploadUrl from byte $from");
+        } else {
+            $metadata = 'filename ' . base64_encode($filename);
+            if ($contentType !== null && $contentType !== '') {
+                $metadata .= ',filetype ' . base64_encode($contentType);
+            }
+            $createUrl = $http->url('/uploads');
+            $headers = self::TUS + ['Upload-Metadata' => $metadata] + $createHeaders
+                + ($size === null ? ['Upload-Defer-Length' => '1'] : ['Upload-Length' => (string) $size]);
+            [$created] = $http->call('POST', $createUrl, $headers);
+            $location = $created->getHeaderLine('Location');
+            if ($location === '') {
+                throw new ServerException('the server created an upload without a Location', $created->getStatusCode());
+            }
+            $uploadUrl = Http::resolve($createUrl, $location);
+            $fileId = $created->getHeaderLine('Fileshare-File-Id');
+            $from = 0;
+            $replayed = Http::isReplayed($created);
+            if ($replayed && $fileId === '') {
+                // Made by an earlier request with this key (this call's, whose answer was lost, or the
+                // caller's): continue where the upload stands.
+                [$head] = $http->call('HEAD', $uploadUrl, self::TUS);
+                $from = self::offset($head->getHeaderLine('Upload-Offset'), $size);
+                $fileId = $head->getHeaderLine('Fileshare-File-Id');
+            }
+            $http->log->log('info', "resumable upload $uploadUrl " . ($replayed ? "(replayed, from byte $from)" : 'created'));
+        }
+        if ($onCreated !== null) {
+            $onCreated($uploadUrl);
         }
 
         try {
             $fileHash = $this->sendChunks($uploadUrl, $from, $fileId !== '');
         } catch (\Throwable $error) {
-            if (!$keepUnfinished || ($error instanceof FileshareException && !Http::isRetryable($error))) {
+            $keep = $keepOnFailure ?? ($keepUnfinished && !($error instanceof FileshareException && !Http::isRetryable($error)));
+            if (!$keep) {
                 // Give the daily upload slot and the reserved storage back; best effort (the server
                 // also expires it).
                 try {

@@ -4,41 +4,50 @@ declare(strict_types=1);
 
 namespace Fileshare\Model;
 
-use Fileshare\Exception\FileshareException;
-
-/** `GET /stats`: `stats`, `limits`, `plan`; `extra` keeps top-level fields this SDK does not know yet. */
+/**
+ * `stats` of `GET /stats`: `total_size` is the bytes stored, `storage_reserved` the bytes held for
+ * uploads in progress; `extra` keeps fields this SDK does not know yet. The OpenAPI document's
+ * `Stats` (until 0.2.0 this class was `AccountStats`, still an alias).
+ */
 final readonly class Stats implements \JsonSerializable
 {
-    private const KNOWN = ['stats', 'limits', 'plan', 'success'];
+    private const KNOWN = ['total_files', 'total_size', 'total_downloads', 'uploads_today', 'storage_reserved'];
 
     /** @param array<string, mixed> $extra */
     public function __construct(
-        public AccountStats $stats,
-        public AccountLimits $limits,
-        public string $plan,
+        public int $total_files,
+        public int $total_size,
+        public int $total_downloads,
+        public int $uploads_today,
         public array $extra = [],
+        /** Bytes reserved by uploads in progress (they count against `limits->max_storage` until they end). */
+        public int $storage_reserved = 0,
     ) {
     }
 
     /** @param array<string, mixed> $data */
     public static function fromArray(array $data): self
     {
-        if (!\is_array($data['stats'] ?? null) || !\is_array($data['limits'] ?? null)) {
-            throw new FileshareException('the answer holds no statistics');
-        }
-
         return new self(
-            AccountStats::fromArray($data['stats']),
-            AccountLimits::fromArray($data['limits']),
-            (string) ($data['plan'] ?? ''),
+            (int) ($data['total_files'] ?? 0),
+            (int) ($data['total_size'] ?? 0),
+            (int) ($data['total_downloads'] ?? 0),
+            (int) ($data['uploads_today'] ?? 0),
             array_diff_key($data, array_flip(self::KNOWN)),
+            (int) ($data['storage_reserved'] ?? 0),
         );
     }
 
-    /** @return array<string, mixed> the API's object (without `success`) */
+    /** @return array<string, mixed> */
     public function toArray(): array
     {
-        return ['stats' => $this->stats->toArray(), 'limits' => $this->limits->toArray(), 'plan' => $this->plan] + $this->extra;
+        return [
+            'total_files' => $this->total_files,
+            'total_size' => $this->total_size,
+            'total_downloads' => $this->total_downloads,
+            'uploads_today' => $this->uploads_today,
+            'storage_reserved' => $this->storage_reserved,
+        ] + $this->extra;
     }
 
     /** @return array<string, mixed> */

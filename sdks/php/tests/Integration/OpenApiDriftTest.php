@@ -4,8 +4,8 @@ declare(strict_types=1);
 
 namespace Fileshare\Tests\Integration;
 
-use Fileshare\Model\AccountLimits;
-use Fileshare\Model\AccountStats;
+use Fileshare\Model\Limits;
+use Fileshare\Model\Stats;
 use Fileshare\Model\FileRecord;
 use Fileshare\Model\Link;
 use Fileshare\Model\Pagination;
@@ -31,8 +31,8 @@ final class OpenApiDriftTest extends IntegrationTestCase
         $schemas = $document['components']['schemas'];
         // The link object is a component where the document names one, else inline in GET /links/{link_id}.
         $schemas['Link'] ??= $document['paths']['/api/v1/links/{link_id}']['get']['responses']['200']['content']['application/json']['schema']['properties']['link'] ?? [];
-        foreach (['File' => FileRecord::class, 'Link' => Link::class, 'Pagination' => Pagination::class, 'Stats' => AccountStats::class,
-            'Limits' => AccountLimits::class] as $name => $class) {
+        foreach (['File' => FileRecord::class, 'Link' => Link::class, 'Pagination' => Pagination::class, 'Stats' => Stats::class,
+            'Limits' => Limits::class] as $name => $class) {
             $properties = array_keys($schemas[$name]['properties'] ?? []);
             $required = $schemas[$name]['required'] ?? [];
             sort($properties);

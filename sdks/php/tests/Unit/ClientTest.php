@@ -7,8 +7,13 @@ namespace Fileshare\Tests\Unit;
 use Fileshare\Client;
 use Fileshare\Exception\APIConnectionException;
 use Fileshare\Exception\ConfigurationException;
+use Fileshare\Exception\ExceptionInterface;
 use Fileshare\Exception\FileshareException;
+use Fileshare\Model\AccountLimits;
+use Fileshare\Model\AccountStats;
+use Fileshare\Model\Limits;
 use Fileshare\Model\Stats;
+use Fileshare\Model\StatsResult;
 use Fileshare\Tests\Support\Mock;
 use GuzzleHttp\Psr7\HttpFactory;
 use GuzzleHttp\Psr7\Response;
@@ -34,7 +39,8 @@ final class ClientTest extends TestCase
             self::fail('no exception');
         } catch (ConfigurationException $e) {
             self::assertStringContainsString('FILESHARE_BASE_URL', $e->getMessage());
-            self::assertInstanceOf(FileshareException::class, $e);
+            self::assertInstanceOf(ExceptionInterface::class, $e);
+            self::assertInstanceOf(\InvalidArgumentException::class, $e);
         }
         $this->expectException(ConfigurationException::class);
         $this->expectExceptionMessage('FILESHARE_API_KEY');
@@ -105,7 +111,11 @@ final class ClientTest extends TestCase
             'quota' => ['bytes' => 1],
         ])]);
         $stats = $mock->client->stats();
-        self::assertInstanceOf(Stats::class, $stats);
+        self::assertInstanceOf(StatsResult::class, $stats);
+        self::assertInstanceOf(Stats::class, $stats->stats);
+        self::assertInstanceOf(Limits::class, $stats->limits);
+        self::assertInstanceOf(AccountStats::class, $stats->stats, 'the 0.1 name is an alias');
+        self::assertInstanceOf(AccountLimits::class, $stats->limits);
         self::assertSame(1, $stats->stats->total_files);
         self::assertSame(10, $stats->limits->max_file_size);
         self::assertSame('pro', $stats->plan);

@@ -7,6 +7,7 @@ namespace Fileshare\Tests\Unit;
 use Fileshare\Exception\APIConnectionException;
 use Fileshare\Exception\AuthenticationException;
 use Fileshare\Exception\BadRequestException;
+use Fileshare\Exception\ExceptionInterface;
 use Fileshare\Exception\FileshareException;
 use Fileshare\Exception\LimitExceededException;
 use Fileshare\Exception\NotFoundException;
@@ -59,7 +60,11 @@ final class ErrorsAndRetriesTest extends TestCase
             self::assertSame($code, $e->getErrorCode());
             self::assertSame("req-$status", $e->getRequestId());
             self::assertSame(42, $e->getRetryAfter());
-            self::assertSame("$status $code: Because.", $e->getMessage());
+            self::assertSame("$status $code: Because. (request id req-$status)", $e->getMessage());
+            self::assertSame(['success' => false, 'error' => ['code' => $code, 'message' => 'Because.']], $e->getBody());
+            self::assertSame('0', $e->getHeaderLine('ratelimit-remaining'));
+            self::assertSame(['42'], $e->getHeaders()['Retry-After']);
+            self::assertInstanceOf(ExceptionInterface::class, $e);
             if ($e instanceof RateLimitException) {
                 self::assertSame(10, $e->getRateLimit()->limit);
                 self::assertSame(0, $e->getRateLimit()->remaining);

@@ -1,0 +1,50 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Fileshare\Internal;
+
+use Fileshare\Exception\ConfigurationException;
+use Fileshare\Exception\FileshareException;
+use Fileshare\RawResponse;
+use Psr\Http\Message\ResponseInterface;
+
+/**
+ * `$client->withRawResponse()->files` and `->links`: each call of the resource answers a
+ * RawResponse (the call's last HTTP response and its usual result).
+ *
+ * @internal
+ */
+final class RawResponses
+{
+    public ?ResponseInterface $last = null;
+
+    public function __construct(private readonly object $target, private readonly ?self $recorder = null)
+    {
+    }
+
+    /** Sees each response of the calls (Http's on_response). */
+    public function record(ResponseInterface $response): void
+    {
+        $this->last = $response;
+    }
+
+    /** @param list<mixed> $arguments */
+    public function __call(string $name, array $arguments): RawResponse
+    {
+        $recorder = $this->recorder ?? $this;
+        if (!method_exists($this->target, $name)) {
+            throw new ConfigurationException(sprintf('no method %s::%s()', $this->target::class, $name));
+        }
+        $recorder->last = null;
+        $result = $this->target->{$name}(...$arguments);
+        if ($result instanceof \Generator) {
+            throw new ConfigurationException("$name() reads many pages: use list() for each page's raw response");
+        }
+        if ($recorder->last === null) {
+            throw new FileshareException("$name() made no request");
+        }
+
+        return new RawResponse($recorder->last, $result);
+    }
+}
