@@ -15,7 +15,7 @@ public class ErrorHandling {
             try {
                 client.files().get(9_007_199_254_740_991L);
             } catch (NotFoundException e) {
-                System.out.println("not found: status " + e.status() + ", code " + e.code() + ", request " + e.requestId());
+                System.out.println("not found: status " + e.status().orElse(0) + ", code " + e.code() + ", request " + e.requestId());
             }
             try {
                 client.files().upload("hello".getBytes(), null);
@@ -25,7 +25,7 @@ public class ErrorHandling {
                 System.out.println("limit: " + e.code());
             } catch (RateLimitException e) {
                 // already retried maxRetries times, or the server asked for a wait over 60 s: wait before trying again
-                System.out.println("slow down: retry in " + e.retryAfter() + " s (limit " + e.rateLimit().limit() + ")");
+                System.out.println("slow down: retry in " + e.retryAfter().map(d -> d.toSeconds() + " s").orElse("a while") + " (limit " + e.rateLimit().limit() + ")");
             } catch (AuthenticationException e) {
                 System.out.println("check FILESHARE_API_KEY: " + e.getMessage());
             } catch (APIConnectionException e) {

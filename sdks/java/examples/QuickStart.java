@@ -1,7 +1,7 @@
 // Quick start: upload a file, list the account's files, download the file again, delete it.
 //
 //   FILESHARE_BASE_URL=http://localhost:3000/api/v1 FILESHARE_API_KEY=fsk_... \
-//     java -cp fileshare-sdk-0.1.0.jar:jackson-databind.jar:jackson-core.jar:jackson-annotations.jar \
+//     java -cp fileshare-sdk-0.2.0.jar:jackson-databind.jar:jackson-core.jar:jackson-annotations.jar \
 //     examples/QuickStart.java [file]
 import dev.fileshare.DownloadOptions;
 import dev.fileshare.DownloadResult;

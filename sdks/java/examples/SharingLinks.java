@@ -55,7 +55,7 @@ public class SharingLinks {
             try {
                 client.download(oldUrl, Files.createTempFile("sharing-old-", ".txt"));
             } catch (NotFoundException e) {
-                System.out.println("rotated: the old URL answers " + e.status());
+                System.out.println("rotated: the old URL answers " + e.status().orElse(0));
             }
 
             client.links().delete(link.linkId());

@@ -3,23 +3,23 @@ package dev.fileshare;
 import java.util.Map;
 
 /**
- * The answer of {@link FileshareClient#stats()}: the account's statistics, limits and plan.
+ * The answer of {@link FileshareClient#stats()} as SDK versions before 0.2.0 named it. Now an
+ * interface that {@link StatsResult} implements, so that {@code AccountStats s = client.stats();}
+ * and its accessors still compile.
  *
- * @param stats the account's figures
- * @param limits the account's effective limits
- * @param plan lower-case plan name ({@code pro}, {@code business}, {@code enterprise})
- * @param extra top-level fields this SDK does not know yet (never null)
+ * @deprecated use {@link StatsResult}, the name the other SDKs use
  */
-public record AccountStats(Stats stats, Limits limits, String plan, Map<String, Object> extra) {
-    /**
-     * Keeps {@code extra} unmodifiable and never null (its values may be null: a field the API sent as null).
-     *
-     * @param stats the account's figures
-     * @param limits the account's effective limits
-     * @param plan lower-case plan name ({@code pro}, {@code business}, {@code enterprise})
-     * @param extra top-level fields this SDK does not know yet (never null)
-     */
-    public AccountStats {
-        extra = Json.copyExtra(extra);
-    }
+@Deprecated(since = "0.2.0")
+public interface AccountStats {
+    /** @return the account's figures */
+    Stats stats();
+
+    /** @return the account's effective limits */
+    Limits limits();
+
+    /** @return lower-case plan name */
+    String plan();
+
+    /** @return top-level fields this SDK does not know yet (never null) */
+    Map<String, Object> extra();
 }

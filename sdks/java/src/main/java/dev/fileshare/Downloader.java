@@ -2,6 +2,7 @@ package dev.fileshare;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -31,6 +32,8 @@ final class Downloader {
     private final String linkText;
     private final URI link;
     private final Path destination;
+    /** The stream written instead of a path, or null. */
+    private final OutputStream stream;
     private final ProgressListener progress;
     private final boolean resume;
     private final String password;
@@ -46,7 +49,18 @@ final class Downloader {
     private long resumedFrom;
 
     Downloader(Transport transport, Grants grants, String link, String sha256, long size, Path destination, DownloadOptions options) {
+        this(transport, grants, link, sha256, size, destination, null, options);
         if (destination == null) throw new ConfigurationException("download needs a destination path");
+    }
+
+    Downloader(Transport transport, Grants grants, String link, String sha256, long size, OutputStream stream, DownloadOptions options) {
+        this(transport, grants, link, sha256, size, null, stream, options);
+        if (stream == null) throw new ConfigurationException("download needs a destination stream");
+    }
+
+    private Downloader(Transport transport, Grants grants, String link, String sha256, long size, Path destination,
+                       OutputStream stream, DownloadOptions options) {
+        this.stream = stream;
         this.transport = transport;
         this.grants = grants;
         this.linkText = link;
@@ -55,7 +69,7 @@ final class Downloader {
         this.total = size;
         this.destination = destination;
         this.progress = options.onProgress();
-        this.resume = options.resume();
+        this.resume = options.resume() && stream == null;
         this.password = options.password();
     }
 
@@ -74,11 +88,11 @@ final class Downloader {
      */
     private URI grant() {
         if (grant == null) {
-            grant = grants.remembered(linkText, destination);
+            grant = destination == null ? null : grants.remembered(linkText, destination);
             remembered = grant != null;
             if (grant == null) {
                 Grants.Grant fresh = grants.obtain(transport, link, password);
-                grants.remember(linkText, destination, fresh);
+                if (destination != null) grants.remember(linkText, destination, fresh);
                 grant = fresh.url();
             }
         }
@@ -95,9 +109,48 @@ final class Downloader {
         if (progress != null) progress.onProgress(offset, total);
     }
 
-    private void restart(FileChannel channel) throws IOException {
-        channel.truncate(0);
-        channel.position(0);
+    /** Where the bytes go: a file (which can start over) or a stream (which cannot). */
+    interface Sink {
+        void write(ByteBuffer bytes) throws IOException;
+
+        void restart() throws IOException;
+    }
+
+    private static Sink sink(FileChannel channel) {
+        return new Sink() {
+            @Override
+            public void write(ByteBuffer bytes) throws IOException {
+                while (bytes.hasRemaining()) channel.write(bytes);
+            }
+
+            @Override
+            public void restart() throws IOException {
+                channel.truncate(0);
+                channel.position(0);
+            }
+        };
+    }
+
+    private Sink sink(OutputStream out) {
+        return new Sink() {
+            @Override
+            public void write(ByteBuffer bytes) throws IOException {
+                out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
+                bytes.position(bytes.limit());
+            }
+
+            @Override
+            public void restart() {
+                if (offset > 0) {
+                    throw new FileshareException("the file behind the link changed after " + offset
+                            + " bytes were written to the stream; download it again");
+                }
+            }
+        };
+    }
+
+    private void restart(Sink sink) throws IOException {
+        sink.restart();
         offset = 0;
         resumedFrom = 0;
         hasher = Sha256.newDigest();
@@ -122,6 +175,17 @@ final class Downloader {
     }
 
     DownloadResult run() {
+        if (stream != null) {
+            try {
+                DownloadResult result = loop(sink(stream));
+                stream.flush();
+                return result;
+            } catch (CloneNotSupportedException e) {
+                throw new IllegalStateException(e);
+            } catch (IOException e) {
+                throw new FileshareException("cannot write to the destination stream: " + e.getMessage(), e);
+            }
+        }
         long existing = 0;
         if (resume && Files.isRegularFile(destination)) {
             try {
@@ -148,13 +212,13 @@ final class Downloader {
                         report();
                         return new DownloadResult(offset, actual, resumedFrom);
                     }
-                    restart(channel); // the complete length, but other bytes: start again
+                    restart(sink(channel)); // the complete length, but other bytes: start again
                 }
             }
-            if (offset == 0) restart(channel);
+            if (offset == 0) restart(sink(channel));
             channel.position(offset);
             channel.truncate(offset);
-            return loop(channel);
+            return loop(sink(channel));
         } catch (CloneNotSupportedException e) {
             throw new IllegalStateException(e);
         } catch (IOException e) {
@@ -176,7 +240,7 @@ final class Downloader {
         }
     }
 
-    private DownloadResult loop(FileChannel channel) throws IOException, CloneNotSupportedException {
+    private DownloadResult loop(Sink channel) throws IOException, CloneNotSupportedException {
         int failures = 0;
         while (true) {
             long before = offset;
@@ -208,7 +272,7 @@ final class Downloader {
     }
 
     /** One GET from {@code offset} on, written to the channel; false when it must start over at once. */
-    private boolean attempt(FileChannel channel) throws IOException {
+    private boolean attempt(Sink channel) throws IOException {
         HttpRequest.Builder b = transport.request(grant(), false).header("Accept", "*/*");
         if (offset > 0) {
             b.header("Range", "bytes=" + offset + "-");
@@ -253,8 +317,7 @@ final class Downloader {
                 if (n < 0) break;
                 if (n == 0) continue;
                 hasher.update(buffer, 0, n);
-                ByteBuffer out = ByteBuffer.wrap(buffer, 0, n);
-                while (out.hasRemaining()) channel.write(out);
+                channel.write(ByteBuffer.wrap(buffer, 0, n));
                 offset += n;
                 report();
             }

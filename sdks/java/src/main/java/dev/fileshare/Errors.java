@@ -40,16 +40,18 @@ final class Errors {
     static FileshareException fromResponse(int status, HttpHeaders headers, String bodyText) {
         String code = null;
         String serverMessage = null;
+        JsonNode body = null;
         try {
-            JsonNode body = Json.MAPPER.readTree(bodyText == null ? "" : bodyText);
+            body = Json.MAPPER.readTree(bodyText == null ? "" : bodyText);
             JsonNode error = body == null ? null : body.get("error");
             if (error != null && error.isObject()) {
                 if (error.path("code").isTextual()) code = error.get("code").asText();
                 if (error.path("message").isTextual()) serverMessage = error.get("message").asText();
             }
         } catch (Exception notJson) {
-            // a proxy's page, an empty body
+            body = null; // a proxy's page, an empty body
         }
+        if (body != null && body.isMissingNode()) body = null;
         String requestId = headers.firstValue("x-request-id").orElse(null);
         Long retryAfter = parseRetryAfter(headers.firstValue("retry-after").orElse(null), System.currentTimeMillis());
         String text = serverMessage;
@@ -63,9 +65,9 @@ final class Errors {
                     headerNumber(headers, "ratelimit-limit"),
                     headerNumber(headers, "ratelimit-remaining"),
                     headerNumber(headers, "ratelimit-reset"));
-            return new RateLimitException(message, new ErrorDetails(status, code, requestId, retryAfter, info), null);
+            return new RateLimitException(message, new ErrorDetails(status, code, requestId, retryAfter, info, headers, body), null);
         }
-        ErrorDetails details = new ErrorDetails(status, code, requestId, retryAfter, null);
+        ErrorDetails details = new ErrorDetails(status, code, requestId, retryAfter, null, headers, body);
         if (status == 401) return new AuthenticationException(message, details, null);
         if (status == 403) {
             if (code != null && LIMIT_CODES.contains(code)) return new LimitExceededException(message, details, null);
@@ -84,6 +86,10 @@ final class Errors {
     }
 
     static APIConnectionException idle(Duration timeout) {
-        return connection("no data moved for " + timeout.toMillis() + " ms (timeout)", null);
+        return new APITimeoutException("no data moved for " + timeout.toMillis() + " ms (timeout)", null);
+    }
+
+    static APIConnectionException connectTimeout(Duration timeout, Throwable cause) {
+        return new APITimeoutException("could not connect within " + timeout.toMillis() + " ms (timeout)", cause);
     }
 }

@@ -123,15 +123,228 @@ public final class FilesResource {
         return client.async(() -> upload(stream, options));
     }
 
+    /**
+     * {@link #upload(Path)} on the client's executor.
+     *
+     * @param path the file to upload
+     * @return the stored file's record, or a failed future; cancelling it stops the upload
+     */
+    public CompletableFuture<FileInfo> uploadAsync(Path path) {
+        return uploadAsync(path, null);
+    }
+
+    /**
+     * {@link #upload(InputStream)} on the client's executor.
+     *
+     * @param stream the content
+     * @return the stored file's record, or a failed future; cancelling it stops the upload
+     */
+    public CompletableFuture<FileInfo> uploadAsync(InputStream stream) {
+        return uploadAsync(stream, null);
+    }
+
+    /**
+     * {@link #upload(byte[], UploadOptions)} on the client's executor.
+     *
+     * @param bytes the content
+     * @param options the options (may be null)
+     * @return the stored file's record, or a failed future; cancelling it stops the upload
+     */
+    public CompletableFuture<FileInfo> uploadAsync(byte[] bytes, UploadOptions options) {
+        return client.async(() -> upload(bytes, options));
+    }
+
+    /**
+     * {@link #upload(byte[])} on the client's executor.
+     *
+     * @param bytes the content
+     * @return the stored file's record, or a failed future; cancelling it stops the upload
+     */
+    public CompletableFuture<FileInfo> uploadAsync(byte[] bytes) {
+        return uploadAsync(bytes, null);
+    }
+
+    /**
+     * {@link #upload(Path, UploadOptions)} with options for this call (timeout, retries, extra
+     * headers; its idempotency key unless {@code options} has one).
+     *
+     * @param path the file to upload
+     * @param options the upload's options (may be null)
+     * @param request the call's options
+     * @return the stored file's record
+     */
+    public FileInfo upload(Path path, UploadOptions options, RequestOptions request) {
+        return client.withOptions(request).files().upload(path, options);
+    }
+
+    /**
+     * {@link #upload(byte[], UploadOptions)} with options for this call.
+     *
+     * @param bytes the content
+     * @param options the upload's options (may be null)
+     * @param request the call's options
+     * @return the stored file's record
+     */
+    public FileInfo upload(byte[] bytes, UploadOptions options, RequestOptions request) {
+        return client.withOptions(request).files().upload(bytes, options);
+    }
+
+    /**
+     * {@link #upload(InputStream, UploadOptions)} with options for this call.
+     *
+     * @param stream the content
+     * @param options the upload's options (may be null)
+     * @param request the call's options
+     * @return the stored file's record
+     */
+    public FileInfo upload(InputStream stream, UploadOptions options, RequestOptions request) {
+        return client.withOptions(request).files().upload(stream, options);
+    }
+
+    /**
+     * {@link #list(int, int)} with options for this call.
+     *
+     * @param page the page, from 1
+     * @param limit files per page, 1 to 100
+     * @param request the call's options
+     * @return the files and the pagination
+     */
+    public FileList list(int page, int limit, RequestOptions request) {
+        return client.withOptions(request).files().list(page, limit);
+    }
+
+    /**
+     * {@link #get(long)} with options for this call.
+     *
+     * <pre>{@code client.files().get(id, RequestOptions.builder().timeout(Duration.ofSeconds(5)).build());}</pre>
+     *
+     * @param fileId the file's id
+     * @param request the call's options
+     * @return its record
+     */
+    public FileInfo get(long fileId, RequestOptions request) {
+        return client.withOptions(request).files().get(fileId);
+    }
+
+    /**
+     * {@link #update(long, FileUpdate)} with options for this call.
+     *
+     * @param fileId the file's id
+     * @param update the change
+     * @param request the call's options
+     * @return the file's record as it is now
+     */
+    public FileInfo update(long fileId, FileUpdate update, RequestOptions request) {
+        return client.withOptions(request).files().update(fileId, update);
+    }
+
+    /**
+     * {@link #delete(long)} with options for this call.
+     *
+     * @param fileId the file's id
+     * @param request the call's options
+     */
+    public void delete(long fileId, RequestOptions request) {
+        client.withOptions(request).files().delete(fileId);
+    }
+
+    /**
+     * The calls of this resource that return their HTTP answer too (status, headers such as
+     * {@code RateLimit-Remaining}) in a {@link RawResponse}.
+     *
+     * <pre>{@code
+     * RawResponse<FileInfo> raw = client.files().withRawResponse().get(id);
+     * raw.rateLimitRemaining().ifPresent(left -> System.out.println(left + " requests left"));
+     * }</pre>
+     *
+     * @return the raw variants; for any other call see {@link FileshareClient#withRawResponse(java.util.function.Function)}
+     */
+    public Raw withRawResponse() {
+        return new Raw(this);
+    }
+
+    /** The calls of {@link FilesResource} with their HTTP answer; see {@link FilesResource#withRawResponse()}. */
+    public static final class Raw {
+        private final FilesResource files;
+
+        private Raw(FilesResource files) {
+            this.files = files;
+        }
+
+        /**
+         * @param fileId the file's id
+         * @return {@link FilesResource#get(long)}'s record and answer
+         */
+        public RawResponse<FileInfo> get(long fileId) {
+            return Transport.capturing(() -> files.get(fileId));
+        }
+
+        /**
+         * @param page the page, from 1
+         * @param limit files per page, 1 to 100
+         * @return {@link FilesResource#list(int, int)}'s page and answer
+         */
+        public RawResponse<FileList> list(int page, int limit) {
+            return Transport.capturing(() -> files.list(page, limit));
+        }
+
+        /**
+         * @param beforeId a file id; the files listed have lower ids
+         * @param limit files per page, 1 to 100
+         * @return {@link FilesResource#listBefore(long, int)}'s page and answer
+         */
+        public RawResponse<FileList> listBefore(long beforeId, int limit) {
+            return Transport.capturing(() -> files.listBefore(beforeId, limit));
+        }
+
+        /**
+         * @param path the file to upload
+         * @param options the options (may be null)
+         * @return {@link FilesResource#upload(Path, UploadOptions)}'s record and its last answer
+         */
+        public RawResponse<FileInfo> upload(Path path, UploadOptions options) {
+            return Transport.capturing(() -> files.upload(path, options));
+        }
+
+        /**
+         * @param bytes the content
+         * @param options the options (may be null)
+         * @return {@link FilesResource#upload(byte[], UploadOptions)}'s record and its last answer
+         */
+        public RawResponse<FileInfo> upload(byte[] bytes, UploadOptions options) {
+            return Transport.capturing(() -> files.upload(bytes, options));
+        }
+
+        /**
+         * @param fileId the file's id
+         * @param update the change
+         * @return {@link FilesResource#update(long, FileUpdate)}'s record and answer
+         */
+        public RawResponse<FileInfo> update(long fileId, FileUpdate update) {
+            return Transport.capturing(() -> files.update(fileId, update));
+        }
+
+        /**
+         * @param fileId the file's id
+         * @return {@link FilesResource#delete(long)}'s answer (its data is null)
+         */
+        public RawResponse<Void> delete(long fileId) {
+            return Transport.capturing(() -> {
+                files.delete(fileId);
+                return null;
+            });
+        }
+    }
+
     private FileInfo upload(UploadSource source, UploadOptions options) {
         UploadOptions o = options == null ? UploadOptions.defaults() : options;
         String filename = o.filename() != null ? o.filename() : source.name != null ? source.name : "file";
-        boolean useTus = Boolean.TRUE.equals(o.resumable());
+        boolean useTus = Boolean.TRUE.equals(o.resumable()) || o.uploadUrl() != null;
         if (o.resumable() == null && source.size >= client.resumableThreshold()) {
             useTus = client.resumableUploads().available();
         }
         if (useTus) {
-            TusUploader.Capabilities capabilities = client.resumableUploads();
+            TusCapabilities capabilities = client.resumableUploads();
             if (!capabilities.available()) {
                 throw new ConfigurationException("the server does not offer resumable uploads (OPTIONS /uploads)");
             }
@@ -144,7 +357,7 @@ public final class FilesResource {
     private FileInfo uploadMultipart(UploadSource source, String filename, UploadOptions options) {
         ProgressListener progress = options.onProgress();
         long total = source.size;
-        String key = IdempotencyKey.forCall(options.idempotencyKey());
+        String key = transport.idempotencyKeyFor(options.idempotencyKey());
         Transport.Activity[] activity = new Transport.Activity[1];
         // One body for every attempt: each subscription reads the source from its start, hashing it.
         MultipartBodyPublisher body = new MultipartBodyPublisher(filename, options.contentType(), source, sent -> {
@@ -256,10 +469,13 @@ public final class FilesResource {
      * <p>A server without {@code before_id} paging (its pages carry no {@code next_before_id}) is
      * iterated by page numbers, skipping files already yielded.
      *
+     * <p>Since 0.2.0 it is an {@link AutoPagingIterable}: {@code iterate(100).stream()} gives a
+     * {@code Stream<FileInfo>} (code that assigns it to an {@code Iterable<FileInfo>} still compiles).
+     *
      * @param limit files per request, 1 to 100
      * @return the files, newest first
      */
-    public Iterable<FileInfo> iterate(int limit) {
+    public AutoPagingIterable<FileInfo> iterate(int limit) {
         return () -> new Iterator<>() {
             private List<FileInfo> current = List.of();
             private int index;
@@ -318,7 +534,7 @@ public final class FilesResource {
      *
      * @return the files, newest first
      */
-    public Iterable<FileInfo> iterate() {
+    public AutoPagingIterable<FileInfo> iterate() {
         return iterate(100);
     }
 

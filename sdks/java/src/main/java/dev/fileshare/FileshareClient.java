@@ -4,7 +4,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.io.OutputStream;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -12,6 +14,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -53,7 +57,8 @@ public final class FileshareClient implements AutoCloseable {
     private final Grants grants;
     private final ExecutorService ownExecutor;
     private final java.util.concurrent.Executor executor;
-    private volatile TusUploader.Capabilities tus;
+    /** What OPTIONS /uploads said, shared with the copies of {@link #withOptions}. */
+    private final AtomicReference<TusCapabilities> tus;
 
     private FileshareClient(Builder b) {
         Function<String, String> env = b.env == null ? System::getenv : b.env;
@@ -65,10 +70,20 @@ public final class FileshareClient implements AutoCloseable {
         if (!url.matches("(?i)^https?://[^/\\s]+.*") || url.contains(" ")) {
             throw new ConfigurationException("baseUrl must be an http(s) URL ending in /api/v1");
         }
+        URI parsed;
         try {
-            URI.create(url);
+            parsed = URI.create(url);
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException("baseUrl is not a valid URL");
+        }
+        if (parsed.getRawQuery() != null || parsed.getRawFragment() != null) {
+            throw new ConfigurationException("baseUrl must not carry a query or fragment: use the URL that ends in /api/v1");
+        }
+        String trimmed = url.replaceAll("/+$", "");
+        if (!trimmed.endsWith("/api/v1")) {
+            String add = trimmed.endsWith("/api") ? "/v1" : "/api/v1";
+            throw new ConfigurationException("baseUrl " + trimmed + " does not end in /api/v1: add " + add
+                    + " (" + trimmed + add + ")");
         }
         if (key == null || key.isBlank()) throw new ConfigurationException("no API key: call apiKey(...) or set FILESHARE_API_KEY");
         if (key.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
@@ -89,10 +104,14 @@ public final class FileshareClient implements AutoCloseable {
         }
         Retry.Sleeper sleeper = b.sleeper != null ? b.sleeper : Thread::sleep;
         DoubleSupplier random = b.random != null ? b.random : () -> ThreadLocalRandom.current().nextDouble();
-        this.transport = new Transport(baseUrl, key, timeout, new Retry(maxRetries, sleeper, random), http);
+        String logSetting = env.apply("FILESHARE_LOG");
+        if (logSetting == null) logSetting = System.getProperty("fileshare.log");
+        Log log = Log.fromSetting(logSetting, b.logger);
+        this.transport = new Transport(baseUrl, key, timeout, new Retry(maxRetries, sleeper, random, log), http, log, Map.of(), null);
         this.files = new FilesResource(this, transport);
         this.links = new LinksResource(transport);
         this.grants = new Grants(b.clock != null ? b.clock : Clock.systemUTC());
+        this.tus = new AtomicReference<>();
         if (b.executor != null) {
             this.ownExecutor = null;
             this.executor = b.executor;
@@ -105,6 +124,75 @@ public final class FileshareClient implements AutoCloseable {
             });
             this.executor = ownExecutor;
         }
+    }
+
+    /** A copy of {@code parent} that sends through {@code transport} (its timeout, retries, headers). */
+    private FileshareClient(FileshareClient parent, Transport transport) {
+        this.baseUrl = parent.baseUrl;
+        this.maxRetries = transport.retry.maxRetries;
+        this.timeout = transport.timeout;
+        this.resumableThreshold = parent.resumableThreshold;
+        this.chunkSize = parent.chunkSize;
+        this.transport = transport;
+        this.files = new FilesResource(this, transport);
+        this.links = new LinksResource(transport);
+        this.grants = parent.grants;
+        this.ownExecutor = null; // the parent's pool: closing a copy closes nothing
+        this.executor = parent.executor;
+        this.tus = parent.tus;
+    }
+
+    /**
+     * A copy of this client with other options: every call through it uses them. It shares this
+     * client's HTTP client, key, thread pool and remembered download grants, so it is cheap;
+     * closing it closes nothing (close the original).
+     *
+     * <pre>{@code
+     * FileshareClient patient = client.withOptions(RequestOptions.builder().maxRetries(5).timeout(Duration.ofMinutes(2)).build());
+     * }</pre>
+     *
+     * <p>An {@code idempotencyKey} set here is sent by every creating call of the copy: give a copy
+     * with a key to one creation only.
+     *
+     * @param options timeout, retries, extra headers, idempotency key; what is unset keeps this client's
+     * @return the copy
+     */
+    public FileshareClient withOptions(RequestOptions options) {
+        if (options == null || options == RequestOptions.none()) return this;
+        return new FileshareClient(this, transport.with(options));
+    }
+
+    /**
+     * {@link #withOptions(RequestOptions)} with the options set on a builder.
+     *
+     * <pre>{@code client.withOptions(o -> o.maxRetries(0)).files().get(id);}</pre>
+     *
+     * @param options sets the options
+     * @return the copy
+     */
+    public FileshareClient withOptions(Consumer<RequestOptions.Builder> options) {
+        RequestOptions.Builder b = RequestOptions.builder();
+        options.accept(b);
+        return withOptions(b.build());
+    }
+
+    /**
+     * Runs one call and returns its result with the HTTP answer it came from: status and headers
+     * (e.g. {@code RateLimit-Remaining}) of the call's last response. Works for every call of the
+     * client, {@link #links()} and {@link #download} included; an error is thrown as usual (it carries
+     * {@link FileshareException#headers()} itself).
+     *
+     * <pre>{@code
+     * RawResponse<StatsResult> raw = client.withRawResponse(c -> c.stats());
+     * long left = raw.rateLimitRemaining().orElse(-1);
+     * }</pre>
+     *
+     * @param call the call, made on this client in the current thread
+     * @param <T> its result
+     * @return the result and the answer
+     */
+    public <T> RawResponse<T> withRawResponse(Function<FileshareClient, T> call) {
+        return Transport.capturing(() -> call.apply(this));
     }
 
     /** @return a builder; unset values come from {@code FILESHARE_BASE_URL} and {@code FILESHARE_API_KEY} */
@@ -128,16 +216,26 @@ public final class FileshareClient implements AutoCloseable {
      *
      * @return {@code stats()}, {@code limits()}, {@code plan()}
      */
-    public AccountStats stats() {
-        return Json.accountStats(transport.requestJson(() -> transport.request(transport.url("/stats"), true).GET().build()).body());
+    public StatsResult stats() {
+        return Json.statsResult(transport.requestJson(() -> transport.request(transport.url("/stats"), true).GET().build()).body());
+    }
+
+    /**
+     * {@link #stats()} with options for this call.
+     *
+     * @param options timeout, retries, extra headers
+     * @return {@code stats()}, {@code limits()}, {@code plan()}
+     */
+    public StatsResult stats(RequestOptions options) {
+        return withOptions(options).stats();
     }
 
     /**
      * {@link #stats()} on the client's executor.
      *
-     * @return the statistics, or a failed future with the {@link FileshareException}
+     * @return the statistics, or a failed future with the {@link FileshareException}; cancelling it stops the call
      */
-    public CompletableFuture<AccountStats> statsAsync() {
+    public CompletableFuture<StatsResult> statsAsync() {
         return async(this::stats);
     }
 
@@ -207,6 +305,82 @@ public final class FileshareClient implements AutoCloseable {
     }
 
     /**
+     * Downloads a file through its default link into a stream (a socket, a servlet's response, an
+     * archive entry), which is written to but not closed. The bytes are checked against the
+     * file's SHA-256 once all written; a dropped connection is continued from where it stood (the
+     * bytes already written stay). A stream cannot be continued by a later call, so {@code resume}
+     * has no effect and no grant is remembered.
+     *
+     * @param file the file's record
+     * @param destination where the bytes go
+     * @param options progress listener, the link's password
+     * @return the size and SHA-256 of what was written
+     * @throws IntegrityException if the bytes written do not match the SHA-256 (they were written: discard them)
+     */
+    public DownloadResult download(FileInfo file, OutputStream destination, DownloadOptions options) {
+        Objects.requireNonNull(file, "file");
+        DownloadOptions o = options == null ? DownloadOptions.defaults() : options;
+        return new Downloader(transport, grants, file.publicLink(), file.sha256(), file.size(), destination, o).run();
+    }
+
+    /**
+     * {@link #download(FileInfo, OutputStream, DownloadOptions)} with the default options.
+     *
+     * @param file the file's record
+     * @param destination where the bytes go (not closed)
+     * @return the size and SHA-256 of what was written
+     */
+    public DownloadResult download(FileInfo file, OutputStream destination) {
+        return download(file, destination, DownloadOptions.defaults());
+    }
+
+    /**
+     * Downloads a link's file into a stream; see {@link #download(FileInfo, OutputStream, DownloadOptions)}.
+     *
+     * @param link a link's URL
+     * @param destination where the bytes go (not closed)
+     * @param options progress listener, the link's password
+     * @return the size and SHA-256 of what was written
+     */
+    public DownloadResult download(String link, OutputStream destination, DownloadOptions options) {
+        DownloadOptions o = options == null ? DownloadOptions.defaults() : options;
+        return new Downloader(transport, grants, link, null, -1, destination, o).run();
+    }
+
+    /**
+     * {@link #download(String, OutputStream, DownloadOptions)} with the default options.
+     *
+     * @param link a link's URL
+     * @param destination where the bytes go (not closed)
+     * @return the size and SHA-256 of what was written
+     */
+    public DownloadResult download(String link, OutputStream destination) {
+        return download(link, destination, DownloadOptions.defaults());
+    }
+
+    /**
+     * {@link #download(FileInfo, Path)} on the client's executor.
+     *
+     * @param file the file's record
+     * @param destination the file to write
+     * @return the result, or a failed future; cancelling it stops the transfer
+     */
+    public CompletableFuture<DownloadResult> downloadAsync(FileInfo file, Path destination) {
+        return downloadAsync(file, destination, null);
+    }
+
+    /**
+     * {@link #download(String, Path)} on the client's executor.
+     *
+     * @param link a link's URL
+     * @param destination the file to write
+     * @return the result, or a failed future; cancelling it stops the transfer
+     */
+    public CompletableFuture<DownloadResult> downloadAsync(String link, Path destination) {
+        return downloadAsync(link, destination, null);
+    }
+
+    /**
      * {@link #download(FileInfo, Path, DownloadOptions)} on the client's executor.
      *
      * @param file the file's record
@@ -239,20 +413,71 @@ public final class FileshareClient implements AutoCloseable {
         return resumableUploads().available();
     }
 
-    TusUploader.Capabilities resumableUploads() {
-        TusUploader.Capabilities known = tus;
+    /**
+     * What the server offers for resumable uploads (asked once with {@code OPTIONS /uploads}, then
+     * kept; a failed question is asked again next time): the other SDKs' capability query.
+     *
+     * @return available, sha256 checksums, the largest size
+     */
+    public TusCapabilities resumableUploads() {
+        TusCapabilities known = tus.get();
         if (known == null) {
             known = TusUploader.detect(transport);
-            if (known.available()) tus = known; // a failed question is asked again next time
+            if (known.available()) tus.set(known);
         }
         return known;
     }
 
+    /**
+     * Runs {@code call} on the executor. Cancelling the returned future ({@code cancel(true)} or
+     * {@code cancel(false)}) interrupts the call's thread, which stops its transfer (an upload or
+     * download in flight is aborted; a resumable upload is then deleted unless kept).
+     */
     <T> CompletableFuture<T> async(Supplier<T> call) {
+        CancellableFuture<T> future = new CancellableFuture<>();
         try {
-            return CompletableFuture.supplyAsync(call, executor);
+            executor.execute(() -> future.run(call));
         } catch (java.util.concurrent.RejectedExecutionException e) {
             return CompletableFuture.failedFuture(new ConfigurationException("the client is closed"));
+        }
+        return future;
+    }
+
+    /** A future whose cancellation interrupts the thread that runs it. */
+    static final class CancellableFuture<T> extends CompletableFuture<T> {
+        private Thread runner;
+
+        void run(Supplier<T> call) {
+            synchronized (this) {
+                if (isDone()) return;
+                runner = Thread.currentThread();
+            }
+            try {
+                complete(call.get());
+            } catch (Throwable e) {
+                completeExceptionally(e);
+            } finally {
+                synchronized (this) {
+                    runner = null;
+                    Thread.interrupted(); // a cancellation's interrupt must not reach the pool's next task
+                }
+            }
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            if (cancelled) {
+                synchronized (this) {
+                    if (runner != null) runner.interrupt();
+                }
+            }
+            return cancelled;
+        }
+
+        @Override
+        public <U> CompletableFuture<U> newIncompleteFuture() {
+            return new CompletableFuture<>();
         }
     }
 
@@ -312,6 +537,7 @@ public final class FileshareClient implements AutoCloseable {
         Retry.Sleeper sleeper;
         DoubleSupplier random;
         Clock clock;
+        System.Logger logger;
 
         private Builder() {}
 

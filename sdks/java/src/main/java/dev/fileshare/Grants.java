@@ -135,6 +135,7 @@ final class Grants {
     }
 
     private static FileshareException.ErrorDetails details(int status, HttpResponse<InputStream> response) {
-        return new FileshareException.ErrorDetails(status, null, response.headers().firstValue("x-request-id").orElse(null), null, null);
+        return new FileshareException.ErrorDetails(status, null, response.headers().firstValue("x-request-id").orElse(null), null, null,
+                response.headers(), null);
     }
 }

@@ -119,13 +119,13 @@ final class Json {
                 p.path("pages").asLong(), number(p, "next_before_id")));
     }
 
-    static AccountStats accountStats(JsonNode node) {
+    static StatsResult statsResult(JsonNode node) {
         if (node == null || !node.path("stats").isObject() || !node.path("limits").isObject()) {
             throw new FileshareException("the answer holds no statistics");
         }
         JsonNode s = node.get("stats");
         JsonNode l = node.get("limits");
-        return new AccountStats(
+        return new StatsResult(
                 new Stats(s.path("total_files").asLong(), s.path("total_size").asLong(), s.path("total_downloads").asLong(),
                         s.path("uploads_today").asLong(), s.path("storage_reserved").asLong(), extra(s, STATS_FIELDS)),
                 new Limits(l.path("max_file_size").asLong(), l.path("daily_uploads").asLong(),

@@ -57,7 +57,7 @@ public final class LinksResource {
     public Link create(long fileId, LinkOptions options) {
         LinkOptions o = options == null ? LinkOptions.none() : options;
         Object body = o.body().isEmpty() ? null : o.body();
-        String key = IdempotencyKey.forCall(o.idempotencyKey());
+        String key = transport.idempotencyKeyFor(o.idempotencyKey());
         return link(transport.callJson("POST", transport.url("/files/" + fileId + "/links"), body, key, ALWAYS));
     }
 

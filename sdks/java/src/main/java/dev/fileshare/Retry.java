@@ -34,16 +34,26 @@ final class Retry {
     final int maxRetries;
     final Sleeper sleeper;
     final DoubleSupplier random;
+    final Log log;
 
     Retry(int maxRetries, Sleeper sleeper, DoubleSupplier random) {
+        this(maxRetries, sleeper, random, Log.OFF);
+    }
+
+    Retry(int maxRetries, Sleeper sleeper, DoubleSupplier random, Log log) {
         this.maxRetries = maxRetries;
         this.sleeper = sleeper;
         this.random = random;
+        this.log = log;
+    }
+
+    Retry withMaxRetries(int retries) {
+        return new Retry(retries, sleeper, random, log);
     }
 
     /** Whether the server asked for a wait longer than the SDK sleeps through. */
     static boolean waitsTooLong(Throwable error) {
-        return error instanceof FileshareException f && f.retryAfter() != null && f.retryAfter() > MAX_RETRY_AFTER_SECONDS;
+        return error instanceof FileshareException f && f.retryAfterSecondsOrNull() != null && f.retryAfterSecondsOrNull() > MAX_RETRY_AFTER_SECONDS;
     }
 
     /**
@@ -60,8 +70,8 @@ final class Retry {
      */
     static boolean isTransient(Throwable error) {
         if (error instanceof RateLimitException || error instanceof APIConnectionException) return true;
-        if (error instanceof ServerException s) return s.status() != null && RETRYABLE_SERVER_STATUSES.contains(s.status());
-        return error instanceof BadRequestException b && Integer.valueOf(409).equals(b.status())
+        if (error instanceof ServerException s) return s.statusOrNull() != null && RETRYABLE_SERVER_STATUSES.contains(s.statusOrNull());
+        return error instanceof BadRequestException b && Integer.valueOf(409).equals(b.statusOrNull())
                 && "idempotency_in_progress".equals(b.code());
     }
 
@@ -72,13 +82,13 @@ final class Retry {
      * connection failure or a timeout (it may have come after the server acted).
      */
     static boolean nothingWasDone(FileshareException error) {
-        Integer status = error.status();
+        Integer status = error.statusOrNull();
         return status != null && (status == 429 || status == 503);
     }
 
     /** Milliseconds to wait before retry number {@code attempt} (0 for the first retry). */
     long delayMillis(int attempt, FileshareException error) {
-        if (error != null && error.retryAfter() != null) return error.retryAfter() * 1000;
+        if (error != null && error.retryAfterSecondsOrNull() != null) return error.retryAfterSecondsOrNull() * 1000;
         long ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS << Math.min(attempt, 20));
         return (long) Math.floor(random.getAsDouble() * ceiling);
     }
@@ -91,8 +101,10 @@ final class Retry {
      */
     void pause(int attempt, FileshareException error) {
         if (waitsTooLong(error)) throw error;
+        long delay = delayMillis(attempt, error);
+        log.info(() -> "retry " + (attempt + 1) + " of " + maxRetries + " in " + delay + " ms after: " + error.getMessage());
         try {
-            sleeper.sleep(delayMillis(attempt, error));
+            sleeper.sleep(delay);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new FileshareException("interrupted while waiting to retry", e);

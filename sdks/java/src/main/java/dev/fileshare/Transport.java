@@ -47,19 +47,78 @@ final class Transport {
         }
     }
 
+    /** The last answer of a call made through {@link FileshareClient#withRawResponse}, per thread. */
+    static final class Capture {
+        int status;
+        HttpHeaders headers;
+        URI uri;
+        String method;
+    }
+
+    private static final ThreadLocal<Capture> CAPTURE = new ThreadLocal<>();
+
     final String baseUrl;
     final Duration timeout;
     final Retry retry;
     final HttpClient http;
+    final Log log;
+    /** Extra headers of every request (per-call or {@code withOptions}). */
+    final Map<String, String> extraHeaders;
+    /** The {@code Idempotency-Key} of this transport's creating calls, or null: one per call. */
+    final String idempotencyKey;
     private final String apiKey;
     private volatile HttpClient withoutRedirects;
 
     Transport(String baseUrl, String apiKey, Duration timeout, Retry retry, HttpClient http) {
+        this(baseUrl, apiKey, timeout, retry, http, Log.OFF, Map.of(), null);
+    }
+
+    Transport(String baseUrl, String apiKey, Duration timeout, Retry retry, HttpClient http, Log log,
+              Map<String, String> extraHeaders, String idempotencyKey) {
         this.baseUrl = baseUrl;
         this.apiKey = apiKey;
         this.timeout = timeout;
         this.retry = retry;
         this.http = http;
+        this.log = log;
+        this.extraHeaders = extraHeaders;
+        this.idempotencyKey = idempotencyKey;
+    }
+
+    /** A transport with {@code options} over this one's settings (the same HTTP client and key). */
+    Transport with(RequestOptions options) {
+        if (options == null) return this;
+        Duration t = options.timeout() != null ? options.timeout() : timeout;
+        Retry r = options.maxRetries() != null ? retry.withMaxRetries(options.maxRetries()) : retry;
+        Map<String, String> headers = new java.util.LinkedHashMap<>(extraHeaders);
+        headers.putAll(options.headers());
+        String key = options.idempotencyKey() != null ? options.idempotencyKey() : idempotencyKey;
+        return new Transport(baseUrl, apiKey, t, r, http, log, Map.copyOf(headers), key);
+    }
+
+    /** The key of a creating call: the call's own, else this transport's, else a new one. */
+    String idempotencyKeyFor(String callsOwn) {
+        return IdempotencyKey.forCall(callsOwn != null ? callsOwn : idempotencyKey);
+    }
+
+    /** Whether a creating call's key is the caller's own (given to the call or to its options). */
+    boolean ownIdempotencyKey(String callsOwn) {
+        return callsOwn != null || idempotencyKey != null;
+    }
+
+    /** Runs {@code call} recording the last answer this thread receives; see {@link RawResponse}. */
+    static <T> RawResponse<T> capturing(Supplier<T> call) {
+        Capture previous = CAPTURE.get();
+        Capture capture = new Capture();
+        CAPTURE.set(capture);
+        try {
+            T value = call.get();
+            if (capture.headers == null) throw new FileshareException("the call received no answer to show");
+            return new RawResponse<>(capture.status, capture.headers, capture.method, capture.uri, value);
+        } finally {
+            if (previous == null) CAPTURE.remove();
+            else CAPTURE.set(previous);
+        }
     }
 
     URI url(String path) {
@@ -83,6 +142,7 @@ final class Transport {
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri)
                 .header("User-Agent", Version.USER_AGENT)
                 .header("Accept", "application/json");
+        extraHeaders.forEach(builder::header);
         if (auth) builder.header("Authorization", "Bearer " + apiKey);
         return builder;
     }
@@ -98,6 +158,8 @@ final class Transport {
     /** {@link #send(HttpRequest, Activity)} through another client (see {@link #withoutRedirects()}). */
     HttpResponse<InputStream> send(HttpClient client, HttpRequest request, Activity activity) {
         Activity clock = activity == null ? new Activity() : activity;
+        long started = System.nanoTime();
+        log.debug(() -> request.method() + " " + Log.safe(request.uri()));
         CompletableFuture<HttpResponse<InputStream>> future =
                 client.sendAsync(request, IdleTimeoutBody.handler(timeout, clock::touch));
         long limit = timeout.toNanos();
@@ -106,6 +168,16 @@ final class Transport {
                 try {
                     HttpResponse<InputStream> response = limit <= 0 ? future.get() : future.get(Math.max(1, limit - clock.idleNanos()), TimeUnit.NANOSECONDS);
                     clock.touch();
+                    log.debug(() -> request.method() + " " + Log.safe(request.uri()) + " -> " + response.statusCode() + " in "
+                            + (System.nanoTime() - started) / 1_000_000 + " ms"
+                            + response.headers().firstValue("x-request-id").map(id -> " (request id " + id + ")").orElse(""));
+                    Capture capture = CAPTURE.get();
+                    if (capture != null) {
+                        capture.status = response.statusCode();
+                        capture.headers = response.headers();
+                        capture.uri = request.uri();
+                        capture.method = request.method();
+                    }
                     return response;
                 } catch (TimeoutException e) {
                     if (clock.idleNanos() >= limit) {
@@ -115,7 +187,9 @@ final class Transport {
                 }
             }
         } catch (ExecutionException | CompletionException | CancellationException e) {
-            throw translate(e.getCause() == null ? e : e.getCause());
+            FileshareException error = translate(e.getCause() == null ? e : e.getCause());
+            log.debug(() -> request.method() + " " + Log.safe(request.uri()) + " failed: " + error.getMessage());
+            throw error;
         } catch (InterruptedException e) {
             future.cancel(true);
             Thread.currentThread().interrupt();
@@ -135,7 +209,7 @@ final class Transport {
             if (c == c.getCause()) break;
         }
         if (e instanceof IdleTimeoutBody.IdleTimeoutException) return Errors.idle(timeout);
-        if (e instanceof HttpConnectTimeoutException) return Errors.connection("could not connect within " + timeout.toMillis() + " ms (timeout)", e);
+        if (e instanceof HttpConnectTimeoutException) return Errors.connectTimeout(timeout, e);
         if (e instanceof java.io.InterruptedIOException && Thread.currentThread().isInterrupted()) {
             return new FileshareException("interrupted", e);
         }
@@ -180,7 +254,7 @@ final class Transport {
             } catch (IOException e) {
                 String requestId = response.headers().firstValue("x-request-id").orElse(null);
                 throw new FileshareException(status + ": the answer is not JSON",
-                        new FileshareException.ErrorDetails(status, null, requestId, null, null), e);
+                        new FileshareException.ErrorDetails(status, null, requestId, null, null, response.headers(), null), e);
             }
         }
         return new Result(status, response.headers(), body);

@@ -21,11 +21,6 @@ final class TusUploader {
     static final String TUS_VERSION = "1.0.0";
     private static final int SLICE = 256 * 1024;
 
-    /** What {@code OPTIONS /uploads} said. */
-    record Capabilities(boolean available, boolean checksumSha256, Long maxSize) {
-        static final Capabilities NONE = new Capabilities(false, false, null);
-    }
-
     private TusUploader() {}
 
     private static List<String> list(String header) {
@@ -36,7 +31,7 @@ final class TusUploader {
     }
 
     /** Asks the server once; any failure means no resumable uploads. */
-    static Capabilities detect(Transport transport) {
+    static TusCapabilities detect(Transport transport) {
         try {
             HttpRequest request = transport.request(transport.url("/uploads"), false)
                     .method("OPTIONS", HttpRequest.BodyPublishers.noBody())
@@ -49,10 +44,10 @@ final class TusUploader {
             List<String> algorithms = list(headers.firstValue("tus-checksum-algorithm").orElse(null));
             Long maxSize = Errors.headerNumber(headers, "tus-max-size");
             boolean available = response.statusCode() < 300 && versions.contains(TUS_VERSION) && extensions.contains("creation");
-            return new Capabilities(available, extensions.contains("checksum") && algorithms.contains("sha256"), maxSize);
+            return new TusCapabilities(available, extensions.contains("checksum") && algorithms.contains("sha256"), maxSize);
         } catch (FileshareException e) {
             if (Thread.currentThread().isInterrupted()) throw e;
-            return Capabilities.NONE;
+            return TusCapabilities.NONE;
         }
     }
 
@@ -156,15 +151,16 @@ final class TusUploader {
     static FileInfo upload(Transport transport, UploadSource source, String filename, UploadOptions options,
                            int chunkSize, boolean checksum) {
         String contentType = options.contentType();
-        ProgressListener progress = options.onProgress();
         String expiresIn = options.expiresInHeader();
-        Retry retry = transport.retry;
         long size = source.size;
         StringBuilder metadata = new StringBuilder("filename ").append(metadataValue(filename));
         if (contentType != null) metadata.append(",filetype ").append(metadataValue(contentType));
         URI createUrl = transport.url("/uploads");
 
-        String key = IdempotencyKey.forCall(options.idempotencyKey());
+        if (options.uploadUrl() != null) {
+            return continueUpload(transport, source, options, URI.create(options.uploadUrl()), chunkSize, checksum);
+        }
+        String key = transport.idempotencyKeyFor(options.idempotencyKey());
         Transport.Result created = transport.requestJson(() -> {
             HttpRequest.Builder b = transport.request(createUrl, true)
                     .header("Tus-Resumable", TUS_VERSION)
@@ -178,18 +174,54 @@ final class TusUploader {
         String location = created.header("location");
         if (location == null) throw new FileshareException("the server created an upload without a Location");
         URI uploadUrl = createUrl.resolve(location);
-        MessageDigest hasher = Sha256.newDigest();
         String fileId = created.header("fileshare-file-id");
         long offset = 0;
-        if (IdempotencyKey.replayed(created)) {
-            // The upload an earlier request with this key created: it may have moved on since.
-            Transport.Result head = head(transport, uploadUrl);
-            offset = offsetOf(head);
-            fileId = head.header("fileshare-file-id");
+        boolean ownKey = transport.ownIdempotencyKey(options.idempotencyKey());
+        try {
+            if (options.onUploadCreated() != null) options.onUploadCreated().accept(uploadUrl.toString());
+            if (IdempotencyKey.replayed(created)) {
+                // The upload an earlier request with this key created: it may have moved on since.
+                Transport.Result head = head(transport, uploadUrl);
+                offset = offsetOf(head);
+                fileId = head.header("fileshare-file-id");
+            }
+        } catch (RuntimeException e) {
+            if (!options.keepOnFailure() && !(ownKey && !options.keepOnFailureSet() && Retry.isTransient(e))) abandon(transport, uploadUrl);
+            throw e;
         }
+        return send(transport, source, options, uploadUrl, offset, fileId, chunkSize, checksum, ownKey);
+    }
+
+    /** Continues the upload at {@code uploadUrl} (a {@code HEAD} tells where it stands). */
+    private static FileInfo continueUpload(Transport transport, UploadSource source, UploadOptions options, URI uploadUrl,
+                                           int chunkSize, boolean checksum) {
+        Transport.Result head = head(transport, uploadUrl);
+        long offset = offsetOf(head);
+        Long length = Errors.headerNumber(head.headers(), "upload-length");
+        if (length != null && source.size >= 0 && length != source.size) {
+            throw new ConfigurationException("the upload at " + Log.safe(uploadUrl) + " is " + length
+                    + " bytes long, the source " + source.size + ": not the same file");
+        }
+        if (source.size >= 0 && offset > source.size) {
+            throw new ConfigurationException("the upload at " + Log.safe(uploadUrl) + " holds " + offset
+                    + " bytes, more than the source's " + source.size);
+        }
+        transport.log.info(() -> "continuing the upload " + Log.safe(uploadUrl) + " from byte " + offset);
+        return send(transport, source, options, uploadUrl, offset, head.header("fileshare-file-id"), chunkSize, checksum,
+                transport.ownIdempotencyKey(options.idempotencyKey()));
+    }
+
+    /** Sends the source from {@code offset} on (the bytes before it are read and hashed only), then fetches the file. */
+    private static FileInfo send(Transport transport, UploadSource source, UploadOptions options, URI uploadUrl, long startOffset,
+                                 String knownFileId, int chunkSize, boolean checksum, boolean ownKey) {
+        ProgressListener progress = options.onProgress();
+        Retry retry = transport.retry;
+        long size = source.size;
+        long offset = startOffset;
+        String fileId = knownFileId;
+        MessageDigest hasher = Sha256.newDigest();
         boolean finished = false;
-        boolean ownKey = options.idempotencyKey() != null;
-        boolean keep = false;
+        boolean keep = options.keepOnFailure();
         if (progress != null) progress.onProgress(offset, size);
 
         try (ChunkReader reader = new ChunkReader(source.open())) {
@@ -224,7 +256,7 @@ final class TusUploader {
                         fileId = answer.header("fileshare-file-id");
                         failures = 0;
                     } catch (FileshareException error) {
-                        Integer status = error.status();
+                        Integer status = error.statusOrNull();
                         boolean conflict = error instanceof BadRequestException && status != null
                                 && (status == 409 || status == 423 || status == 460);
                         if (!(Retry.isRetryable(error) || conflict) || failures >= retry.maxRetries
@@ -259,14 +291,17 @@ final class TusUploader {
             }
             finished = true;
         } catch (IOException e) {
-            keep = ownKey; // the caller's source failed: a later call with the key may continue
+            if (!options.keepOnFailureSet()) keep |= ownKey; // the caller's source failed: a later call with the key may continue
             throw new FileshareException("could not read the upload source: " + e.getMessage(), e);
         } catch (FileshareException e) {
             // Not refused for good (no connection, the server busy, interrupted): a later call with the key may continue.
-            keep = ownKey && (Retry.isTransient(e) || Thread.currentThread().isInterrupted());
+            if (!options.keepOnFailureSet()) keep |= ownKey && (Retry.isTransient(e) || Thread.currentThread().isInterrupted());
             throw e;
         } finally {
-            if (!finished && !keep) abandon(transport, uploadUrl);
+            if (!finished) {
+                if (keep) transport.log.info(() -> "the unfinished upload " + Log.safe(uploadUrl) + " is kept: continue it with uploadUrl");
+                else abandon(transport, uploadUrl);
+            }
         }
 
         // The file the upload became, and its checksum.

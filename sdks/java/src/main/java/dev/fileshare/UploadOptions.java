@@ -1,6 +1,7 @@
 package dev.fileshare;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * Options of {@link FilesResource#upload(java.nio.file.Path, UploadOptions)}; build with {@link #builder()}.
@@ -16,8 +17,14 @@ public final class UploadOptions {
     private final int chunkSize;
     private final Duration expiresIn;
     private final String idempotencyKey;
+    private final Consumer<String> onUploadCreated;
+    private final String uploadUrl;
+    private final Boolean keepOnFailure;
 
     private UploadOptions(Builder b) {
+        this.onUploadCreated = b.onUploadCreated;
+        this.uploadUrl = b.uploadUrl;
+        this.keepOnFailure = b.keepOnFailure;
         this.filename = b.filename;
         this.contentType = b.contentType;
         this.onProgress = b.onProgress;
@@ -78,6 +85,30 @@ public final class UploadOptions {
         return idempotencyKey;
     }
 
+    /** @return called with a resumable upload's URL as soon as it exists, or null */
+    public Consumer<String> onUploadCreated() {
+        return onUploadCreated;
+    }
+
+    /** @return the URL of an existing resumable upload to continue, or null */
+    public String uploadUrl() {
+        return uploadUrl;
+    }
+
+    /**
+     * @return whether a resumable upload that fails is kept for a later call to continue: the
+     *     value set, else true with an {@link #uploadUrl()}, else false (deleted, except with your
+     *     own idempotency key after a failure that was not a refusal)
+     */
+    public boolean keepOnFailure() {
+        return keepOnFailure != null ? keepOnFailure : uploadUrl != null;
+    }
+
+    /** Whether {@code keepOnFailure} was set explicitly. */
+    boolean keepOnFailureSet() {
+        return keepOnFailure != null;
+    }
+
     /** The {@code Fileshare-Expires-In} header's value (whole seconds), or null. */
     String expiresInHeader() {
         return expiresIn == null ? null : Long.toString(ApiTime.seconds(expiresIn));
@@ -93,8 +124,56 @@ public final class UploadOptions {
         private int chunkSize;
         private Duration expiresIn;
         private String idempotencyKey;
+        private Consumer<String> onUploadCreated;
+        private String uploadUrl;
+        private Boolean keepOnFailure;
 
         private Builder() {}
+
+        /**
+         * @param onUploadCreated called once with the resumable upload's URL as soon as the server
+         *     created it (before any byte is sent), on the calling thread. Store it (a file, a
+         *     database row) to continue the upload from another process after a crash with
+         *     {@link #uploadUrl(String)}. Not called for a multipart upload (small sources, or
+         *     {@code resumable(false)}); set {@code resumable(true)} to always get one
+         * @return this builder
+         */
+        public Builder onUploadCreated(Consumer<String> onUploadCreated) {
+            this.onUploadCreated = onUploadCreated;
+            return this;
+        }
+
+        /**
+         * @param uploadUrl the URL of a resumable upload made earlier (by this or another process,
+         *     as {@link #onUploadCreated(Consumer)} gave it): the SDK asks it where it stands
+         *     ({@code HEAD}), reads the source past the bytes the server has (hashing them for the
+         *     whole-file check) and sends the rest. The source must be the same bytes. Implies
+         *     {@code resumable(true)}; an upload that is gone (expired, deleted, another account's)
+         *     throws {@link NotFoundException}, one of another length {@link ConfigurationException}
+         * @return this builder
+         */
+        public Builder uploadUrl(String uploadUrl) {
+            if (uploadUrl != null && !uploadUrl.matches("(?i)^https?://\\S+$")) {
+                throw new ConfigurationException("uploadUrl must be the http(s) URL of a resumable upload");
+            }
+            this.uploadUrl = uploadUrl;
+            return this;
+        }
+
+        /**
+         * @param keepOnFailure {@code true}: a resumable upload that fails (a connection lost past
+         *     the retries, an interruption, a cancelled future, your source failing, a refusal) is
+         *     left on the server for {@link #uploadUrl(String)} to continue; the server expires it if
+         *     nobody does, and it holds its daily upload slot and reserved storage until then.
+         *     {@code false}: it is deleted (tus termination). Default: kept when continuing an
+         *     {@code uploadUrl}, else deleted (except with your own idempotency key after a failure that
+         *     was not a refusal). A kill of the process leaves the upload whatever this says
+         * @return this builder
+         */
+        public Builder keepOnFailure(boolean keepOnFailure) {
+            this.keepOnFailure = keepOnFailure;
+            return this;
+        }
 
         /**
          * @param filename the name to store (default: the path's file name, else {@code file})

@@ -52,11 +52,11 @@ class ErrorsTest {
     @Test
     void carriesStatusCodeRequestIdAndMessage() {
         FileshareException e = map(404, "not_found");
-        assertEquals(404, e.status());
+        assertEquals(404, e.status().orElseThrow());
         assertEquals("not_found", e.code());
         assertEquals("req-1", e.requestId());
-        assertNull(e.retryAfter());
-        assertEquals("404 not_found: Nope.", e.getMessage());
+        assertTrue(e.retryAfter().isEmpty());
+        assertEquals("404 not_found: Nope. (request id req-1)", e.getMessage());
     }
 
     @Test
@@ -64,7 +64,7 @@ class ErrorsTest {
         RateLimitException e = (RateLimitException) Errors.fromResponse(429,
                 headers("Retry-After", "42", "RateLimit-Limit", "10", "RateLimit-Remaining", "0", "RateLimit-Reset", "41"),
                 FakeServer.error("rate_limited", "Rate limit exceeded."));
-        assertEquals(42L, e.retryAfter());
+        assertEquals(42L, e.retryAfter().orElseThrow().toSeconds());
         assertEquals(new RateLimitInfo(10L, 0L, 41L), e.rateLimit());
     }
 

@@ -61,9 +61,9 @@ class FakeServerTest {
             RateLimitException e = assertThrows(RateLimitException.class, client::stats);
             assertEquals(4, fake.requests.size());
             assertEquals(List.of(60_000L, 60_000L, 60_000L), fake.sleeps); // 60 s is still slept through
-            assertEquals(429, e.status());
+            assertEquals(429, e.status().orElseThrow());
             assertEquals("rate_limited", e.code());
-            assertEquals(60L, e.retryAfter());
+            assertEquals(60L, e.retryAfter().orElseThrow().toSeconds());
             assertEquals(10L, e.rateLimit().limit());
             assertEquals("abc", e.requestId());
         }
@@ -79,11 +79,11 @@ class FakeServerTest {
             }
         }); FileshareClient client = fake.client().maxRetries(5).build()) {
             RateLimitException e = assertThrows(RateLimitException.class, client::stats);
-            assertEquals(61L, e.retryAfter());
+            assertEquals(61L, e.retryAfter().orElseThrow().toSeconds());
             assertEquals(10L, e.rateLimit().limit());
             // An upload (keyed, replayable) and a 503: the same.
             ServerException s = assertThrows(ServerException.class, () -> client.files().upload(new byte[3]));
-            assertEquals(3600L, s.retryAfter());
+            assertEquals(3600L, s.retryAfter().orElseThrow().toSeconds());
             assertEquals(2, fake.requests.size(), "one attempt each");
             assertTrue(fake.sleeps.isEmpty(), "nothing slept: " + fake.sleeps);
         }
@@ -98,7 +98,7 @@ class FakeServerTest {
         }); FileshareClient client = fake.client().maxRetries(1).build()) {
             for (int status : new int[] {500, 502, 503, 504}) {
                 fake.requests.clear();
-                assertEquals(status, assertThrows(ServerException.class, () -> client.files().get(status)).status());
+                assertEquals(status, assertThrows(ServerException.class, () -> client.files().get(status)).status().orElseThrow());
                 assertEquals(2, fake.requests.size(), status + " is retried");
             }
             for (int status : new int[] {501, 505}) {
@@ -147,7 +147,7 @@ class FakeServerTest {
             assertThrows(NotFoundException.class, () -> client.files().get(7));
             assertThrows(BadRequestException.class, () -> client.files().list(1, 500));
             ServerException s = assertThrows(ServerException.class, () -> client.files().get(8));
-            assertEquals(501, s.status());
+            assertEquals(501, s.status().orElseThrow());
             AuthenticationException a = assertThrows(AuthenticationException.class, client::stats);
             assertFalse(a.getMessage().contains(TestKeys.FAKE_KEY));
             assertEquals(4, fake.requests.size());
@@ -179,7 +179,7 @@ class FakeServerTest {
             b.random = () -> 1.0;
             try (FileshareClient client = b.build()) {
                 APIConnectionException e = assertThrows(APIConnectionException.class, client::stats);
-                assertNull(e.status());
+                assertTrue(e.status().isEmpty());
                 // 3 attempts; the JDK's client itself sends an idempotent GET again once on a closed connection.
                 assertTrue(accepted.get() >= 3, "attempts: " + accepted.get());
                 assertEquals(List.of(500L, 1000L), sleeps);
@@ -456,7 +456,7 @@ class FakeServerTest {
         }); FileshareClient client = fake.client().build()) {
             FileshareException e = assertThrows(FileshareException.class, client::stats);
             assertEquals(FileshareException.class, e.getClass());
-            assertEquals(200, e.status());
+            assertEquals(200, e.status().orElseThrow());
             assertEquals("req-not-json", e.requestId());
             assertNull(e.code());
             assertTrue(e.getMessage().contains("not JSON"), e.getMessage());

@@ -125,7 +125,7 @@ class GrantDownloadFakeTest {
             Path other = dir.resolve("b.bin");
             AuthenticationException wrong = assertThrows(AuthenticationException.class,
                     () -> client.download(url, other, DownloadOptions.builder().password("not it at all").build()));
-            assertEquals(401, wrong.status());
+            assertEquals(401, wrong.status().orElseThrow());
             assertEquals("invalid_password", wrong.code());
             assertFalse(wrong.getMessage().contains("not it at all"));
             AuthenticationException missing = assertThrows(AuthenticationException.class, () -> client.download(url, other));
@@ -158,7 +158,7 @@ class GrantDownloadFakeTest {
             fake.requests.clear();
             RateLimitException limited = assertThrows(RateLimitException.class, () -> client.download(fake.origin() + "/download/tok",
                     dir.resolve("c.bin"), DownloadOptions.builder().password("guess-number-11").build()));
-            assertEquals(900L, limited.retryAfter());
+            assertEquals(900L, limited.retryAfter().orElseThrow().toSeconds());
             assertEquals(1, fake.requests.size());
             assertEquals(List.of(2000L), fake.sleeps);
         }
@@ -200,7 +200,7 @@ class GrantDownloadFakeTest {
             fake.requests.clear();
             ServerException e = assertThrows(ServerException.class,
                     () -> client.download(fake.origin() + "/download/tok", dir.resolve("b.bin")));
-            assertEquals(3600L, e.retryAfter());
+            assertEquals(3600L, e.retryAfter().orElseThrow().toSeconds());
             assertEquals(List.of("POST /download/tok", "GET /download/tok/g2"), sequence(fake));
             assertEquals(List.of(250L), fake.sleeps, "nothing more slept");
         }

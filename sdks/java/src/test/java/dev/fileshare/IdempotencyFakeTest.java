@@ -69,7 +69,7 @@ class IdempotencyFakeTest {
              FileshareClient client = fake.client().build()) {
             BadRequestException e = assertThrows(BadRequestException.class,
                     () -> client.files().upload(CONTENT, UploadOptions.builder().idempotencyKey("k1").build()));
-            assertEquals(422, e.status());
+            assertEquals(422, e.status().orElseThrow());
             assertEquals("idempotency_key_reused", e.code());
             assertEquals(1, fake.requests.size());
             assertTrue(fake.sleeps.isEmpty());
@@ -109,7 +109,7 @@ class IdempotencyFakeTest {
              FileshareClient client = fake.client().build()) {
             LimitExceededException e = assertThrows(LimitExceededException.class, () -> client.files().upload(CONTENT));
             assertEquals("storage_quota_exceeded", e.code());
-            assertEquals(403, e.status());
+            assertEquals(403, e.status().orElseThrow());
             assertEquals(1, fake.requests.size());
         }
     }

@@ -39,7 +39,7 @@ class KeysPagingQuotaIT {
 
             BadRequestException reused = assertThrows(BadRequestException.class,
                     () -> client.files().upload(ProAccountIT.random(60_000, 24), options));
-            assertEquals(422, reused.status());
+            assertEquals(422, reused.status().orElseThrow());
             assertEquals("idempotency_key_reused", reused.code());
             assertEquals(1, InterruptionIT.all(client).size());
 
@@ -158,7 +158,7 @@ class KeysPagingQuotaIT {
         try (FileshareClient client = server.client("pro").apiKey(server.newKey(account.id())).build()) {
             client.files().upload(new byte[600]);
             LimitExceededException multipart = assertThrows(LimitExceededException.class, () -> client.files().upload(new byte[600]));
-            assertEquals(403, multipart.status());
+            assertEquals(403, multipart.status().orElseThrow());
             assertEquals("storage_quota_exceeded", multipart.code());
             LimitExceededException resumable = assertThrows(LimitExceededException.class,
                     () -> client.files().upload(new byte[600], UploadOptions.builder().resumable(true).build()));

@@ -41,12 +41,12 @@ class LimitedAccountIT {
         // Multipart: 403 file_too_large (1 request).
         LimitExceededException e = assertThrows(LimitExceededException.class,
                 () -> client.files().upload(big, UploadOptions.builder().resumable(false).build()));
-        assertEquals(403, e.status());
+        assertEquals(403, e.status().orElseThrow());
         assertEquals("file_too_large", e.code());
         // Resumable: the creation answers 413 file_too_large (1 request; OPTIONS is free).
         LimitExceededException tus = assertThrows(LimitExceededException.class,
                 () -> client.files().upload(big, UploadOptions.builder().resumable(true).build()));
-        assertEquals(413, tus.status());
+        assertEquals(413, tus.status().orElseThrow());
         assertEquals("file_too_large", tus.code());
     }
 
@@ -55,7 +55,7 @@ class LimitedAccountIT {
     void theFourthUploadOfTheDayIsRefused() {
         for (int i = 0; i < 3; i++) client.files().upload(("u" + i).getBytes(), null); // 3 requests
         LimitExceededException e = assertThrows(LimitExceededException.class, () -> client.files().upload("u3".getBytes(), null));
-        assertEquals(403, e.status());
+        assertEquals(403, e.status().orElseThrow());
         assertEquals("daily_upload_limit_exceeded", e.code());
     }
 
@@ -71,10 +71,11 @@ class LimitedAccountIT {
             }
         }
         assertNotNull(limited, "a 429 within 12 calls");
-        assertEquals(429, limited.status());
+        assertEquals(429, limited.status().orElseThrow());
         assertEquals("rate_limited", limited.code());
-        assertNotNull(limited.retryAfter());
-        assertTrue(limited.retryAfter() > 0 && limited.retryAfter() <= 60, "Retry-After " + limited.retryAfter());
+        assertTrue(limited.retryAfter().isPresent());
+        long wait = limited.retryAfter().orElseThrow().toSeconds();
+        assertTrue(wait > 0 && wait <= 60, "Retry-After " + wait);
         assertEquals(10L, limited.rateLimit().limit());
         assertEquals(0L, limited.rateLimit().remaining());
     }

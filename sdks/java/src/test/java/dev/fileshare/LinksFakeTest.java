@@ -128,7 +128,7 @@ class LinksFakeTest {
             assertEquals(0, fake.requests.get(fake.requests.size() - 1).body().length);
             client.links().delete(12);
             BadRequestException conflict = assertThrows(BadRequestException.class, () -> client.links().delete(11));
-            assertEquals(409, conflict.status());
+            assertEquals(409, conflict.status().orElseThrow());
             assertEquals("default_link_required", conflict.code());
             assertThrows(NotFoundException.class, () -> client.links().get(99));
 

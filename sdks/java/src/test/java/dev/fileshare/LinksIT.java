@@ -48,7 +48,7 @@ class LinksIT {
 
     static void invalid(String field, Executable call) {
         BadRequestException e = assertThrows(BadRequestException.class, call);
-        assertEquals(400, e.status(), e.getMessage());
+        assertEquals(400, e.status().orElseThrow(), e.getMessage());
         assertEquals("invalid_parameter", e.code(), e.getMessage());
         assertTrue(e.getMessage().contains(field), "the message names " + field + ": " + e.getMessage());
     }
@@ -150,7 +150,7 @@ class LinksIT {
         FileInfo file = upload("default.txt", 10);
         Link byDefault = client.links().list(file.fileId()).get(0);
         BadRequestException e = assertThrows(BadRequestException.class, () -> client.links().delete(byDefault.linkId()));
-        assertEquals(409, e.status());
+        assertEquals(409, e.status().orElseThrow());
         assertEquals("default_link_required", e.code());
         assertEquals("active", client.links().get(byDefault.linkId()).status());
         client.files().delete(file.fileId());
@@ -250,7 +250,7 @@ class LinksIT {
         String password = "open sesame, please";
         Link link = client.links().create(file.fileId(), LinkOptions.builder().password(password).build());
         AuthenticationException missing = assertThrows(AuthenticationException.class, () -> client.download(link.url(), dir.resolve("a")));
-        assertEquals(401, missing.status());
+        assertEquals(401, missing.status().orElseThrow());
         assertEquals("invalid_password", missing.code());
         AuthenticationException wrong = assertThrows(AuthenticationException.class,
                 () -> client.download(link.url(), dir.resolve("a"), DownloadOptions.builder().password("not the password").build()));

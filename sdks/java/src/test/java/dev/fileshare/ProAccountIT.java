@@ -227,7 +227,7 @@ class ProAccountIT {
         Path path = dir.resolve("async.txt");
         Files.writeString(path, "async");
         FileInfo file = client.files().uploadAsync(path, null).get();
-        CompletableFuture<AccountStats> stats = client.statsAsync();
+        CompletableFuture<StatsResult> stats = client.statsAsync();
         CompletableFuture<FileList> list = client.files().listAsync(1, 10);
         assertEquals(file, client.files().getAsync(file.fileId()).get());
         assertEquals("pro", stats.get().plan());
@@ -247,7 +247,7 @@ class ProAccountIT {
     @Test
     void badRequests() {
         BadRequestException e = assertThrows(BadRequestException.class, () -> client.files().list(1, 500));
-        assertEquals(400, e.status());
+        assertEquals(400, e.status().orElseThrow());
         assertEquals("invalid_parameter", e.code());
         assertTrue(e.getMessage().contains("limit"), e.getMessage());
         assertThrows(BadRequestException.class, () -> client.files().list(0, 10));

@@ -91,6 +91,7 @@ class ResumableFakeTest {
                 ex.sendResponseHeaders(201, -1);
             } else if (method.equals("HEAD") && path.equals(UPLOAD_PATH)) {
                 ex.getResponseHeaders().set("Upload-Offset", Integer.toString(received.size()));
+                if (length >= 0) ex.getResponseHeaders().set("Upload-Length", Long.toString(length));
                 if (received.size() == length) ex.getResponseHeaders().set("Fileshare-File-Id", "42");
                 ex.sendResponseHeaders(200, -1);
             } else if (method.equals("DELETE") && path.equals(UPLOAD_PATH)) {
@@ -346,6 +347,59 @@ class ResumableFakeTest {
             assertThrows(LimitExceededException.class,
                     () -> client.files().upload(data, options.idempotencyKey("k-quota").build()));
             assertTrue(sequence(fake).endsWith("DELETE " + UPLOAD_PATH), sequence(fake));
+        }
+    }
+
+    @Test
+    void theUploadUrlIsShownAtOnceAndAFailedUploadKeptWithKeepOnFailureIsContinuedFromIt() throws Exception {
+        byte[] data = content(2500);
+        TusFake tus = new TusFake(null);
+        tus.failPatches = 100;
+        tus.failAfterFirst = true;
+        List<String> urls = new java.util.ArrayList<>();
+        try (FakeServer fake = server(tus, "unused", 0); FileshareClient client = fake.client().maxRetries(1).build()) {
+            UploadOptions first = UploadOptions.builder().resumable(true).chunkSize(1000)
+                    .onUploadCreated(url -> {
+                        assertEquals(0, tus.received.size(), "shown before any byte is sent");
+                        urls.add(url);
+                    })
+                    .keepOnFailure(true).build();
+            assertThrows(ServerException.class, () -> client.files().upload(data, first));
+            assertEquals(List.of(fake.origin() + UPLOAD_PATH), urls);
+            assertFalse(sequence(fake).contains("DELETE"), "kept: " + sequence(fake));
+            assertEquals(1000, tus.received.size());
+
+            tus.failPatches = 0;
+            fake.requests.clear();
+            List<Long> progress = new java.util.ArrayList<>();
+            FileInfo file = client.files().upload(data, UploadOptions.builder().chunkSize(1000).uploadUrl(urls.get(0))
+                    .onProgress((sent, total) -> progress.add(sent)).build());
+            assertEquals(hex(data), file.sha256(), "the SHA-256 covers the bytes the first call sent");
+            assertArrayEquals(data, tus.received.toByteArray());
+            assertEquals("HEAD " + UPLOAD_PATH + ", PATCH " + UPLOAD_PATH + ", PATCH " + UPLOAD_PATH
+                    + ", GET " + UPLOAD_PATH, sequence(fake), "no creation: the upload is continued");
+            assertEquals(1000L, progress.get(0));
+        }
+    }
+
+    @Test
+    void withoutKeepOnFailureAFailedUploadIsDeletedAndAnUploadUrlOfAnotherLengthIsRefused() throws Exception {
+        byte[] data = content(2500);
+        TusFake tus = new TusFake(null);
+        tus.failPatches = 100;
+        tus.failAfterFirst = true;
+        try (FakeServer fake = server(tus, "unused", 0); FileshareClient client = fake.client().maxRetries(0).build()) {
+            String[] url = new String[1];
+            assertThrows(ServerException.class, () -> client.files().upload(data,
+                    UploadOptions.builder().resumable(true).chunkSize(1000).onUploadCreated(u -> url[0] = u).build()));
+            assertTrue(sequence(fake).endsWith("DELETE " + UPLOAD_PATH), sequence(fake));
+            assertNotNull(url[0]);
+
+            tus.length = 9999;
+            ConfigurationException e = assertThrows(ConfigurationException.class,
+                    () -> client.files().upload(data, UploadOptions.builder().uploadUrl(url[0]).build()));
+            assertTrue(e.getMessage().contains("9999"), e.getMessage());
+            assertThrows(ConfigurationException.class, () -> UploadOptions.builder().uploadUrl("not a url"));
         }
     }
 }
