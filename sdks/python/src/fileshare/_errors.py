@@ -98,7 +98,7 @@ class PermissionDeniedError(FileshareError):
 
 class LimitExceededError(FileshareError):
     """403 ``file_too_large`` / ``daily_upload_limit_exceeded`` / ``storage_quota_exceeded`` /
-    ``link_limit_exceeded``; 413 ``file_too_large`` of resumable uploads."""
+    ``link_limit_exceeded`` / ``webhook_limit_exceeded``; 413 ``file_too_large`` of resumable uploads."""
 
 
 class NotFoundError(FileshareError):
@@ -151,7 +151,9 @@ class ConfigurationError(FileshareError):
     """The client is not set up right: no base URL, no key, an unsupported source, ..."""
 
 
-LIMIT_CODES = frozenset({"file_too_large", "daily_upload_limit_exceeded", "storage_quota_exceeded", "link_limit_exceeded"})
+LIMIT_CODES = frozenset(
+    {"file_too_large", "daily_upload_limit_exceeded", "storage_quota_exceeded", "link_limit_exceeded", "webhook_limit_exceeded"}
+)
 """The 403 codes of a limit of the plan or the account (``LimitExceededError``)."""
 
 
