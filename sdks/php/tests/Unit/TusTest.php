@@ -164,4 +164,66 @@ final class TusTest extends TestCase
         self::assertTrue($mock->client->resumableUploads()['available']);
         self::assertSame(['OPTIONS', 'OPTIONS', 'POST', 'PATCH', 'GET'], array_map(static fn (array $r): string => $r['request']->getMethod(), $mock->requests));
     }
+
+    public function testOnUploadCreatedGetsTheUrlBeforeAnyByte(): void
+    {
+        $bytes = random_bytes(2000);
+        $mock = new Mock([self::options(), self::created(), self::patched(1000), self::patched(2000, 9), self::done($bytes)], ['chunk_size' => 1000]);
+        $seen = [];
+        $mock->client->files->upload(UploadSource::fromBytes($bytes), ['resumable' => true, 'on_upload_created' => static function (string $url) use (&$seen, $mock): void {
+            $seen[] = [$url, \count($mock->requests)];
+        }]);
+        self::assertSame([[self::UPLOAD, 2]], $seen, 'called once, after the POST and before the first PATCH');
+    }
+
+    public function testUploadUrlContinuesFromWhereTheUploadStands(): void
+    {
+        $bytes = random_bytes(2500);
+        $mock = new Mock([self::options(), new Response(200, ['Upload-Offset' => '1000', 'Upload-Length' => '2500', 'Tus-Resumable' => '1.0.0']),
+            self::patched(2000), self::patched(2500, 9), self::done($bytes)], ['chunk_size' => 1000]);
+        $file = $mock->client->files->upload(UploadSource::fromBytes($bytes), ['upload_url' => self::UPLOAD]);
+        self::assertSame(9, $file->file_id);
+        self::assertSame(['OPTIONS', 'HEAD', 'PATCH', 'PATCH', 'GET'], array_map(static fn (array $r): string => $r['request']->getMethod(), $mock->requests));
+        self::assertSame('1000', $mock->requests[2]['request']->getHeaderLine('Upload-Offset'));
+        self::assertSame(substr($bytes, 1000, 1000), $mock->requests[2]['body']);
+        self::assertSame(substr($bytes, 2000), $mock->requests[3]['body']);
+    }
+
+    public function testUploadUrlChecksTheLengthAndTheServer(): void
+    {
+        $mock = new Mock([self::options(), new Response(200, ['Upload-Offset' => '0', 'Upload-Length' => '99'])]);
+        try {
+            $mock->client->files->upload(UploadSource::fromBytes('abc'), ['upload_url' => self::UPLOAD]);
+            self::fail('no exception');
+        } catch (ConfigurationException $e) {
+            self::assertStringContainsString('99 bytes long', $e->getMessage());
+        }
+        try {
+            $mock->client->files->upload(UploadSource::fromBytes('abc'), ['upload_url' => 'https://elsewhere.test/api/v1/uploads/abc']);
+            self::fail('no exception');
+        } catch (ConfigurationException $e) {
+            self::assertStringContainsString(Mock::BASE . '/uploads/', $e->getMessage(), 'the key goes to this server only');
+        }
+    }
+
+    public function testKeepOnFailureKeepsTheUploadAndFalseDeletesIt(): void
+    {
+        $mock = new Mock([self::options(), self::created(), Mock::error(460, 'checksum_mismatch'), self::patched(0), Mock::error(460, 'checksum_mismatch'),
+            self::patched(0), Mock::error(460, 'checksum_mismatch')], ['chunk_size' => 1000]);
+        try {
+            $mock->client->files->upload(UploadSource::fromBytes('abc'), ['resumable' => true, 'keep_on_failure' => true]);
+            self::fail('no exception');
+        } catch (\Fileshare\Exception\BadRequestException) {
+        }
+        self::assertNotContains('DELETE', array_map(static fn (array $r): string => $r['request']->getMethod(), $mock->requests));
+
+        // With its own key a connection failure keeps it by default; keep_on_failure false deletes it all the same.
+        $mock = new Mock([self::options(), self::created(), Mock::drop(), new Response(204)], ['chunk_size' => 1000, 'max_retries' => 0]);
+        try {
+            $mock->client->files->upload(UploadSource::fromBytes('abc'), ['resumable' => true, 'idempotency_key' => 'mine-1', 'keep_on_failure' => false]);
+            self::fail('no exception');
+        } catch (\Fileshare\Exception\APIConnectionException) {
+        }
+        self::assertSame('DELETE', end($mock->requests)['request']->getMethod());
+    }
 }
