@@ -6,8 +6,9 @@
 #   sdks/python/run-tests.sh --install-deps  # first installs the Debian packages it needs (root)
 #   FILESHARE_SLOW_TESTS=1 sdks/python/run-tests.sh   # also the 1 GiB memory measurements
 #
-# Needs Debian's /usr/bin/python3 (>= 3.11) with python3-httpx and python3-pytest, mypy, and Node.js
-# >= 20 with the repository root built (`npm run build` at the root: dist/server.js).
+# Needs Debian's /usr/bin/python3 (>= 3.11) with python3-httpx and python3-pytest, mypy,
+# python3-venv, python3-pip, python3-setuptools and python3-wheel (the wheel-in-a-venv test), and
+# Node.js >= 20 with the repository root built (`npm run build` at the root: dist/server.js).
 set -euo pipefail
 cd "$(dirname "$0")"
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -17,6 +18,11 @@ if [ "${1:-}" = "--install-deps" ]; then
   missing=()
   "$PYTHON" -c 'import httpx' 2>/dev/null || missing+=(python3-httpx)
   "$PYTHON" -c 'import pytest' 2>/dev/null || missing+=(python3-pytest)
+  # The "from source" test: a wheel built offline and installed into a fresh venv.
+  "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+  "$PYTHON" -c 'import pip' 2>/dev/null || missing+=(python3-pip)
+  "$PYTHON" -c 'import setuptools' 2>/dev/null || missing+=(python3-setuptools)
+  "$PYTHON" -c 'import wheel' 2>/dev/null || missing+=(python3-wheel)
   command -v mypy >/dev/null || missing+=(mypy)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "== installing ${missing[*]} (apt-get)"

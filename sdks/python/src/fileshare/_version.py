@@ -1,2 +1,2 @@
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 USER_AGENT = f"fileshare-sdk-python/{__version__}"
