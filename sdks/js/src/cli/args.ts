@@ -29,7 +29,7 @@ export const GLOBAL_OPTIONS = {
   },
   json: { type: 'boolean', description: 'machine-readable JSON on stdout (no progress, no tables)' },
   'no-progress': { type: 'boolean', description: 'no progress bars or progress lines' },
-  retries: { type: 'string', value: 'N', description: 'retries of a failed request (429, 503, no connection); default 2' },
+  retries: { type: 'string', value: 'N', description: 'retries of a failed request (429, 5xx, no connection); default 2' },
   help: { type: 'boolean', short: 'h', description: 'show help' },
   version: { type: 'boolean', short: 'V', description: 'show the version' },
 } as const satisfies OptionSpecs

@@ -40,7 +40,11 @@ export const EXIT_CODES = [
   { code: 2, name: 'usage', meaning: 'bad command line: unknown command or option, missing or malformed argument' },
   { code: 3, name: 'AuthenticationError', meaning: '401: missing, unknown, revoked or expired key' },
   { code: 4, name: 'PermissionDeniedError', meaning: "403 plan_not_supported: the account's plan has no API access" },
-  { code: 5, name: 'LimitExceededError', meaning: 'file larger than max_file_size, or daily uploads used up' },
+  {
+    code: 5,
+    name: 'LimitExceededError',
+    meaning: 'file larger than max_file_size, daily uploads used up, storage quota full, too many links',
+  },
   { code: 6, name: 'NotFoundError', meaning: '404: no such file (or not this account\u2019s), no file behind a link' },
   { code: 7, name: 'BadRequestError', meaning: 'any other 4xx: the server refused the request as it is' },
   { code: 8, name: 'RateLimitError', meaning: '429: request rate limit (after the retries)' },

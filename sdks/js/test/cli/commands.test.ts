@@ -69,6 +69,9 @@ describe.sequential('fshare', () => {
       [['ls', 'extra'], /ls takes no arguments/],
       [['ls', '--limit', '500'], /--limit must be an integer from 1 to 100/],
       [['ls', '--all', '--page', '2'], /--all and --page/],
+      [['ls', '--all', '--before-id', '2'], /--all and --before-id/],
+      [['ls', '--page', '1', '--before-id', '2'], /--before-id and --page/],
+      [['ls', '--before-id', '0'], /--before-id must be an integer from 1 up/],
       [['upload'], /at least one FILE/],
       [['info'], /exactly one ID/],
       [['info', 'abc'], /a file ID is a positive integer/],
@@ -135,7 +138,7 @@ describe.sequential('fshare', () => {
       ])
       expect(human.code).toBe(0)
       expect(human.stdout).toMatch(/^ID +NAME +SIZE +UPLOADED \(UTC\) +DOWNLOADS +LINK\n/)
-      expect(human.stdout).toMatch(/^page 1 of \d+, 2 shown, \d+ files in all$/m)
+      expect(human.stdout).toMatch(/^page 1 of \d+, 2 shown, \d+ files in all(; older: --before-id \d+)?$/m)
       expect(human.stdout).not.toContain(ESC)
       const page = JSON.parse(json.stdout) as { files: { file_id: number }[]; pagination: Record<string, number> }
       expect(page.pagination).toMatchObject({ page: 1, limit: 2 })
@@ -169,8 +172,14 @@ describe.sequential('fshare', () => {
       expect(human.code).toBe(0)
       expect(human.stdout).toMatch(/^plan +pro$/m)
       expect(human.stdout).toMatch(/^max file size +5\.0 GiB$/m)
+      expect(human.stdout).toMatch(/^storage +\S+ \S+ used, \S+ \S+ reserved by uploads in progress$/m)
+      expect(human.stdout).toMatch(/^storage quota +100 GiB \(\S+ \S+ free\)$/m)
       const stats = JSON.parse(json.stdout)
-      expect(stats).toMatchObject({ plan: 'pro', stats: { total_files: expect.any(Number) }, limits: { daily_uploads: 500 } })
+      expect(stats).toMatchObject({
+        plan: 'pro',
+        stats: { total_files: expect.any(Number), storage_reserved: expect.any(Number) },
+        limits: { daily_uploads: 500, max_storage: 100 * 1024 ** 3 },
+      })
     })
   })
 

@@ -1,9 +1,9 @@
-// fshare ls [--page N] [--limit N] | --all
+// fshare ls [--page N | --before-id ID] [--limit N] | --all
 import { integerOption } from '../args.js'
 import type { Command } from '../command.js'
 import { EXIT_OK, UsageError } from '../exit-codes.js'
 import { formatBytes, printable, table } from '../output.js'
-import type { FileRecord } from '../../types.js'
+import type { FileList, FileRecord } from '../../types.js'
 
 function rows(files: readonly FileRecord[]): string[][] {
   return files.map((file) => [
@@ -16,33 +16,48 @@ function rows(files: readonly FileRecord[]): string[][] {
   ])
 }
 
+/** `page 1 of 3, 20 shown, 45 files in all; older: --before-id 812` (or `20 shown older than 850, …`). */
+function summary(shown: number, p: FileList['pagination'], beforeId: number | undefined): string {
+  if (p.total === 0) return 'no files'
+  const where = beforeId === undefined ? `page ${p.page} of ${p.pages}, ${shown} shown` : `${shown} shown older than ${beforeId}`
+  const more = typeof p.next_before_id === 'number' ? `; older: --before-id ${p.next_before_id}` : ''
+  return `${where}, ${p.total} file${p.total === 1 ? '' : 's'} in all${more}`
+}
+
 const HEADER = ['ID', 'NAME', 'SIZE', 'UPLOADED (UTC)', 'DOWNLOADS', 'LINK']
 const RIGHT = new Set([0, 2, 4])
 
 export const ls: Command = {
   name: 'ls',
   summary: 'list files, newest first',
-  usage: 'ls [--page N] [--limit N] | ls --all',
+  usage: 'ls [--page N | --before-id ID] [--limit N] | ls --all',
   description: [
-    'Lists the files of the account, newest first: one page (--page, --limit), or every file',
-    '(--all, fetched 100 at a time, never one twice).',
-    '--json: one page is one object {"files":[file records],"pagination":{"page","limit","total","pages"}};',
-    'with --all, one file record per line (JSON lines), printed as the pages arrive.',
+    'Lists the files of the account, newest first: one page (--page, --limit), the files older',
+    'than file ID (--before-id: the next page, which uploads and deletions meanwhile do not shift;',
+    'each page says the ID to pass for the one after it), or every file (--all, fetched 100 at a',
+    'time by --before-id, never one twice).',
+    '--json: one page is one object {"files":[file records],"pagination":{"page","limit","total",',
+    '"pages","next_before_id"}} ("page" is null with --before-id; "next_before_id" is null on the',
+    'last page); with --all, one file record per line (JSON lines), printed as the pages arrive.',
   ].join('\n'),
   options: {
     page: { type: 'string', value: 'N', description: 'page number, from 1 (default 1)' },
+    'before-id': { type: 'string', value: 'ID', description: 'the files older than file ID (the last page said which ID)' },
     limit: { type: 'string', value: 'N', description: 'files per page, 1 to 100 (default 20)' },
     all: { type: 'boolean', short: 'a', description: 'every file, across all pages' },
   },
-  examples: ['fshare ls', 'fshare ls --page 2 --limit 50', 'fshare ls --all --json | jq -r .public_link'],
+  examples: ['fshare ls', 'fshare ls --page 2 --limit 50', 'fshare ls --before-id 1234', 'fshare ls --all --json | jq -r .public_link'],
   async run(context) {
     const { values, positionals } = context.args
     if (positionals.length > 0) throw new UsageError(`ls takes no arguments, got ${JSON.stringify(positionals[0])}`)
     const page = integerOption(values.page, 'page', 1)
     const limit = integerOption(values.limit, 'limit', 1, 100)
+    const beforeId = integerOption(values['before-id'], 'before-id', 1)
+    if (beforeId !== undefined && page !== undefined) throw new UsageError('--before-id and --page do not go together')
     const client = context.client()
     if (values.all === true) {
       if (page !== undefined) throw new UsageError('--all and --page do not go together')
+      if (beforeId !== undefined) throw new UsageError('--all and --before-id do not go together')
       const files: FileRecord[] = []
       for await (const file of client.files.iterate({ limit: limit ?? 100, signal: context.signal })) {
         context.out.jsonLine(file)
@@ -52,15 +67,11 @@ export const ls: Command = {
       context.out.result(`${files.length} file${files.length === 1 ? '' : 's'}`)
       return EXIT_OK
     }
-    const list = await client.files.list({ page, limit, signal: context.signal })
+    const list = await client.files.list({ page, limit, before_id: beforeId, signal: context.signal })
     context.out.jsonLine(list)
     const { pagination: p } = list
     if (list.files.length > 0) context.out.result(table(HEADER, rows(list.files), RIGHT))
-    context.out.result(
-      p.total === 0
-        ? 'no files'
-        : `page ${p.page} of ${p.pages}, ${list.files.length} shown, ${p.total} file${p.total === 1 ? '' : 's'} in all`,
-    )
+    context.out.result(summary(list.files.length, p, beforeId))
     return EXIT_OK
   },
 }
