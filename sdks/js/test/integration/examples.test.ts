@@ -29,6 +29,15 @@ const EXPECTED: Record<string, RegExp[]> = {
   'download-resume.mjs': [/: 3145728 bytes \(kept 1572864\), SHA-256 [0-9a-f]{64}/],
   'error-handling.mjs': [/not found: not_found \(request id \S+\)/, /uploaded #\d+ hello\.txt/, /deleted #\d+/],
   'resumable-upload.mjs': [/\[#{40}\] 100%/, /stored #\d+ \(20971520 bytes\), SHA-256 [0-9a-f]{64}/],
+  'cleanup-old-files.mjs': [
+    /deleted 0 files older than 30 days \(0 bytes\); kept \d+/,
+    /now \d+ bytes used, \d+ reserved by uploads in progress, a quota of \d+ bytes/,
+  ],
+  'upload-once.mjs': [
+    /#\d+ nightly-report\.txt \(\d+ bytes\), key upload-once-[0-9a-f]{64}/,
+    /uploaded again with the same key: #\d+, the same file/,
+    /other bytes with the same key: 422 idempotency_key_reused/,
+  ],
   'share-links.mjs': [
     /uploaded #\d+, gone at \d{4}-\d\d-\d\dT/,
     /link #\d+ http\S+: 3 downloads, until \d{4}-/,
