@@ -568,8 +568,7 @@ public final class FileshareClient implements AutoCloseable {
          * @return this builder
          */
         public Builder maxRetries(int maxRetries) {
-            if (maxRetries < 0) throw new ConfigurationException("maxRetries must not be negative");
-            this.maxRetries = maxRetries;
+            this.maxRetries = RequestOptions.checkRetries(maxRetries);
             return this;
         }
 
@@ -579,8 +578,7 @@ public final class FileshareClient implements AutoCloseable {
          * @return this builder
          */
         public Builder timeout(Duration timeout) {
-            if (timeout == null || timeout.isNegative()) throw new ConfigurationException("timeout must not be negative");
-            this.timeout = timeout;
+            this.timeout = RequestOptions.checkTimeout(timeout);
             return this;
         }
 

@@ -34,6 +34,16 @@ public final class RequestOptions {
         this.idempotencyKey = b.idempotencyKey;
     }
 
+    static Duration checkTimeout(Duration timeout) {
+        if (timeout == null || timeout.isNegative()) throw new ConfigurationException("timeout must not be negative");
+        return timeout;
+    }
+
+    static int checkRetries(int maxRetries) {
+        if (maxRetries < 0) throw new ConfigurationException("maxRetries must not be negative");
+        return maxRetries;
+    }
+
     /** @return a new builder, nothing set */
     public static Builder builder() {
         return new Builder();
@@ -87,8 +97,7 @@ public final class RequestOptions {
          * @return this builder
          */
         public Builder timeout(Duration timeout) {
-            if (timeout == null || timeout.isNegative()) throw new ConfigurationException("timeout must not be negative");
-            this.timeout = timeout;
+            this.timeout = checkTimeout(timeout);
             return this;
         }
 
@@ -97,8 +106,7 @@ public final class RequestOptions {
          * @return this builder
          */
         public Builder maxRetries(int maxRetries) {
-            if (maxRetries < 0) throw new ConfigurationException("maxRetries must not be negative");
-            this.maxRetries = maxRetries;
+            this.maxRetries = checkRetries(maxRetries);
             return this;
         }
 

@@ -153,6 +153,14 @@ class ResumableFakeTest {
         return self[0];
     }
 
+    /** A fake that takes the first chunk, then answers every PATCH 503. */
+    private static TusFake failingAfterFirstChunk() {
+        TusFake tus = new TusFake(null);
+        tus.failPatches = 100;
+        tus.failAfterFirst = true;
+        return tus;
+    }
+
     private static String sequence(FakeServer fake) {
         return fake.requests.stream().map(r -> r.method() + " " + r.path()).collect(Collectors.joining(", "));
     }
@@ -353,9 +361,7 @@ class ResumableFakeTest {
     @Test
     void theUploadUrlIsShownAtOnceAndAFailedUploadKeptWithKeepOnFailureIsContinuedFromIt() throws Exception {
         byte[] data = content(2500);
-        TusFake tus = new TusFake(null);
-        tus.failPatches = 100;
-        tus.failAfterFirst = true;
+        TusFake tus = failingAfterFirstChunk();
         List<String> urls = new java.util.ArrayList<>();
         try (FakeServer fake = server(tus, "unused", 0); FileshareClient client = fake.client().maxRetries(1).build()) {
             UploadOptions first = UploadOptions.builder().resumable(true).chunkSize(1000)
@@ -385,9 +391,7 @@ class ResumableFakeTest {
     @Test
     void withoutKeepOnFailureAFailedUploadIsDeletedAndAnUploadUrlOfAnotherLengthIsRefused() throws Exception {
         byte[] data = content(2500);
-        TusFake tus = new TusFake(null);
-        tus.failPatches = 100;
-        tus.failAfterFirst = true;
+        TusFake tus = failingAfterFirstChunk();
         try (FakeServer fake = server(tus, "unused", 0); FileshareClient client = fake.client().maxRetries(0).build()) {
             String[] url = new String[1];
             assertThrows(ServerException.class, () -> client.files().upload(data,
