@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The PHP SDK's checks, as CI runs them: `php -l` on every file, `composer validate` when Composer
-# is there, then PHPUnit: unit tests (Guzzle's MockHandler) and integration tests against the real
+# The PHP SDK's checks, as CI runs them: `php -l` on every file, `composer validate --strict`
+# (Composer from Debian), then PHPUnit: unit tests (Guzzle's MockHandler) and integration tests against the real
 # server built from this repository (sdks/launcher/launch-server.mjs; needs `npm run build` at the
 # root first). `--unit` runs the unit tests only (no server, no Node.js).
 #
-# Without Composer, the tests load Debian's packaged dependencies; missing packages are installed
-# when running as root with apt-get: php-cli php-curl php-mbstring php-xml phpunit
-# php-guzzlehttp-guzzle php-psr-http-factory.
+# Without `composer install`, the tests load Debian's packaged dependencies; missing packages are
+# installed when running as root with apt-get: php-cli php-curl php-mbstring php-xml phpunit
+# php-guzzlehttp-guzzle php-psr-http-factory php-psr-log composer. Composer (Debian's) runs
+# `composer validate --strict`, and the integration suite installs the SDK into a consumer project
+# through a `path` repository, offline, against Debian's Guzzle (tests/Integration/ComposerConsumerTest.php).
 set -euo pipefail
 cd "$(dirname "$0")"
 root="$(cd ../.. && pwd)"
@@ -14,6 +16,7 @@ root="$(cd ../.. && pwd)"
 missing=()
 command -v php >/dev/null || missing+=(php-cli)
 command -v phpunit >/dev/null || [ -x vendor/bin/phpunit ] || missing+=(phpunit)
+command -v composer >/dev/null || missing+=(composer)
 if command -v php >/dev/null; then
   modules="$(php -m)"
   grep -qix curl <<<"$modules" || missing+=(php-curl)
@@ -23,6 +26,7 @@ fi
 if [ ! -f vendor/autoload.php ]; then
   [ -f /usr/share/php/GuzzleHttp/autoload.php ] || missing+=(php-guzzlehttp-guzzle)
   [ -f /usr/share/php/Psr/Http/Message/factory-autoload.php ] || missing+=(php-psr-http-factory)
+  [ -f /usr/share/php/Psr/Log/autoload.php ] || missing+=(php-psr-log)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -46,10 +50,8 @@ while IFS= read -r -d '' file; do
 done < <(find src tests examples -name '*.php' -print0)
 [ "$failed" = 0 ] || { echo "!! php -l failed" >&2; exit 1; }
 
-if command -v composer >/dev/null; then
-  echo "== composer validate"
-  composer validate --strict --no-check-publish
-fi
+echo "== composer validate --strict"
+COMPOSER_ALLOW_SUPERUSER=1 COMPOSER_DISABLE_NETWORK=1 composer validate --strict --no-interaction
 
 phpunit=phpunit
 [ -x vendor/bin/phpunit ] && phpunit=vendor/bin/phpunit

@@ -41,6 +41,9 @@ echo "downloaded {$result->size} bytes to $copy, SHA-256 checked against the ETa
 unlink($copy);
 
 $stats = $client->stats();
+// The HTTP side of any call: status and headers, with the usual result as ->data.
+$raw = $client->withRawResponse()->files->get($file->file_id);
+echo "GET answered {$raw->getStatusCode()}, {$raw->getHeaderLine('RateLimit-Remaining')} requests left in the window\n";
 echo "plan {$stats->plan}: {$stats->stats->total_files} files, {$stats->stats->uploads_today} of {$stats->limits->daily_uploads} uploads today\n";
 echo "storage: {$stats->stats->total_size} bytes used, {$stats->stats->storage_reserved} reserved by uploads in progress, of "
     . ($stats->limits->max_storage === null ? 'no quota' : "a quota of {$stats->limits->max_storage}") . "\n";

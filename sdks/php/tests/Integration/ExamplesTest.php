@@ -38,6 +38,7 @@ final class ExamplesTest extends IntegrationTestCase
         self::assertMatchesRegularExpression('/uploaded quickstart\.php as file \d+/', $out);
         self::assertStringContainsString('SHA-256 checked against the ETag', $out);
         self::assertMatchesRegularExpression('/deleted file \d+/', $out);
+        self::assertMatchesRegularExpression('/GET answered 200, \d+ requests left in the window/', $out);
         self::assertMatchesRegularExpression('/storage: \d+ bytes used, \d+ reserved by uploads in progress, of a quota of \d+/', $out);
     }
 
@@ -70,5 +71,7 @@ final class ExamplesTest extends IntegrationTestCase
         self::assertStringContainsString('list 500 per page: refused as sent: 400 invalid_parameter', $out);
         self::assertStringContainsString('a wrong key: check the API key (401)', $out);
         self::assertStringContainsString('a server that is not there: no answer', $out);
+        self::assertStringContainsString('a base URL without /api/v1: a mistake in the code: base_url must end in /api/v1: add /api/v1', $out);
+        self::assertMatchesRegularExpression('/not found \(not_found, request \S+, \d+ requests left\)/', $out);
     }
 }
