@@ -2,7 +2,7 @@
 import { BadRequestError, ConfigurationError, FileshareError, ServerError } from './errors.js'
 import { checkUploadSha256, createSha256, sha256Base64, toBase64, type Sha256 } from './hash.js'
 import { isReplay, type Http } from './http.js'
-import { abortReason, isRetryable, isTransient, retryDelayMs, sleep } from './retry.js'
+import { abortReason, isRetryable, isTransient, retryDelayMs, sleep, waitsTooLong } from './retry.js'
 import { canStreamRequestBodies } from './runtime.js'
 import { toFileRecord, type RawFile } from './records.js'
 import type { FileRecord, ProgressCallback } from './types.js'
@@ -228,7 +228,8 @@ export async function tusUpload(http: Http, source: UploadSource, options: TusUp
           failures = 0
         } catch (error) {
           if (signal?.aborted) throw abortReason(signal)
-          const resumable = isRetryable(error) || (error instanceof BadRequestError && [409, 423, 460].includes(error.status ?? 0))
+          const conflict = error instanceof BadRequestError && [409, 423, 460].includes(error.status ?? 0)
+          const resumable = isRetryable(error) || (conflict && !waitsTooLong(error))
           if (!resumable || failures >= policy.maxRetries) throw error
           failures++
           if (!(error instanceof BadRequestError && error.status === 409)) {

@@ -265,3 +265,17 @@ describe('idempotency keys of resumable uploads', () => {
     }
   })
 })
+
+describe('a chunk refused with a Retry-After over 60 s', () => {
+  it('throws at once instead of waiting (423 upload_locked)', async () => {
+    const server = tusServer()
+    const { client, requests, sleeps } = fakeClient(
+      [(request) => (request.method === 'PATCH' ? apiError(423, 'upload_locked', { 'retry-after': '120' }) : server(request))],
+      { chunkSize: 4 },
+    )
+    const error = await client.files.upload(randomBytes(8, 16), { resumable: true }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ status: 423, code: 'upload_locked', retryAfter: 120 })
+    expect(sleeps).toEqual([])
+    expect(calls(requests).filter((c) => c.startsWith('PATCH') || c.startsWith('HEAD'))).toEqual(['PATCH /uploads/abc'])
+  })
+})
