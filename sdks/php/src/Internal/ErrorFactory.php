@@ -47,6 +47,23 @@ final class ErrorFactory
         return preg_match('/^\d+$/', $value) === 1 ? (int) $value : null;
     }
 
+    /**
+     * An exception about an answer that succeeded but is not what the SDK needs: its status,
+     * request id (in the message too) and headers.
+     *
+     * @template E of FileshareException
+     *
+     * @param class-string<E> $class
+     *
+     * @return E
+     */
+    public static function unexpected(ResponseInterface $response, string $message, string $class = FileshareException::class): FileshareException
+    {
+        $requestId = $response->getHeaderLine('X-Request-Id');
+
+        return new $class($message, $response->getStatusCode(), null, $requestId === '' ? null : $requestId, null, null, $response->getHeaders());
+    }
+
     /** At most 200 characters of a body that is not the API's error object, on one line. */
     public static function excerpt(string $body): string
     {

@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Fileshare\Internal;
 
-use Fileshare\Exception\FileshareException;
 
 /**
  * The first step of a download through a link: `POST /download/<token>` (with the password, if
@@ -56,7 +55,7 @@ final class Grant
                 }
                 if ($url === '') {
                     // A PSR-18 client that follows redirects by itself ends here, with the file's bytes.
-                    throw new FileshareException("$status: the link answered the POST without a grant URL (is the HTTP client following redirects?)", $status);
+                    throw ErrorFactory::unexpected($response, "$status: the link answered the POST without a grant URL (is the HTTP client following redirects?)");
                 }
 
                 return Http::resolve($link, $url);

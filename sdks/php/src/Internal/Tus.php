@@ -155,7 +155,7 @@ final class Tus
             [$created] = $http->call('POST', $createUrl, $headers);
             $location = $created->getHeaderLine('Location');
             if ($location === '') {
-                throw new ServerException('the server created an upload without a Location', $created->getStatusCode());
+                throw ErrorFactory::unexpected($created, 'the server created an upload without a Location', ServerException::class);
             }
             $uploadUrl = Http::resolve($createUrl, $location);
             $fileId = $created->getHeaderLine('Fileshare-File-Id');
@@ -197,7 +197,7 @@ final class Tus
         [$status, $data] = $http->call('GET', $uploadUrl);
         $raw = $data['upload']['file'] ?? null;
         if (!\is_array($raw)) {
-            throw new ServerException('the upload completed but the server names no file', $status->getStatusCode());
+            throw ErrorFactory::unexpected($status, 'the upload completed but the server names no file', ServerException::class);
         }
         $file = FileRecord::fromArray($raw);
         IntegrityException::checkUpload($file, hash_final($fileHash), $replayed ? ($createHeaders[Http::IDEMPOTENCY_KEY] ?? null) : null);
