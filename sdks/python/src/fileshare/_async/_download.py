@@ -33,15 +33,7 @@ async def download(
     on_progress: c.ProgressCallback | None = None,
     resume: bool = True,
 ) -> DownloadResult:
-    """Downloads a file (its record, a link record or a link) to a path or a binary file object.
-
-    The link is asked for a grant first (``POST``, with ``password`` when the link has one; it
-    counts one download), then the grant URL is downloaded; the grant counts nothing more, so a
-    resume within the call, or a later call of this client for the same link within 50 minutes,
-    continues for free. With ``resume`` (default True) a partial destination file is continued
-    with ``Range`` + ``If-Range``; a connection that drops is continued the same way within the
-    retry budget. The finished bytes are checked against the ``ETag`` (the file's SHA-256).
-    """
+    """``client.download()`` (documented there)."""
     link, expected, total = c.download_target(file_or_link)
     sink = _Sink(destination)
     hasher = hashlib.sha256()
