@@ -473,6 +473,8 @@ def response_error(response: httpx.Response, message: str, kind: type[FileshareE
         body: Any = response.json() if response.content else None
     except ValueError:
         body = response.text
+    except httpx.ResponseNotRead:  # a streamed answer (a download): its body is not kept
+        body = None
     return kind(
         message,
         status=response.status_code,

@@ -19,8 +19,8 @@ _handler: logging.Handler | None = None
 
 
 def setup_logging() -> None:
-    """Honours ``FILESHARE_LOG`` (``debug`` or ``info``; anything else changes nothing). Called on
-    import and by every client, so a value set after the import still counts."""
+    """Honours ``FILESHARE_LOG`` (``debug`` or ``info``; anything else changes nothing). Every
+    client's constructor calls it, so the variable may be set any time before."""
     global _handler
     level = _LEVELS.get(os.environ.get("FILESHARE_LOG", "").strip().lower())
     if level is None:

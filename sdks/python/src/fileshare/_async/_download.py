@@ -93,8 +93,8 @@ async def download(
                         if offset > 0:
                             # The server sent the whole file (If-Range did not match): start over.
                             if not sink.can_restart:
-                                raise FileshareError(
-                                    "the server restarted the download from byte 0, which a file object destination cannot take"
+                                raise c.response_error(
+                                    response, "the server restarted the download from byte 0, which a file object destination cannot take"
                                 )
                             await sink.restart()
                             offset = resumed_from = 0
@@ -103,7 +103,7 @@ async def download(
                         content_range = response.headers.get("content-range", "")
                         match = re.fullmatch(r"bytes (\d+)-(\d+)/(\d+)", content_range)
                         if not match or int(match.group(1)) != offset:
-                            raise FileshareError(f"unexpected Content-Range {content_range!r} for a download from byte {offset}")
+                            raise c.response_error(response, f"unexpected Content-Range {content_range!r} for a download from byte {offset}")
                         total = int(match.group(3))
                     if on_progress:
                         on_progress(offset, total)
@@ -126,7 +126,9 @@ async def download(
                 can_resume = offset == 0 or sink.can_restart or expected is not None
                 if not c.is_retryable(error) or failures >= client.max_retries or not can_resume:
                     raise
-                await client._sleep(c.retry_delay(failures, error, client._random))
+                delay = c.retry_delay(failures, error, client._random)
+                c.log_retry(failures, client.max_retries, delay, error)
+                await client._sleep(delay)
                 failures += 1
         actual = hasher.hexdigest()
         if expected is not None and actual != expected:

@@ -270,8 +270,12 @@ class Files:
                     if not c.is_tus_resumable(error) or failures >= client.max_retries:
                         raise
                     failures += 1
+                    delay = 0.0
                     if not (isinstance(error, BadRequestError) and error.status == 409):
-                        client._sleep(c.retry_delay(failures - 1, error, client._random))
+                        delay = c.retry_delay(failures - 1, error, client._random)
+                    c.log_retry(failures - 1, client.max_retries, delay, error)
+                    if delay:
+                        client._sleep(delay)
                     # Where does the upload stand? (HEAD is retried on its own.)
                     answer, _ = client._request("HEAD", upload_url, headers=c.TUS_HEADERS)
                 new_offset = c.int_header(answer, "upload-offset")
