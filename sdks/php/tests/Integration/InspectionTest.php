@@ -4,7 +4,9 @@ declare(strict_types=1);
 
 namespace Fileshare\Tests\Integration;
 
+use Fileshare\Cancellation;
 use Fileshare\Client;
+use Fileshare\Exception\CancelledException;
 use Fileshare\Exception\ConfigurationException;
 use Fileshare\Exception\NotFoundException;
 use Fileshare\Model\FileRecord;
@@ -76,5 +78,49 @@ final class InspectionTest extends IntegrationTestCase
         self::assertStringContainsString('info GET ' . Server::info()['base_url'] . '/stats -> 200', $err);
         self::assertStringContainsString('Bearer [redacted]', $err);
         self::assertStringNotContainsString(Server::key('pro'), $err);
+    }
+
+    public function testCancellationStopsARealUploadAndDownload(): void
+    {
+        $client = Server::client();
+        $path = $this->makeFile('cancel.bin', 8 << 20);
+        $cancel = new Cancellation();
+        $created = null;
+        try {
+            $client->files->upload($path, ['resumable' => true, 'chunk_size' => 1 << 20, 'cancellation' => $cancel, 'keep_on_failure' => true,
+                'on_upload_created' => static function (string $url) use (&$created): void {
+                    $created = $url;
+                },
+                'on_progress' => static function (int $sent) use ($cancel): void {
+                    if ($sent >= (3 << 20)) {
+                        $cancel->cancel();
+                    }
+                }]);
+            self::fail('not cancelled');
+        } catch (CancelledException) {
+        }
+        self::assertNotNull($created);
+        // Kept (keep_on_failure): the same upload is finished from its URL.
+        $file = $client->files->upload($path, ['upload_url' => $created, 'chunk_size' => 1 << 20]);
+        self::assertSame(hash_file('sha256', $path), $file->sha256);
+
+        $cancel = new Cancellation();
+        $got = 0;
+        try {
+            $client->download($file, "$this->dir/copy.bin", ['cancellation' => $cancel, 'on_progress' => static function (int $n) use ($cancel, &$got): void {
+                $got = $n;
+                if ($n >= (2 << 20)) {
+                    $cancel->cancel();
+                }
+            }]);
+            self::fail('not cancelled');
+        } catch (CancelledException) {
+        }
+        self::assertLessThan(8 << 20, filesize("$this->dir/copy.bin"));
+        // What arrived is kept: the next download resumes it.
+        $result = $client->download($file, "$this->dir/copy.bin");
+        self::assertGreaterThan(0, $result->resumed_from);
+        self::assertSame($file->sha256, hash_file('sha256', "$this->dir/copy.bin"));
+        $client->files->delete($file->file_id);
     }
 }
