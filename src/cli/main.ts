@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import { parseArgs } from 'node:util'
 import { UNLIMITED_STORAGE } from '../services/account-limits.js'
-import { openBackends } from '../backends.js'
+import { openBackends, type Backends } from '../backends.js'
 import { ConfigError, loadConfig, type Config } from '../config.js'
 import { openDatabase } from '../db/open-database.js'
 import { migrateToLatest } from '../db/migrate.js'
@@ -10,6 +10,16 @@ import { parsePlan } from '../services/accounts.js'
 import { InvalidKeyNameError, keyName } from '../services/api-keys.js'
 import type { Services } from '../services/create-services.js'
 import type { GarbageCollectionReport } from '../services/garbage-collector.js'
+import { BackupError, BackupService } from '../services/backups.js'
+import { createBlobVerifier } from '../services/blob-verifier.js'
+import {
+  backupReportJson,
+  formatBackupReport,
+  formatRestoreReport,
+  formatVerifyReport,
+  restoreReportJson,
+  verifyReportJson,
+} from './present-backups.js'
 import { presentAccount, presentKey } from './present.js'
 
 export const USAGE = `Usage: fileshare <command>
@@ -35,6 +45,15 @@ export const USAGE = `Usage: fileshare <command>
                                           interrupted uploads, if older than N seconds
                                           (default FILESHARE_GC_GRACE_MS); use 0 only while
                                           no server runs on the data
+  backup DIR [--json]                     copy the embedded stack (database and blobs) into the
+                                          empty or new folder DIR while the server runs
+  restore DIR [--json]                    restore a backup into the empty data folder, checking
+                                          every blob against the backup's manifest
+  verify [--sample N] [--grace-seconds N] [--json]
+                                          re-hash stored blobs (all, or N at random) against their
+                                          recorded SHA-256; report damaged and missing blobs and
+                                          blobs no file refers to (older than N seconds); exits 1
+                                          if anything is found
 
 Settings come from the same environment variables as the server (docs/configuration.md).`
 
@@ -177,19 +196,49 @@ function requireDatabase(config: Config): void {
   )
 }
 
-async function withServices<T>(
+/** Backup and restore copy files of the embedded stack; the scale-out stack has its own tools (docs/scale-out.md). */
+function requireEmbeddedStack(config: Config, command: string): void {
+  if (!config.databaseUrl && config.storage === 'fs') return
+  throw new BackupError(
+    `fileshare ${command} works on the embedded stack (SQLite and a data folder); back up PostgreSQL and S3 as docs/scale-out.md says.`,
+  )
+}
+
+/** The folder argument of backup and restore. */
+function folderArgument(command: string, value: string | undefined): string {
+  if (value === undefined || value === '') throw new UsageError(`${command} needs DIR, the backup folder.`)
+  return value
+}
+
+function sampleSize(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`--sample must be a positive integer, got "${value}".`)
+  }
+  return Number(value)
+}
+
+/** Opens the configured backends for one command (the CLI limits no requests: no Redis), and closes them after. */
+async function withBackends<T>(
+  config: Config,
+  run: (backends: Backends) => Promise<T>,
+  onBackgroundError?: (error: unknown) => void,
+): Promise<T> {
+  requireDatabase(config)
+  const backends = await openBackends(config, { sharedLimits: false, ...(onBackgroundError ? { onBackgroundError } : {}) })
+  try {
+    return await run(backends)
+  } finally {
+    await backends.close()
+  }
+}
+
+function withServices<T>(
   config: Config,
   run: (services: Services) => Promise<T>,
   onBackgroundError?: (error: unknown) => void,
 ): Promise<T> {
-  requireDatabase(config)
-  // The CLI limits no requests: it needs no Redis connection.
-  const backends = await openBackends(config, { sharedLimits: false, ...(onBackgroundError ? { onBackgroundError } : {}) })
-  try {
-    return await run(backends.services)
-  } finally {
-    await backends.close()
-  }
+  return withBackends(config, (backends) => run(backends.services), onBackgroundError)
 }
 
 const OPTIONS = {
@@ -204,8 +253,12 @@ const OPTIONS = {
   'max-storage': { type: 'string' },
   'grace-seconds': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  sample: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
+
+/** The one-word commands that take positional arguments (`backup DIR`). */
+const ONE_WORD_WITH_ARGUMENTS = new Set(['backup', 'restore'])
 
 /** Runs one CLI command. Returns the exit code; output goes through `print`. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<number> {
@@ -216,7 +269,11 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
     throw new UsageError((error as Error).message)
   }
   const { values, positionals } = parsed
-  const [group, action, ...rest] = positionals
+  const [group, ...words] = positionals
+  // Commands of one word take their arguments right after it; the others are "group action".
+  const oneWord = group !== undefined && ONE_WORD_WITH_ARGUMENTS.has(group)
+  const action = oneWord ? undefined : words[0]
+  const rest = oneWord ? words : words.slice(1)
   if (values.help || group === undefined || group === 'help') {
     print(USAGE)
     return 0
@@ -342,6 +399,32 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       if (out.json) print(JSON.stringify(gcReportJson(report)))
       else print(formatGcReport(report))
       return report.failures > 0 ? 1 : 0
+    }
+    case 'backup': {
+      const dir = folderArgument(command, args('DIR')[0])
+      requireEmbeddedStack(config, command)
+      requireDatabase(config)
+      const report = await new BackupService(config).backup(dir)
+      print(out.json ? JSON.stringify(backupReportJson(report)) : formatBackupReport(report))
+      return 0
+    }
+    case 'restore': {
+      const dir = folderArgument(command, args('DIR')[0])
+      requireEmbeddedStack(config, command)
+      const report = await new BackupService(config).restore(dir)
+      print(out.json ? JSON.stringify(restoreReportJson(report)) : formatRestoreReport(report))
+      return 0
+    }
+    case 'verify': {
+      args()
+      const sample = sampleSize(values.sample)
+      const graceMs = values['grace-seconds'] === undefined ? config.gcGraceMs : graceSeconds(values['grace-seconds']) * 1000
+      const report = await withBackends(config, ({ database, blobStore }) =>
+        createBlobVerifier(database, blobStore).verify({ ...(sample === undefined ? {} : { sample }), graceMs }),
+      )
+      if (out.json) print(JSON.stringify(verifyReportJson(report, graceMs)))
+      else print(formatVerifyReport(report, graceMs))
+      return report.damaged.length + report.missing.length + report.orphans.length > 0 ? 1 : 0
     }
     default:
       throw new UsageError(`Unknown command "${positionals.join(' ')}". Run "fileshare help".`)

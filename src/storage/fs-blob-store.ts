@@ -53,6 +53,19 @@ export class FsBlobStore implements BlobStore, ResumableBlobStore {
     return this
   }
 
+  /**
+   * The file that holds a blob: backup and restore of the embedded stack (services/backups.ts)
+   * link and copy blobs under their keys, which the BlobStore interface cannot (put chooses keys).
+   */
+  blobPath(key: string): string {
+    return this.pathOf(key)
+  }
+
+  /** The file a resumable upload appends to (its state is its key). */
+  resumableUploadPath(state: string): string {
+    return this.resumablePath(state)
+  }
+
   private pathOf(key: string): string {
     if (!KEY_PATTERN.test(key)) throw new BlobNotFoundError(key)
     return path.join(this.objectsDir, key.slice(0, 2), key)
