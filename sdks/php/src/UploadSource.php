@@ -71,13 +71,14 @@ final class UploadSource
      * quotes (at most 200 characters), anything else (bytes, a body, a secret) only by its length,
      * never whole.
      */
-    public static function describe(string $path): string
+    public static function describe(string $path, bool $upload = true): string
     {
         if ($path === '') {
             return 'an empty string';
         }
         if (\strlen($path) > 200 || preg_match('/[\x00-\x1F\x7F]/', $path) === 1 || preg_match('//u', $path) !== 1) {
-            return sprintf('a %d-byte string that is not a path (to upload bytes, use $client->files->uploadBytes() or UploadSource::fromBytes())', \strlen($path));
+            return sprintf('a %d-byte string that is not a path', \strlen($path))
+                . ($upload ? ' (to upload bytes, use $client->files->uploadBytes() or UploadSource::fromBytes())' : '');
         }
 
         return json_encode($path, \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE) ?: '?';

@@ -11,6 +11,7 @@ use Fileshare\Exception\IntegrityException;
 use Fileshare\Model\DownloadResult;
 use Fileshare\Model\FileRecord;
 use Fileshare\Model\Link;
+use Fileshare\UploadSource;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\StreamInterface;
 
@@ -88,7 +89,7 @@ final class Downloader implements ResponseSink
         if (\is_string($destination) || $destination instanceof \SplFileInfo) {
             $self->path = (string) $destination;
             if ($self->path === '' || is_dir($self->path)) {
-                throw new ConfigurationException('download destination is a directory: ' . $self->path);
+                throw new ConfigurationException('download destination is a directory: ' . UploadSource::describe($self->path, false));
             }
             clearstatcache(true, $self->path);
             $existing = $resume && is_file($self->path) ? (int) filesize($self->path) : 0;
@@ -313,7 +314,7 @@ final class Downloader implements ResponseSink
     {
         $file = @fopen((string) $this->path, 'c+b');
         if ($file === false) {
-            throw new ConfigurationException("cannot open the download destination: {$this->path}");
+            throw new ConfigurationException('cannot open the download destination: ' . UploadSource::describe($this->path, false));
         }
         ftruncate($file, $this->startAt);
         fseek($file, $this->startAt);
@@ -343,12 +344,12 @@ final class Downloader implements ResponseSink
     {
         $file = @fopen((string) $this->path, 'rb');
         if ($file === false) {
-            throw new ConfigurationException("cannot read the partial download: {$this->path}");
+            throw new ConfigurationException('cannot read the partial download: ' . UploadSource::describe($this->path, false));
         }
         try {
             $read = hash_update_stream($this->hash, $file, $length);
             if ($read !== $length) {
-                throw new FileshareException("the partial download {$this->path} changed while it was read");
+                throw new FileshareException('the partial download ' . UploadSource::describe($this->path, false) . ' changed while it was read');
             }
         } finally {
             fclose($file);
