@@ -82,6 +82,20 @@ def test_rate_limit_remaining_of_a_successful_call_is_readable(make_client: Fact
     assert again.rate_limit.remaining is not None and again.rate_limit.remaining < raw.rate_limit.remaining + 1000
 
 
+def test_raw_responses_of_an_upload_a_download_and_a_link(make_client: Factory, tmp_path: Path) -> None:
+    client = make_client("pro")
+    uploaded = client.with_raw_response.files.upload(b"raw bytes", filename="raw.txt")
+    assert uploaded.status_code == 201 and uploaded.rate_limit.remaining is not None
+    file = uploaded.parse()
+    link = client.with_raw_response.links.create(file.file_id, max_downloads=2)
+    assert link.status_code == 201 and link.parse().max_downloads == 2 and link.request_id
+    fetched = client.with_raw_response.download(link.parse(), tmp_path / "raw.txt")
+    assert fetched.status_code == 200 and fetched.headers["etag"] == f'"{file.sha256}"'
+    assert [r.status_code for r in fetched.http_responses] == [303, 200]  # the link's grant, then the bytes
+    assert fetched.parse().size == 9 and (tmp_path / "raw.txt").read_bytes() == b"raw bytes"
+    client.files.delete(file.file_id)
+
+
 def test_error_headers_body_and_request_id_from_the_server(make_client: Factory) -> None:
     client = make_client("pro")
     with pytest.raises(fileshare.NotFoundError) as caught:
