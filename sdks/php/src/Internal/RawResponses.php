@@ -13,7 +13,14 @@ use Psr\Http\Message\ResponseInterface;
  * `$client->withRawResponse()->files` and `->links`: each call of the resource answers a
  * RawResponse (the call's last HTTP response and its usual result).
  *
- * @internal
+ * @method RawResponse upload(mixed $source, array $options = [])                          files
+ * @method RawResponse uploadBytes(string $bytes, array $options = [])                     files
+ * @method RawResponse list(mixed ...$arguments)                                           files, links
+ * @method RawResponse get(int|string $id, array $requestOptions = [])                     files, links
+ * @method RawResponse update(mixed $id, array $changes, array $requestOptions = [])       files, links
+ * @method RawResponse delete(mixed $id, array $requestOptions = [])                       files, links
+ * @method RawResponse create(mixed $fileId, array $options = [], array $requestOptions = []) links
+ * @method RawResponse rotate(mixed $linkId, array $requestOptions = [])                   links
  */
 final class RawResponses
 {
