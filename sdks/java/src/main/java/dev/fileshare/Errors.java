@@ -12,7 +12,7 @@ import java.util.Set;
 /** Maps a response that is not a success to the exception to throw. */
 final class Errors {
     /** The 403 codes of a limit the account reached (the rest of 403 is a permission). */
-    private static final Set<String> LIMIT_CODES = Set.of("file_too_large", "daily_upload_limit_exceeded",
+    static final Set<String> LIMIT_CODES = Set.of("file_too_large", "daily_upload_limit_exceeded",
             "storage_quota_exceeded", "link_limit_exceeded", "webhook_limit_exceeded");
 
     private Errors() {}

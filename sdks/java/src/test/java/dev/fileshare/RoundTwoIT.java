@@ -9,7 +9,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -74,6 +73,20 @@ class RoundTwoIT {
         Set<String> known = Arrays.stream(record.getRecordComponents()).map(RecordComponent::getName)
                 .filter(n -> !n.equals("extra")).map(n -> n.equals("isDefault") ? "default" : snake(n)).collect(Collectors.toCollection(TreeSet::new));
         assertEquals(documented, known, schema + " vs " + record.getSimpleName());
+    }
+
+    @Test
+    void theErrorCodesTheSdkActsOnAreTheDocumentsCodes() throws Exception {
+        Set<String> documented = new TreeSet<>();
+        openapi().path("components").path("schemas").path("Error").path("properties").path("error").path("properties")
+                .path("code").path("enum").forEach(code -> documented.add(code.asText()));
+        Set<String> known = new TreeSet<>(Errors.LIMIT_CODES);
+        known.add("idempotency_in_progress");
+        // sdks.md lists webhook_limit_exceeded among the limits ahead of the server, which has no
+        // webhooks yet (nor its document the code): mapped for when it comes, not checked here.
+        known.remove("webhook_limit_exceeded");
+        known.removeAll(documented);
+        assertEquals(Set.of(), known, "codes the SDK maps that the document does not have (of " + documented + ")");
     }
 
     @Test
