@@ -22,10 +22,14 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505'
 }
 
-/** Whether the database refused a write for want of disk space (SQLite's SQLITE_FULL, PostgreSQL's disk_full). */
+/**
+ * Whether the database refused a write for want of disk space: SQLite's SQLITE_FULL, or the I/O
+ * errors a full disk gives it when the WAL's shared memory or a page cannot grow (seen on a full
+ * tmpfs: SQLITE_IOERR_SHMSIZE), and PostgreSQL's disk_full.
+ */
 export function isDatabaseFull(error: unknown): boolean {
   const { code } = error as { code?: unknown }
-  return code === 'SQLITE_FULL' || code === '53100'
+  return code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE' || code === 'SQLITE_IOERR_WRITE' || code === '53100'
 }
 
 function translate(error: unknown): unknown {
@@ -77,7 +81,16 @@ class TranslatingDriver implements Driver {
     return translating(() => this.inner.commitTransaction(innerOf(connection)))
   }
   rollbackTransaction(connection: DatabaseConnection) {
-    return translating(() => this.inner.rollbackTransaction(innerOf(connection)))
+    return translating(async () => {
+      try {
+        await this.inner.rollbackTransaction(innerOf(connection))
+      } catch (error) {
+        // SQLite ends a transaction itself on some errors (SQLITE_FULL): its rollback is done, and
+        // the error the caller must see is the one that ended it, not this one.
+        if (/no transaction is active/.test((error as Error).message)) return
+        throw error
+      }
+    })
   }
   releaseConnection(connection: DatabaseConnection) {
     return this.inner.releaseConnection(innerOf(connection))

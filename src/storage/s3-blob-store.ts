@@ -152,7 +152,9 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
       await uploading.catch(() => {})
       await this.delete(key).catch(() => {})
       await feeding.catch(() => {})
-      throw error
+      // A source or limit that failed (a cut client, a file too large, a full quota) makes the S3
+      // side fail too, sometimes first: the cause is what the caller must see.
+      throw source.errored ?? meter.errored ?? error
     }
     return { key, size: meter.size, sha256: meter.digest() }
   }

@@ -37,8 +37,11 @@ describe('isDatabaseUnavailable', () => {
 })
 
 describe('isDatabaseFull', () => {
-  it('is true for SQLITE_FULL and PostgreSQL disk_full only', () => {
+  it("is true for SQLITE_FULL, the write errors of SQLite's WAL on a full disk, and PostgreSQL disk_full only", () => {
     expect(isDatabaseFull(withCode('SQLITE_FULL'))).toBe(true)
+    expect(isDatabaseFull(withCode('SQLITE_IOERR_SHMSIZE'))).toBe(true)
+    expect(isDatabaseFull(withCode('SQLITE_IOERR_WRITE'))).toBe(true)
+    expect(isDatabaseFull(withCode('SQLITE_IOERR_READ'))).toBe(false)
     expect(isDatabaseFull(withCode('53100'))).toBe(true)
     expect(isDatabaseFull(withCode('SQLITE_BUSY'))).toBe(false)
     expect(isDatabaseFull(withCode('ENOSPC'))).toBe(false)

@@ -153,7 +153,13 @@ describe('hostile requests (app.inject)', () => {
         expect(response.status, what).toBe(200)
         const { page, limit } = expected as { page: number; limit: number }
         const total = ownerFiles.length
-        expect(json!.pagination, what).toEqual({ page, limit, total, pages: Math.ceil(total / limit) })
+        expect(json!.pagination, what).toEqual({
+          page,
+          limit,
+          total,
+          pages: Math.ceil(total / limit),
+          next_before_id: page * limit < total ? expect.any(Number) : null,
+        })
         expect((json!.files as unknown[]).length, what).toBe(Math.max(0, Math.min(limit, total - (page - 1) * limit)))
       }),
       { numRuns: 150 },
