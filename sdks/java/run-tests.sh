@@ -102,6 +102,7 @@ if [ "$UNIT_ONLY" = 1 ]; then select+=(--exclude-classname '.*IT$'); else select
 java -Xmx128m \
   -Dfileshare.sdkClasspath="$SDK_DIR/build/classes:$JACKSON" \
   -Dfileshare.sdkDir="$SDK_DIR" \
+  -Dfileshare.examplesClasses="$SDK_DIR/build/examples" \
   -Dfileshare.launcherLog="$SDK_DIR/build/launcher.log" \
   -jar "$J/junit-platform-console-standalone.jar" \
   --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests \
