@@ -447,6 +447,15 @@ public final class FilesResource {
         return client.async(() -> list(page, limit));
     }
 
+    /**
+     * {@link #list()} on the client's executor.
+     *
+     * @return the first page of 20, or a failed future with the {@link FileshareException}
+     */
+    public CompletableFuture<FileList> listAsync() {
+        return listAsync(1, 20);
+    }
+
     /** {@code GET /files} with the parameters that are not null. */
     private JsonNode listAnswer(Integer page, Long beforeId, int limit) {
         Map<String, Object> query = new LinkedHashMap<>();
