@@ -157,7 +157,9 @@ describe('safe retries, stable paging and storage quotas', () => {
       async () => {
         const { apiKey, accountId } = await account()
         // The rows only (their bytes are not what is tested): a thousand uploads cost a minute on S3.
+        // One upload time for all: the first (page-numbered) page then orders by file_id too.
         const repository = new FilesRepository(t.app.database.db)
+        const uploadedAt = Date.now()
         for (let start = 0; start < 1000; start += 100) {
           await Promise.all(
             Array.from({ length: 100 }, (_, i) =>
@@ -169,7 +171,7 @@ describe('safe retries, stable paging and storage quotas', () => {
                 content_type: 'text/plain',
                 sha256: '0'.repeat(64),
                 storage_key: randomBytes(16).toString('hex'),
-                created_at: Date.now(),
+                created_at: uploadedAt,
               }),
             ),
           )
