@@ -21,7 +21,7 @@ class ExamplesIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"QuickStart", "ResumableUpload", "ErrorHandling", "AsyncCalls", "SharingLinks"})
+    @ValueSource(strings = {"QuickStart", "ResumableUpload", "ErrorHandling", "AsyncCalls", "SharingLinks", "InspectAndTune"})
     void runs(String example) throws Exception {
         TestServer server = TestServer.get();
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -43,11 +43,14 @@ class ExamplesIT {
             case "QuickStart" -> List.of("uploaded quickstart-", "downloaded ", "plan pro", "quota 107374182400 bytes", "deleted file");
             case "ResumableUpload" -> List.of("server offers resumable uploads: true", "stored 3145728 bytes");
             case "ErrorHandling" -> List.of("not found: status 404, code not_found");
+            case "InspectAndTune" -> List.of("status 200, requests left: ", "plan pro, requests left: ", "the copy retries 5 times, the client 2",
+                    "gone: 404 not_found, request id header true");
             case "SharingLinks" -> List.of("without the password: invalid_password", "downloads now 1", "password removed: true, limit now 5",
                     "rotated: the old URL answers 404", ": revoked", "file expiry removed: true");
             default -> List.of("uploaded note-0.txt", "files now: ");
         };
         for (String line : expected) assertTrue(output.contains(line), example + " printed:\n" + output);
+        assertFalse(output.contains("requests left: -1"), "RateLimit-Remaining is on successful answers:\n" + output);
         assertTrue(new File("examples/" + example + ".java").isFile());
     }
 }
