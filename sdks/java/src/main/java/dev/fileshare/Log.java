@@ -49,7 +49,19 @@ final class Log {
         logger.log(Level.INFO, message);
     }
 
-    /** A URL as it may be logged: scheme, host, port and path, no query (a grant's token stays out). */
+    /**
+     * A request's URL as it may be logged: an API request's without its query; a link's or a
+     * grant's (sent without the key: their path is the secret) with only the path's first segment.
+     */
+    static String safe(java.net.http.HttpRequest request) {
+        URI uri = request.uri();
+        if (request.headers().firstValue("Authorization").isPresent() || uri.getRawPath() == null) return safe(uri);
+        String path = uri.getRawPath();
+        int second = path.indexOf('/', 1);
+        return safe(uri).replace(path, second < 0 ? "/…" : path.substring(0, second) + "/…");
+    }
+
+    /** A URL as it may be logged: scheme, host, port and path, no query. */
     static String safe(URI uri) {
         if (uri == null) return "?";
         String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();

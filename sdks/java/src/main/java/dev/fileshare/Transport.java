@@ -159,7 +159,7 @@ final class Transport {
     HttpResponse<InputStream> send(HttpClient client, HttpRequest request, Activity activity) {
         Activity clock = activity == null ? new Activity() : activity;
         long started = System.nanoTime();
-        log.debug(() -> request.method() + " " + Log.safe(request.uri()));
+        log.debug(() -> request.method() + " " + Log.safe(request));
         CompletableFuture<HttpResponse<InputStream>> future =
                 client.sendAsync(request, IdleTimeoutBody.handler(timeout, clock::touch));
         long limit = timeout.toNanos();
@@ -168,7 +168,7 @@ final class Transport {
                 try {
                     HttpResponse<InputStream> response = limit <= 0 ? future.get() : future.get(Math.max(1, limit - clock.idleNanos()), TimeUnit.NANOSECONDS);
                     clock.touch();
-                    log.debug(() -> request.method() + " " + Log.safe(request.uri()) + " -> " + response.statusCode() + " in "
+                    log.debug(() -> request.method() + " " + Log.safe(request) + " -> " + response.statusCode() + " in "
                             + (System.nanoTime() - started) / 1_000_000 + " ms"
                             + response.headers().firstValue("x-request-id").map(id -> " (request id " + id + ")").orElse(""));
                     Capture capture = CAPTURE.get();
@@ -188,7 +188,7 @@ final class Transport {
             }
         } catch (ExecutionException | CompletionException | CancellationException e) {
             FileshareException error = translate(e.getCause() == null ? e : e.getCause());
-            log.debug(() -> request.method() + " " + Log.safe(request.uri()) + " failed: " + error.getMessage());
+            log.debug(() -> request.method() + " " + Log.safe(request) + " failed: " + error.getMessage());
             throw error;
         } catch (InterruptedException e) {
             future.cancel(true);

@@ -209,6 +209,29 @@ class RoundTwoFakeTest {
     }
 
     @Test
+    void aLinksTokenIsNotLogged() throws Exception {
+        Lines logger = new Lines();
+        byte[] data = "x".getBytes(StandardCharsets.UTF_8);
+        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+        try (FakeServer fake = new FakeServer((ex, n) -> {
+            if (FakeServer.grant(ex)) return;
+            ex.getResponseHeaders().set("ETag", "\"" + sha + "\"");
+            ex.sendResponseHeaders(200, data.length);
+            ex.getResponseBody().write(data);
+        })) {
+            FileshareClient.Builder b = fake.client();
+            b.env = name -> name.equals("FILESHARE_LOG") ? "debug" : null;
+            b.logger = logger;
+            try (FileshareClient client = b.build()) {
+                client.download(fake.origin() + "/d/secret-token", new ByteArrayOutputStream());
+            }
+            String all = String.join("\n", logger.lines);
+            assertTrue(all.contains("POST " + fake.origin() + "/d/… -> 303"), all);
+            assertFalse(all.contains("secret-token"), all);
+        }
+    }
+
+    @Test
     void iterateGivesAStream() throws Exception {
         try (FakeServer fake = new FakeServer((ex, n) -> {
             String q = ex.getRequestURI().getQuery();
