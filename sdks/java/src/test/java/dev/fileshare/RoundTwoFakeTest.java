@@ -156,7 +156,7 @@ class RoundTwoFakeTest {
     @Test
     void aPerCallIdempotencyKeyGoesOnTheUpload() throws Exception {
         byte[] data = "abc".getBytes(StandardCharsets.UTF_8);
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+        String sha = sha256(data);
         try (FakeServer fake = new FakeServer((ex, n) -> FakeServer.json(ex, 201,
                 "{\"success\":true," + FakeServer.file(7, sha, 3, "http://x/d/t").substring(1)));
              FileshareClient client = fake.client().build()) {
@@ -208,17 +208,26 @@ class RoundTwoFakeTest {
         }
     }
 
-    @Test
-    void aLinksTokenIsNotLogged() throws Exception {
-        Lines logger = new Lines();
-        byte[] data = "x".getBytes(StandardCharsets.UTF_8);
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
-        try (FakeServer fake = new FakeServer((ex, n) -> {
+    private static String sha256(byte[] data) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+    }
+
+    /** A fake link: its POST answers with a grant, the grant serves {@code data} with its ETag. */
+    private static FakeServer linkServing(byte[] data) throws Exception {
+        String sha = sha256(data);
+        return new FakeServer((ex, n) -> {
             if (FakeServer.grant(ex)) return;
             ex.getResponseHeaders().set("ETag", "\"" + sha + "\"");
             ex.sendResponseHeaders(200, data.length);
             ex.getResponseBody().write(data);
-        })) {
+        });
+    }
+
+    @Test
+    void aLinksTokenIsNotLogged() throws Exception {
+        Lines logger = new Lines();
+        byte[] data = "x".getBytes(StandardCharsets.UTF_8);
+        try (FakeServer fake = linkServing(data)) {
             FileshareClient.Builder b = fake.client();
             b.env = name -> name.equals("FILESHARE_LOG") ? "debug" : null;
             b.logger = logger;
@@ -253,13 +262,8 @@ class RoundTwoFakeTest {
     @Test
     void aDownloadGoesIntoAnOutputStreamAndIsChecked() throws Exception {
         byte[] data = "hello, stream".getBytes(StandardCharsets.UTF_8);
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
-        try (FakeServer fake = new FakeServer((ex, n) -> {
-            if (FakeServer.grant(ex)) return;
-            ex.getResponseHeaders().set("ETag", "\"" + sha + "\"");
-            ex.sendResponseHeaders(200, data.length);
-            ex.getResponseBody().write(data);
-        }); FileshareClient client = fake.client().build()) {
+        String sha = sha256(data);
+        try (FakeServer fake = linkServing(data); FileshareClient client = fake.client().build()) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             DownloadResult result = client.download(fake.origin() + "/d/tok", out);
             assertArrayEquals(data, out.toByteArray());
