@@ -58,8 +58,10 @@ final class Downloader {
         if (stream == null) throw new ConfigurationException("download needs a destination stream");
     }
 
+    /** {@code options} null: the defaults. */
     private Downloader(Transport transport, Grants grants, String link, String sha256, long size, Path destination,
-                       OutputStream stream, DownloadOptions options) {
+                       OutputStream stream, DownloadOptions given) {
+        DownloadOptions options = given == null ? DownloadOptions.defaults() : given;
         this.stream = stream;
         this.transport = transport;
         this.grants = grants;

@@ -269,8 +269,7 @@ public final class FileshareClient implements AutoCloseable {
      */
     public DownloadResult download(FileInfo file, Path destination, DownloadOptions options) {
         Objects.requireNonNull(file, "file");
-        DownloadOptions o = options == null ? DownloadOptions.defaults() : options;
-        return new Downloader(transport, grants, file.publicLink(), file.sha256(), file.size(), destination, o).run();
+        return new Downloader(transport, grants, file.publicLink(), file.sha256(), file.size(), destination, options).run();
     }
 
     /**
@@ -300,8 +299,7 @@ public final class FileshareClient implements AutoCloseable {
      * @throws RateLimitException code {@code rate_limited}: too many wrong passwords from this address
      */
     public DownloadResult download(String link, Path destination, DownloadOptions options) {
-        DownloadOptions o = options == null ? DownloadOptions.defaults() : options;
-        return new Downloader(transport, grants, link, null, -1, destination, o).run();
+        return new Downloader(transport, grants, link, null, -1, destination, options).run();
     }
 
     /**
@@ -319,8 +317,7 @@ public final class FileshareClient implements AutoCloseable {
      */
     public DownloadResult download(FileInfo file, OutputStream destination, DownloadOptions options) {
         Objects.requireNonNull(file, "file");
-        DownloadOptions o = options == null ? DownloadOptions.defaults() : options;
-        return new Downloader(transport, grants, file.publicLink(), file.sha256(), file.size(), destination, o).run();
+        return new Downloader(transport, grants, file.publicLink(), file.sha256(), file.size(), destination, options).run();
     }
 
     /**
@@ -343,8 +340,7 @@ public final class FileshareClient implements AutoCloseable {
      * @return the size and SHA-256 of what was written
      */
     public DownloadResult download(String link, OutputStream destination, DownloadOptions options) {
-        DownloadOptions o = options == null ? DownloadOptions.defaults() : options;
-        return new Downloader(transport, grants, link, null, -1, destination, o).run();
+        return new Downloader(transport, grants, link, null, -1, destination, options).run();
     }
 
     /**
