@@ -10,6 +10,7 @@ export function backupReportJson(report: BackupReport) {
     blobs_linked: report.linked,
     blobs_copied: report.copied,
     files_deleted_meanwhile: report.deletedMeanwhile,
+    missing_in_data: report.missingInData.map((file) => ({ file_id: file.fileId, storage_key: file.storageKey })),
     resumable_uploads: report.resumableUploads,
     database_bytes: report.databaseBytes,
   }
@@ -22,6 +23,9 @@ export function formatBackupReport(report: BackupReport): string {
   ]
   if (report.resumableUploads > 0) lines.push(`Resumable uploads in progress: ${report.resumableUploads} with their bytes so far.`)
   if (report.deletedMeanwhile > 0) lines.push(`${plural(report.deletedMeanwhile, 'file')} deleted while the backup ran: left out.`)
+  for (const file of report.missingInData) {
+    lines.push(`missing: file ${file.fileId}, storage key ${file.storageKey}: no blob in the data folder; left out (run fileshare verify)`)
+  }
   return lines.join('\n')
 }
 

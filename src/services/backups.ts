@@ -54,6 +54,11 @@ export interface BackupReport {
   copied: number
   /** Files deleted while the backup ran, after its database snapshot: left out of the backup, as deleted. */
   deletedMeanwhile: number
+  /**
+   * Files whose blob is missing from the live data folder itself (its record is still there): left
+   * out of the backup, which holds no record without its bytes. `fileshare verify` names them too.
+   */
+  missingInData: Array<{ fileId: number; storageKey: string }>
   resumableUploads: number
   databaseBytes: number
 }
@@ -105,6 +110,7 @@ export class BackupService {
       linked: 0,
       copied: 0,
       deletedMeanwhile: 0,
+      missingInData: [],
       resumableUploads: 0,
       databaseBytes: 0,
     }
@@ -127,10 +133,16 @@ export class BackupService {
         })
       }
       // Deleted since the snapshot (the row first, then the bytes): deleted from the copy as well.
-      // At time 0 every file is live, expired or not, so deleteOwned finds it.
+      // A blob missing while the live row is still there is damage of the live data: left out too.
+      const live = await this.liveFileIds(gone.map((file) => file.fileId))
       const files = new FilesRepository(handle.db)
+      // At time 0 every file is live, expired or not, so deleteOwned finds it.
       for (const file of gone) await files.deleteOwned(file.accountId, file.fileId, 0)
-      report.deletedMeanwhile = gone.length
+      report.missingInData = gone
+        .filter((file) => live.has(file.fileId))
+        .map((file) => ({ fileId: file.fileId, storageKey: file.storageKey }))
+        .sort((a, b) => a.fileId - b.fileId)
+      report.deletedMeanwhile = gone.length - report.missingInData.length
 
       // An open resumable upload's committed bytes: in resumable/, or in objects/ if it completed since.
       for (const upload of await integrity.openUploads()) {
@@ -165,6 +177,17 @@ export class BackupService {
     report.resumableUploads = resumable.length
     report.databaseBytes = database.size
     return report
+  }
+
+  /** Which of `ids` the live database still has. */
+  private async liveFileIds(ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set()
+    const live = openSqlite(this.config.sqlitePath)
+    try {
+      return await new FileIntegrityRepository(live.db).existingFileIds(ids)
+    } finally {
+      await live.db.destroy()
+    }
   }
 
   /**

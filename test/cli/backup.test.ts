@@ -230,6 +230,55 @@ describe('fileshare backup and restore', () => {
     expect(await runCommand(['verify', '--grace-seconds', '0'], empty)).toMatchObject({ code: 0, stderr: '' })
   })
 
+  it('an open resumable upload resumes after a restore, with the bytes it had when the backup was taken', async () => {
+    const root = await tempDir()
+    const env = { FILESHARE_DATA_DIR: path.join(root, 'data') }
+    await createDatabase(env)
+    const content = randomBytes(5000)
+    const source = await openBackends(loadConfig(env))
+    const { account } = await source.services.accounts.create(`resumable-${randomInt(1e9)}@example.test`, 'pro')
+    const owner = { accountId: account.id, limits: { maxFileSize: 1_000_000, dailyUploads: 100 } }
+    const upload = await source.services.resumableUploads.create(owner, { length: content.length, metadata: '', filename: 'r.bin' })
+    await source.services.resumableUploads.append(owner, upload.id, { offset: 0, source: Readable.from([content.subarray(0, 3000)]) })
+    await source.close()
+
+    const backupDir = path.join(root, 'backup')
+    const backup = await runCommand(['backup', backupDir, '--json'], env)
+    expect(backup, backup.stderr).toMatchObject({ code: 0, stderr: '' })
+    expect(JSON.parse(backup.stdout)).toMatchObject({ files: 0, resumable_uploads: 1 })
+    expect((await readManifest(backupDir)).resumable_uploads).toEqual([
+      { key: expect.stringMatching(/^[a-f0-9]{32}$/), size: 3000, sha256: sha256(content.subarray(0, 3000)) },
+    ])
+
+    const restored = { FILESHARE_DATA_DIR: path.join(root, 'restored') }
+    expect(await runCommand(['restore', backupDir], restored)).toMatchObject({ code: 0, stderr: '' })
+    const instance = await openBackends(loadConfig(restored))
+    try {
+      const { upload: done } = await instance.services.resumableUploads.append(owner, upload.id, {
+        offset: 3000,
+        source: Readable.from([content.subarray(3000)]),
+      })
+      expect(done.file?.sha256).toBe(sha256(content))
+    } finally {
+      await instance.close()
+    }
+  })
+
+  it('a blob missing from the live data folder: the backup leaves its file out and names it', async () => {
+    const data = await backedUpData(2)
+    const [lost] = data.files
+    await fs.rm(path.join(data.env.FILESHARE_DATA_DIR, 'blobs', 'objects', lost!.storage_key.slice(0, 2), lost!.storage_key))
+    const again = path.join(data.root, 'again')
+    const backup = await runCommand(['backup', again, '--json'], data.env)
+    expect(backup, backup.stderr).toMatchObject({ code: 0, stderr: '' })
+    expect(JSON.parse(backup.stdout)).toMatchObject({
+      files: 1,
+      files_deleted_meanwhile: 0,
+      missing_in_data: [{ file_id: lost!.id, storage_key: lost!.storage_key }],
+    })
+    expect(fileRows(path.join(again, 'fileshare.sqlite')).map((row) => row.id)).toEqual([data.files[1]!.id])
+  })
+
   it.each([
     ['not JSON', (text: string) => text.slice(0, -20), /is damaged: it is not valid JSON/],
     ['of another format', (text: string) => text.replace('"fileshare-backup"', '"other"'), /is damaged: "format" is not/],

@@ -47,6 +47,13 @@ export class FileIntegrityRepository {
     return rows.map(toRecordedBlob).sort((a, b) => a.fileId - b.fileId)
   }
 
+  /** Which of `ids` have a file row. */
+  async existingFileIds(ids: readonly number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set()
+    const rows = await this.db.selectFrom('files').select('id').where('id', 'in', ids).execute()
+    return new Set(rows.map((row) => row.id))
+  }
+
   /** The resumable uploads still open, with the bytes each has committed. */
   async openUploads(): Promise<OpenUploadBytes[]> {
     const status: UploadRow['status'] = 'open'
