@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { defineConfig } from 'vitest/config'
 
 /**
@@ -23,6 +24,10 @@ const scaleOutAvailable =
 if (!scaleOutAvailable) {
   console.warn('\n!! PostgreSQL or Redis does not answer on 127.0.0.1: the scale-out suite is SKIPPED.\n')
 }
+
+// The contract suite behind Debian's nginx configured as docs/scale-out.md's sample (test/helpers/nginx.ts).
+const nginxAvailable = existsSync('/usr/sbin/nginx')
+if (!nginxAvailable) console.warn('\n!! /usr/sbin/nginx is not installed: the behind-nginx suite is SKIPPED.\n')
 
 const shared = {
   testTimeout: 30_000,
@@ -70,6 +75,40 @@ export default defineConfig({
                   // sign-in guards, keys and limits that do depend on PostgreSQL and Redis.
                 ],
                 env: { ...shared.env, FILESHARE_TEST_STACK: 'scale-out' },
+              },
+            },
+          ]
+        : []),
+      ...(nginxAvailable
+        ? [
+            {
+              test: {
+                ...shared,
+                name: 'behind-nginx',
+                include: ['test/contract/**/*.test.ts'],
+                exclude: [
+                  // Tells clients apart by the X-Forwarded-For each request sends; nginx replaces it with
+                  // the connection's address, so every sign-in is 127.0.0.1's and one guard fills up.
+                  'test/contract/dashboard-account-security.test.ts',
+                ],
+                // Single tests of what nginx legitimately changes, skipped by name (test/helpers/nginx-front.setup.ts);
+                // test/scale-out/nginx-front.test.ts tests X-Forwarded-For from real client addresses instead.
+                setupFiles: [...shared.setupFiles, 'test/helpers/nginx-front.setup.ts'],
+                provide: {
+                  skippedBehindNginx: [
+                    // clients told apart by a client-sent X-Forwarded-For, which nginx replaces
+                    'counts failures per client IP',
+                    'limits each X-Forwarded-For client on its own',
+                    'failed sign-in guard',
+                    // a client-sent X-Forwarded-Host, which nginx replaces with the Host it was asked for
+                    'the host comes from X-Forwarded-Host',
+                    // a request nginx's own parser refuses is answered by nginx (its 400 page)
+                    'answers requests the HTTP parser refuses',
+                    // an early refusal closes nginx's upstream connection; the client's stays open (keep-alive)
+                    'refuses a declared Content-Length beyond the limit plus 64 KiB before reading the body',
+                  ],
+                },
+                env: { ...shared.env, FILESHARE_TEST_FRONT: 'nginx' },
               },
             },
           ]

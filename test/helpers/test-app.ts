@@ -13,6 +13,7 @@ import {
   scaleOutEnv,
   startS3rver,
 } from './scale-out-env.js'
+import { startNginx } from './nginx.js'
 
 /**
  * Which stack the HTTP suite runs against: `embedded` (SQLite + folder + in-memory limits) or
@@ -20,10 +21,17 @@ import {
  */
 export const TEST_STACK: 'embedded' | 'scale-out' = process.env.FILESHARE_TEST_STACK === 'scale-out' ? 'scale-out' : 'embedded'
 
+/**
+ * What the HTTP suite speaks to: the app itself, or (`nginx`, the vitest project `behind-nginx`)
+ * Debian's nginx configured with the sample of docs/scale-out.md in front of it (test/helpers/nginx.ts).
+ * Behind nginx the app trusts X-Forwarded-For (FILESHARE_TRUST_PROXY=true), as the sample says to.
+ */
+export const TEST_FRONT: 'none' | 'nginx' = process.env.FILESHARE_TEST_FRONT === 'nginx' ? 'nginx' : 'none'
+
 export interface TestApp {
   app: App
   config: Config
-  /** http://127.0.0.1:<port> */
+  /** http://127.0.0.1:<port>: the app's, or nginx's in front of it (TEST_FRONT) */
   url: string
   api: string
   dataDir: string
@@ -65,6 +73,7 @@ export async function startTestApp(
     FILESHARE_LOG_LEVEL: 'silent',
     FILESHARE_PUBLIC_URL: 'http://files.example.test',
     FILESHARE_CACHE_TTL_MS: '0',
+    ...(TEST_FRONT === 'nginx' && { FILESHARE_TRUST_PROXY: 'true' }),
     ...stack?.env,
     ...env,
   })
@@ -72,7 +81,8 @@ export async function startTestApp(
   const app = await buildApp(config, { ...options, passwordHashCost: TEST_PASSWORD_HASH_COST, now: () => Date.now() + clockOffset })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
-  const url = `http://127.0.0.1:${port}`
+  const front = TEST_FRONT === 'nginx' ? await startNginx([`127.0.0.1:${port}`]) : undefined
+  const url = front?.url ?? `http://127.0.0.1:${port}`
   const tmpDir = path.join(dataDir, 'blobs', 'tmp')
   return {
     app,
@@ -97,6 +107,7 @@ export async function startTestApp(
       return { accountId: account.id, apiKey }
     },
     async close() {
+      await front?.stop()
       // A response a test left unread (a large asset it only took the status of) keeps its
       // connection busy, and Fastify would wait for it until the idle timeout: cut it, as the
       // client would once it went away.
