@@ -1,7 +1,8 @@
 // new Fileshare(options): configuration, the resources, stats() and download().
 import { download, type DownloadDestination, type FileOrLink } from './download.js'
+import { call, type APIPromise } from './api-promise.js'
 import { ConfigurationError } from './errors.js'
-import { Http } from './http.js'
+import { Http, type Log } from './http.js'
 import { toStats } from './records.js'
 import { Files } from './resources/files.js'
 import { Links } from './resources/links.js'
@@ -25,10 +26,52 @@ export interface FileshareOptions {
   chunkSize?: number | undefined
   /** A fetch implementation (tests, proxies). Default: the global `fetch`. */
   fetch?: typeof globalThis.fetch | undefined
+  /** Headers sent with every request (`Authorization` cannot be changed). */
+  defaultHeaders?: Record<string, string | null | undefined> | undefined
+  /**
+   * Node: an `http.Agent`/`https.Agent` (a proxy agent such as `https-proxy-agent`'s, keep-alive
+   * settings). Every request then goes through `node:http` with it: JSON calls, downloads and
+   * streamed uploads alike (flat memory).
+   */
+  httpAgent?: unknown
+  /**
+   * Merged into the init of every `fetch` the SDK makes, e.g. `{ dispatcher: new ProxyAgent(url) }`
+   * of undici. With a `dispatcher` (and no `httpAgent`) streamed uploads go through fetch too, so
+   * that they use it; undici then holds a streamed body in memory until it is sent (nodejs/undici#4058).
+   */
+  fetchOptions?: (RequestInit & Record<string, unknown>) | undefined
+  /** Where log lines go: any object with `debug` and `info` methods, as `console` (the default) or pino's. */
+  logger?: LoggerLike | undefined
+  /** `debug`: every request (method, URL, status, ms, request id) and what `info` shows; `info`: retries, continued and kept uploads; `off`. Default: `FILESHARE_LOG`, else `off`. Never a header, so never the key. */
+  logLevel?: LogLevel | undefined
   /** @internal For tests: replaces the waits between retries. */
   sleep?: RetryPolicy['sleep'] | undefined
   /** @internal For tests: replaces Math.random in the backoff. */
   random?: (() => number) | undefined
+}
+
+/** A console-like logger. */
+export interface LoggerLike {
+  debug(message: string, ...rest: unknown[]): void
+  info(message: string, ...rest: unknown[]): void
+}
+
+export type LogLevel = 'debug' | 'info' | 'off'
+
+/** The SDK's log for `logger` at `logLevel` (default `FILESHARE_LOG`): `undefined` when off. */
+function makeLog(logger: LoggerLike | undefined, level: string | undefined): Log | undefined {
+  const chosen = (level ?? env('FILESHARE_LOG') ?? 'off').toLowerCase()
+  if (chosen !== 'debug' && chosen !== 'info') {
+    if (chosen !== 'off' && level !== undefined) throw new ConfigurationError('logLevel must be "debug", "info" or "off"')
+    return undefined
+  }
+  const sink = logger ?? console
+  return {
+    debug: (message) => {
+      if (chosen === 'debug') sink.debug(`fileshare: ${message}`)
+    },
+    info: (message) => sink.info(`fileshare: ${message}`),
+  }
 }
 
 export const DEFAULT_MAX_RETRIES = 2
@@ -58,6 +101,7 @@ export class Fileshare {
   readonly resumableThreshold: number
   readonly chunkSize: number
   readonly #apiKey: string
+  readonly #options: FileshareOptions
   readonly #http: Http
   #tus: Promise<TusCapabilities> | undefined
 
@@ -68,6 +112,10 @@ export class Fileshare {
       throw new ConfigurationError('no base URL: pass { baseUrl } (e.g. "https://files.example.com/api/v1") or set FILESHARE_BASE_URL')
     }
     if (!/^https?:\/\/[^/]+/.test(baseUrl)) throw new ConfigurationError('baseUrl must be an http(s) URL ending in /api/v1')
+    if (!/\/api\/v1\/*$/.test(baseUrl)) {
+      const fixed = `${baseUrl.replace(/\/+$/, '')}/api/v1`
+      throw new ConfigurationError(`baseUrl must end in /api/v1: add it, as in ${JSON.stringify(fixed)} (got ${JSON.stringify(baseUrl)})`)
+    }
     if (!apiKey) throw new ConfigurationError('no API key: pass { apiKey } or set FILESHARE_API_KEY')
     const fetchImpl = options.fetch ?? globalThis.fetch
     if (typeof fetchImpl !== 'function') throw new ConfigurationError('no fetch: pass { fetch } on platforms without a global fetch')
@@ -77,9 +125,12 @@ export class Fileshare {
     this.resumableThreshold = nonNegativeInteger(options.resumableThreshold, 'resumableThreshold', DEFAULT_RESUMABLE_THRESHOLD)
     this.chunkSize = nonNegativeInteger(options.chunkSize, 'chunkSize', DEFAULT_CHUNK_SIZE, true)
     this.#apiKey = apiKey
+    this.#options = options
+    const log = makeLog(options.logger, options.logLevel)
     const retry: RetryPolicy = { maxRetries: this.maxRetries }
     if (options.sleep) retry.sleep = options.sleep
     if (options.random) retry.random = options.random
+    if (log) retry.onRetry = (n, delay, error) => log.info(`retry ${n} in ${delay} ms after ${error.name}: ${error.message}`)
     this.#http = new Http({
       baseUrl: this.baseUrl,
       apiKey: () => this.#apiKey,
@@ -87,6 +138,10 @@ export class Fileshare {
       retry,
       fetch: (input, init) => fetchImpl(input, init),
       nativeFetch: options.fetch === undefined,
+      headers: options.defaultHeaders,
+      httpAgent: options.httpAgent,
+      fetchOptions: options.fetchOptions,
+      log,
     })
     this.files = new Files(this.#http, {
       resumableThreshold: this.resumableThreshold,
@@ -96,14 +151,20 @@ export class Fileshare {
     this.links = new Links(this.#http)
   }
 
+  /**
+   * A copy of this client with some options changed (the key stays unless given), as
+   * openai-node's `withOptions`: `client.withOptions({ maxRetries: 8, timeoutMs: 120_000 })`.
+   */
+  withOptions(options: FileshareOptions): Fileshare {
+    return new Fileshare({ ...this.#options, baseUrl: this.baseUrl, apiKey: this.#apiKey, ...options })
+  }
+
   /** The account's statistics, limits and plan (fields this SDK does not know are kept). */
-  async stats(options: RequestOptions = {}): Promise<StatsResult> {
-    const { data } = await this.#http.request<Record<string, unknown>>({
-      method: 'GET',
-      url: this.#http.url('/stats'),
-      signal: options.signal,
+  stats(options: RequestOptions = {}): APIPromise<StatsResult> {
+    return call(this.#http, options, async (http) => {
+      const { data } = await http.request<Record<string, unknown>>({ method: 'GET', url: http.url('/stats'), signal: options.signal })
+      return toStats(data)
     })
-    return toStats(data)
   }
 
   /**
@@ -113,8 +174,8 @@ export class Fileshare {
    * destination file is continued with `Range` + `If-Range`, as is a dropped connection, through
    * the same grant; the finished bytes are checked against the `ETag` (the file's SHA-256).
    */
-  download(fileOrLink: FileOrLink, destination: DownloadDestination, options: DownloadOptions = {}): Promise<DownloadResult> {
-    return download(this.#http, fileOrLink, destination, options)
+  download(fileOrLink: FileOrLink, destination: DownloadDestination, options: DownloadOptions = {}): APIPromise<DownloadResult> {
+    return call(this.#http, options, (http) => download(http, fileOrLink, destination, options))
   }
 
   /** What the server offers for resumable uploads (asked once with OPTIONS /uploads, then kept). */
@@ -149,3 +210,5 @@ export class Fileshare {
     return `Fileshare ${JSON.stringify(this.toJSON())}`
   }
 }
+
+export default Fileshare

@@ -1,3 +1,5 @@
+import type { ErrorCode } from './types.js'
+
 /** `RateLimit-*` values of a response, where the server sent them. */
 export interface RateLimitInfo {
   /** The limit of the window that binds first. */
@@ -14,6 +16,10 @@ export interface FileshareErrorInit {
   requestId?: string | undefined
   retryAfter?: number | undefined
   rateLimit?: RateLimitInfo | undefined
+  /** The response's headers, when there was a response. */
+  headers?: Headers | undefined
+  /** The response's body: its JSON parsed, else its text. */
+  body?: unknown
   cause?: unknown
 }
 
@@ -21,20 +27,28 @@ export interface FileshareErrorInit {
 export class FileshareError extends Error {
   /** HTTP status, when there was a response. */
   readonly status: number | undefined
-  /** The body's `error.code` (snake_case), when there was one. */
-  readonly code: string | undefined
+  /** The body's `error.code` (snake_case), when there was one: one of {@link ErrorCode}, or a code newer than this SDK. */
+  readonly code: ErrorCode | (string & {}) | undefined
   /** `X-Request-Id` of the response: quote it when reporting a problem. */
   readonly requestId: string | undefined
   /** Seconds the server asked to wait (`Retry-After`), when it did. */
   readonly retryAfter: number | undefined
+  /** The response's headers (`RateLimit-*`, `Retry-After`, …), when there was a response. */
+  readonly headers: Headers | undefined
+  /** The response's body: its JSON parsed, else its text; `undefined` when there was no response. */
+  readonly body: unknown
 
+  /** The message ends in `(request id …)` whenever the server named one, for every error class. */
   constructor(message: string, init: FileshareErrorInit = {}) {
-    super(message, init.cause === undefined ? undefined : { cause: init.cause })
+    const withId = init.requestId && !message.includes(init.requestId) ? `${message} (request id ${init.requestId})` : message
+    super(withId, init.cause === undefined ? undefined : { cause: init.cause })
     this.name = new.target.name
     this.status = init.status
     this.code = init.code
     this.requestId = init.requestId
     this.retryAfter = init.retryAfter
+    this.headers = init.headers
+    this.body = init.body
   }
 }
 
@@ -74,8 +88,11 @@ export class RateLimitError extends FileshareError {
 /** 5xx. */
 export class ServerError extends FileshareError {}
 
-/** No response: the connection failed, dropped, or stayed idle past `timeoutMs`. */
+/** No response: the connection failed, dropped, or stayed idle past `timeoutMs` ({@link APITimeoutError}). */
 export class APIConnectionError extends FileshareError {}
+
+/** Nothing moved for `timeoutMs` (connecting, sending or receiving): an {@link APIConnectionError}. */
+export class APITimeoutError extends APIConnectionError {}
 
 /** The bytes do not match their SHA-256 (an upload's `sha256`, a download's `ETag`). */
 export class IntegrityError extends FileshareError {
@@ -122,8 +139,10 @@ const LIMIT_CODES = new Set([
 export function errorFromResponse(status: number, headers: Headers, bodyText: string): FileshareError {
   let code: string | undefined
   let serverMessage: string | undefined
+  let parsed: unknown = bodyText === '' ? undefined : bodyText
   try {
     const body = JSON.parse(bodyText) as { error?: { code?: unknown; message?: unknown } }
+    parsed = body
     if (typeof body?.error?.code === 'string') code = body.error.code
     if (typeof body?.error?.message === 'string') serverMessage = body.error.message
   } catch {
@@ -131,7 +150,7 @@ export function errorFromResponse(status: number, headers: Headers, bodyText: st
   }
   const requestId = headers.get('x-request-id') ?? undefined
   const retryAfter = parseRetryAfter(headers.get('retry-after'))
-  const init: FileshareErrorInit = { status, code, requestId, retryAfter }
+  const init: FileshareErrorInit = { status, code, requestId, retryAfter, headers, body: parsed }
   let detail = serverMessage ?? (bodyText.trim().slice(0, 200) || 'no message')
   if (status >= 300 && status < 400) {
     // Redirects are not followed (the key is never sent elsewhere): a 3xx is refused as sent.

@@ -1,5 +1,5 @@
 // One HTTP exchange at a time: headers, the idle timeout, error mapping, and the retry loop.
-import { APIConnectionError, BadRequestError, FileshareError, errorFromResponse } from './errors.js'
+import { APIConnectionError, APITimeoutError, BadRequestError, FileshareError, errorFromResponse } from './errors.js'
 import { abortReason, answered, withRetries, type RetryPolicy } from './retry.js'
 import { canStreamRequestBodies, isNode, loadNodeIo } from './runtime.js'
 import { USER_AGENT } from './version.js'
@@ -56,7 +56,7 @@ export class Watchdog {
     if (this.timeoutMs > 0 && this.timeoutMs !== Infinity && !this.controller.signal.aborted) {
       this.timer = setTimeout(() => {
         this.timedOut = true
-        this.controller.abort(new APIConnectionError(`no data moved for ${this.timeoutMs} ms (timeoutMs)`))
+        this.controller.abort(new APITimeoutError(`no data moved for ${this.timeoutMs} ms (timeoutMs)`))
       }, this.timeoutMs)
     }
   }
@@ -86,6 +86,37 @@ export interface HttpOptions {
   fetch: typeof globalThis.fetch
   /** True when fetch is the platform's own (not one passed in): Node then streams bodies with node:http. */
   nativeFetch: boolean
+  /** Headers sent with every request (the client's `defaultHeaders`, a call's `headers`); `null` drops one. */
+  headers?: Record<string, string | null | undefined> | undefined
+  /** Node: an `http.Agent` (a proxy agent, keep-alive settings) for every request; they then all go through node:http. */
+  httpAgent?: unknown
+  /** Merged into every fetch's init (e.g. `{ dispatcher }` of undici). */
+  fetchOptions?: Record<string, unknown> | undefined
+  log?: Log | undefined
+  /** Told of every answer (the call's raw response, see api-promise.ts). */
+  onResponse?: ((answer: RawAnswer) => void) | undefined
+}
+
+/** What one attempt answered: kept for `.withResponse()` / `.asResponse()`. */
+export interface RawAnswer {
+  url: string
+  status: number
+  headers: Headers
+  /** The body's text, where the SDK read it whole (JSON answers). */
+  text?: string | undefined
+}
+
+/** The SDK's log lines, already filtered by level. Never given a header, so never the key. */
+export interface Log {
+  debug(message: string): void
+  info(message: string): void
+}
+
+/** The per-call options that change how it is sent (see `RequestOptions`). */
+export interface CallSettings {
+  timeoutMs?: number | undefined
+  maxRetries?: number | undefined
+  headers?: Record<string, string | null | undefined> | undefined
 }
 
 /** Marks a body stream whose own source failed (a file read error): that is not a network error. */
@@ -93,6 +124,22 @@ export class SourceError extends Error {}
 
 export class Http {
   constructor(readonly options: HttpOptions) {}
+
+  /** This transport with one call's settings and an observer of its answers. */
+  scoped(call: CallSettings, onResponse?: (answer: RawAnswer) => void): Http {
+    const options: HttpOptions = { ...this.options, retry: { ...this.options.retry } }
+    if (call.timeoutMs !== undefined) options.timeoutMs = call.timeoutMs
+    if (call.maxRetries !== undefined) options.retry.maxRetries = call.maxRetries
+    if (call.headers) options.headers = { ...this.options.headers, ...call.headers }
+    if (onResponse) {
+      const outer = this.options.onResponse
+      options.onResponse = (answer) => {
+        outer?.(answer)
+        onResponse(answer)
+      }
+    }
+    return new Http(options)
+  }
 
   url(path: string, query?: Record<string, string | number | undefined>): string {
     const url = new URL(this.options.baseUrl.replace(/\/+$/, '') + path)
@@ -103,7 +150,10 @@ export class Http {
   }
 
   headers(init: SendInit): Headers {
-    const headers = new Headers(init.headers)
+    const headers = new Headers()
+    for (const [name, value] of Object.entries({ ...this.options.headers, ...init.headers })) {
+      if (typeof value === 'string') headers.set(name, value)
+    }
     if (init.auth !== false) headers.set('authorization', `Bearer ${this.options.apiKey()}`)
     if (canStreamRequestBodies) headers.set('user-agent', USER_AGENT)
     if (!headers.has('accept')) headers.set('accept', 'application/json')
@@ -114,6 +164,7 @@ export class Http {
   async send(init: SendInit): Promise<Exchange> {
     const watchdog = new Watchdog(this.options.timeoutMs, init.signal)
     const headers = this.headers(init)
+    const started = Date.now()
     if (init.body instanceof ReadableStream) {
       // Bytes going out count as activity for the idle timeout (a long upload answers only at its end).
       init = {
@@ -132,14 +183,20 @@ export class Http {
       let response: Response
       if (init.onUploadProgress && init.body instanceof Blob && typeof XMLHttpRequest !== 'undefined' && !canStreamRequestBodies) {
         response = await xhrSend(init, headers, watchdog)
-      } else if (init.body instanceof ReadableStream && this.options.nativeFetch && isNode) {
+      } else if (this.options.nativeFetch && isNode && (this.options.httpAgent !== undefined || this.streamsThroughNodeHttp(init))) {
         const io = await loadNodeIo()
-        response = await io.sendStreamed(init.url, init.method, headers, init.body, watchdog.signal)
+        response = await io.sendStreamed(init.url, init.method, headers, init.body, watchdog.signal, this.options.httpAgent)
       } else {
         // Redirects are never followed (as in the other SDKs): the key is not re-sent anywhere, and a
         // 3xx surfaces as BadRequestError with its status (browsers answer an opaque redirect instead).
         const redirect = init.redirect ?? 'manual'
-        const requestInit: RequestInit & { duplex?: 'half' } = { method: init.method, headers, signal: watchdog.signal, redirect }
+        const requestInit: RequestInit & { duplex?: 'half' } = {
+          ...this.options.fetchOptions,
+          method: init.method,
+          headers,
+          signal: watchdog.signal,
+          redirect,
+        }
         if (init.body !== undefined) {
           requestInit.body = init.body as BodyInit
           if (init.body instanceof ReadableStream) requestInit.duplex = 'half'
@@ -152,13 +209,28 @@ export class Http {
         }
       }
       watchdog.touch()
+      const requestId = response.headers.get('x-request-id')
+      this.options.log?.debug(
+        `${init.method} ${init.url} -> ${response.status} (${Date.now() - started} ms${requestId ? `, request id ${requestId}` : ''})`,
+      )
+      this.options.onResponse?.({ url: init.url, status: response.status, headers: response.headers })
       return { response, watchdog }
     } catch (error) {
       watchdog.stop()
       const source = findSourceError(error)
       if (source) throw source.cause ?? source
-      throw watchdog.translate(error)
+      const thrown = watchdog.translate(error)
+      this.options.log?.debug(`${init.method} ${init.url} failed after ${Date.now() - started} ms: ${(thrown as Error)?.message ?? thrown}`)
+      throw thrown
     }
+  }
+
+  /**
+   * A streamed body in Node goes through node:http (flat memory), unless a `dispatcher` was given
+   * in `fetchOptions` without an `httpAgent`: then fetch sends it, through that dispatcher.
+   */
+  private streamsThroughNodeHttp(init: SendInit): boolean {
+    return init.body instanceof ReadableStream && this.options.fetchOptions?.dispatcher === undefined
   }
 
   /** Reads a whole (small) body as text under the idle timeout. */
@@ -188,6 +260,7 @@ export class Http {
     const exchange = await this.send(init)
     const text = await this.readText(exchange)
     const { status, headers } = exchange.response
+    this.options.onResponse?.({ url: init.url, status, headers, text })
     if (status < 200 || status > 299) throw errorFromResponse(status, headers, text)
     let data: T
     try {
@@ -196,6 +269,8 @@ export class Http {
       throw new FileshareError(`${status}: the answer is not JSON`, {
         status,
         requestId: headers.get('x-request-id') ?? undefined,
+        headers,
+        body: text,
         cause: error,
       })
     }

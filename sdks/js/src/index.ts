@@ -1,10 +1,14 @@
 // @fileshare/sdk: the official JavaScript/TypeScript SDK of the Fileshare API.
 export { Fileshare, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_RETRIES, DEFAULT_RESUMABLE_THRESHOLD, DEFAULT_TIMEOUT_MS } from './client.js'
-export type { FileshareOptions } from './client.js'
+export { Fileshare as default } from './client.js'
+export type { FileshareOptions, LoggerLike, LogLevel } from './client.js'
+export { APIPromise } from './api-promise.js'
+export type { WithResponse } from './api-promise.js'
 export { Files } from './resources/files.js'
 export { Links } from './resources/links.js'
 export {
   APIConnectionError,
+  APITimeoutError,
   AuthenticationError,
   BadRequestError,
   ConfigurationError,
@@ -35,12 +39,14 @@ export type {
   FileRecord,
   FileUpdate,
   IdempotencyOptions,
+  Limits,
   Link,
   LinkOptions,
   LinkStatus,
   ListOptions,
   ProgressCallback,
   RequestOptions,
+  Stats,
   StatsResult,
   UploadOptions,
 } from './types.js'

@@ -76,6 +76,8 @@ export interface RetryPolicy {
   /** Replaceable for tests. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
   random?: () => number
+  /** Told of each retry before its wait (the logger's `info` line). */
+  onRetry?: ((retry: number, delayMs: number, error: FileshareError) => void) | undefined
 }
 
 /**
@@ -95,7 +97,9 @@ export async function withRetries<T>(
     } catch (error) {
       if (signal?.aborted) throw abortReason(signal)
       if (n >= policy.maxRetries || !isRetryable(error) || !canRetry(error)) throw error
-      await wait(retryDelayMs(n, error, policy.random), signal)
+      const delay = retryDelayMs(n, error, policy.random)
+      policy.onRetry?.(n + 1, delay, error)
+      await wait(delay, signal)
     }
   }
 }

@@ -135,6 +135,12 @@ export interface TusUploadOptions {
    * connection, a 5xx, an abort) is kept, for a later call with the key to continue.
    */
   keepUnfinished: boolean
+  /** `true`: keep a failed upload whatever the error; `false`: always delete it; `undefined`: `keepUnfinished`'s rule. */
+  keepOnFailure: boolean | undefined
+  /** Continue this upload instead of creating one. */
+  uploadUrl: string | undefined
+  /** Told the upload's URL once it exists (created, or continued). */
+  onUploadCreated: ((url: string) => void | Promise<void>) | undefined
   chunkSize: number
   checksum: boolean
   onProgress: ProgressCallback | undefined
@@ -156,40 +162,54 @@ export async function tusUpload(http: Http, source: UploadSource, options: TusUp
   const metadata = [`filename ${metadataValue(options.filename)}`]
   if (options.contentType) metadata.push(`filetype ${metadataValue(options.contentType)}`)
 
-  // 1. Create.
+  // 1. Create, or continue the upload named.
   const createUrl = http.url('/uploads')
-  const created = await http.request<unknown>({
-    method: 'POST',
-    url: createUrl,
-    headers: {
-      ...TUS,
-      ...(size === undefined ? { 'upload-defer-length': '1' } : { 'upload-length': String(size) }),
-      'upload-metadata': metadata.join(','),
-      ...expiryHeader(options.expiresIn),
-      ...options.idempotency,
-    },
-    signal,
-  })
-  const location = created.headers.get('location')
-  if (!location) throw new ServerError('the server created an upload without a Location', { status: created.status })
+  const continuing = options.uploadUrl !== undefined
+  const created = continuing
+    ? undefined
+    : await http.request<unknown>({
+        method: 'POST',
+        url: createUrl,
+        headers: {
+          ...TUS,
+          ...(size === undefined ? { 'upload-defer-length': '1' } : { 'upload-length': String(size) }),
+          'upload-metadata': metadata.join(','),
+          ...expiryHeader(options.expiresIn),
+          ...options.idempotency,
+        },
+        signal,
+      })
+  const location = created ? created.headers.get('location') : options.uploadUrl
+  if (!location) throw new ServerError('the server created an upload without a Location', { status: created?.status })
   const uploadUrl = new URL(location, createUrl).href
+  const replayed = created === undefined || isReplay(created.headers)
   const hasher = await createSha256()
-  let fileId = created.headers.get('fileshare-file-id')
+  let fileId = created?.headers.get('fileshare-file-id') ?? null
   let offset = 0
   let finished = false
   let refused = true
   const reader = new ChunkReader(source)
 
   try {
-    if (isReplay(created.headers)) {
+    if (replayed) {
+      // An upload made before (this key's, or the one named by uploadUrl): where does it stand?
       const head = await http.request<unknown>({ method: 'HEAD', url: uploadUrl, headers: TUS, signal })
       const held = Number(head.headers.get('upload-offset'))
       if (!Number.isSafeInteger(held) || held < 0)
         throw new FileshareError(`the upload names no offset (${head.headers.get('upload-offset')})`)
+      const length = head.headers.get('upload-length')
+      if (continuing && size !== undefined && length !== null && Number(length) !== size) {
+        refused = false // nothing changed: the upload stays for its own source
+        throw new ConfigurationError(`the upload at ${uploadUrl} is of ${length} bytes, the source of ${size}: pass the same source`)
+      }
       fileId = head.headers.get('fileshare-file-id')
+      http.options.log?.info(`continuing upload ${uploadUrl} from byte ${held}`)
+      await options.onUploadCreated?.(uploadUrl)
       await reader.skip(held, hasher)
       offset = held
       onProgress?.(offset, size)
+    } else {
+      await options.onUploadCreated?.(uploadUrl)
     }
     if (!fileId) {
       const buffer = new Uint8Array(Math.max(1, Math.min(options.chunkSize, size ?? options.chunkSize)))
@@ -262,10 +282,14 @@ export async function tusUpload(http: Http, source: UploadSource, options: TusUp
     }
     finished = true
   } catch (error) {
-    refused = !(options.keepUnfinished && (isTransient(error) || !(error instanceof FileshareError)))
+    if (refused) {
+      const transient = isTransient(error) || !(error instanceof FileshareError)
+      refused = options.keepOnFailure === undefined ? !(options.keepUnfinished && transient) : !options.keepOnFailure
+    }
     throw error
   } finally {
     await reader.close().catch(() => {})
+    if (!finished && !refused) http.options.log?.info(`kept the unfinished upload ${uploadUrl}`)
     if (!finished && refused) {
       // Give the daily upload slot back; best effort, the server also expires unfinished uploads.
       const abandon = new AbortController()
@@ -283,7 +307,7 @@ export async function tusUpload(http: Http, source: UploadSource, options: TusUp
   const raw = status.data?.upload?.file
   if (!raw) throw new ServerError('the upload completed but the server names no file', { status: status.status })
   const file = toFileRecord(raw)
-  checkUploadSha256(file, hasher.digestHex(), isReplay(created.headers))
+  checkUploadSha256(file, hasher.digestHex(), created !== undefined && isReplay(created.headers))
   return file
 }
 

@@ -90,8 +90,8 @@ export interface ApiPagination {
   next_before_id: number | null
 }
 
-/** `components.schemas.Stats`. */
-export interface ApiStats {
+/** `components.schemas.Stats`: the inner `stats` of {@link StatsResult} (`Stats` in every SDK). */
+export interface Stats {
   total_files: number
   total_size: number
   total_downloads: number
@@ -100,8 +100,8 @@ export interface ApiStats {
   storage_reserved: number
 }
 
-/** `components.schemas.Limits`. */
-export interface ApiLimits {
+/** `components.schemas.Limits`: the `limits` of {@link StatsResult} (`Limits` in every SDK). */
+export interface Limits {
   max_file_size: number
   daily_uploads: number
   requests_per_minute: number
@@ -109,6 +109,11 @@ export interface ApiLimits {
   /** Bytes the account may keep (its files and its uploads in progress together); `null`: unlimited. */
   max_storage: number | null
 }
+
+/** @deprecated The name before 0.2.0: {@link Stats}. */
+export type ApiStats = Stats
+/** @deprecated The name before 0.2.0: {@link Limits}. */
+export type ApiLimits = Limits
 
 /** The error codes of `components.schemas.Error` (`error.code`). */
 export const ERROR_CODES = [
@@ -209,10 +214,10 @@ export interface FileList {
   readonly pagination: Readonly<ApiPagination>
 }
 
-/** The answer of `stats()`. Fields the SDK does not know yet are kept. */
+/** The answer of `stats()` (`StatsResult` in every SDK). Fields the SDK does not know yet are kept. */
 export interface StatsResult {
-  readonly stats: Readonly<ApiStats> & Readonly<Record<string, unknown>>
-  readonly limits: Readonly<ApiLimits> & Readonly<Record<string, unknown>>
+  readonly stats: Readonly<Stats> & Readonly<Record<string, unknown>>
+  readonly limits: Readonly<Limits> & Readonly<Record<string, unknown>>
   /** Lower-case plan name: `pro`, `business` or `enterprise`. */
   readonly plan: string
   readonly [field: string]: unknown
@@ -233,7 +238,7 @@ export interface IdempotencyOptions {
 }
 
 /** Options of {@link Files.upload}. */
-export interface UploadOptions extends IdempotencyOptions {
+export interface UploadOptions extends IdempotencyOptions, RequestOptions {
   /** The file name to store. Default: the path's or File's name, else `file`. */
   filename?: string | undefined
   /** Sent as the part's type and tus `filetype`; the server derives `content_type` from the name. */
@@ -251,11 +256,29 @@ export interface UploadOptions extends IdempotencyOptions {
   chunkSize?: number | undefined
   /** The file expires this many seconds after the upload (1 to 315360000): sent as `Fileshare-Expires-In`. */
   expires_in?: number | undefined
-  signal?: AbortSignal | undefined
+  /**
+   * Resumable uploads: called with the upload's URL as soon as the server created it (before any
+   * byte is sent; also when an upload is continued). Keep it (a file, a database row): `uploadUrl`
+   * continues the upload from any process.
+   */
+  onUploadCreated?: ((url: string) => void | Promise<void>) | undefined
+  /**
+   * Continue this resumable upload (a URL `onUploadCreated` gave) with the same source: a `HEAD`
+   * tells where it stands, the bytes the server holds are read from the source and hashed (not sent
+   * again), the rest follows. Implies `resumable: true`.
+   */
+  uploadUrl?: string | undefined
+  /**
+   * What becomes of a resumable upload that failed or was cancelled. `false`: deleted (its daily
+   * upload slot and reserved storage come back). `true`: kept, for `uploadUrl` to continue (the
+   * server expires it after 24 hours). Default: kept when it can be continued (you passed
+   * `idempotencyKey`, `onUploadCreated` or `uploadUrl`) and the server did not refuse it for good.
+   */
+  keepOnFailure?: boolean | undefined
 }
 
 /** Options of {@link Fileshare.download}. */
-export interface DownloadOptions {
+export interface DownloadOptions extends RequestOptions {
   /** Called as bytes arrive: `(bytesReceived, totalBytes)`, counting a resumed part. */
   onProgress?: ProgressCallback | undefined
   /** Continue a partial destination file with `Range` + `If-Range` (default true). */
@@ -267,7 +290,6 @@ export interface DownloadOptions {
    * file for an hour without counting again; `download(grantUrl, …)` resumes through it.
    */
   onGrant?: ((grantUrl: string, expiresAt: string | undefined) => void) | undefined
-  signal?: AbortSignal | undefined
 }
 
 /** What {@link Fileshare.download} did. */
@@ -280,7 +302,17 @@ export interface DownloadResult {
   readonly resumedFrom: number
 }
 
-/** Per-call options of the calls that take no other options. */
+/**
+ * Options every call takes (as openai-node's and stripe-node's do): they change this call only.
+ * `client.withOptions({...})` changes them for every call of a client copy.
+ */
 export interface RequestOptions {
+  /** Cancels the call: the transfer stops at once and the call rejects with the signal's reason (an `AbortError`). */
   signal?: AbortSignal | undefined
+  /** Idle timeout of this call in ms (connect, each read or write); never a deadline for a whole transfer. */
+  timeoutMs?: number | undefined
+  /** Retries of this call (see the client's `maxRetries`). */
+  maxRetries?: number | undefined
+  /** Extra headers of this call's requests; `null` drops a default header. `Authorization` cannot be changed. */
+  headers?: Record<string, string | null | undefined> | undefined
 }

@@ -98,7 +98,12 @@ export function errorText(error: unknown): string {
   const notes: string[] = []
   if (error instanceof FileshareError) {
     if (error.retryAfter !== undefined) notes.push(`retry after ${error.retryAfter} s`)
-    if (error.requestId) notes.push(`request id ${error.requestId}`)
+    if (error.requestId) {
+      // The SDK's message ends in the request id already: it goes with the other notes here.
+      const suffix = ` (request id ${error.requestId})`
+      if (message.endsWith(suffix)) message = message.slice(0, -suffix.length)
+      notes.push(`request id ${error.requestId}`)
+    }
   }
   const prefix = type === 'Error' || type === 'InterruptedError' ? '' : `${type}: `
   return `${prefix}${printable(message)}${notes.length ? ` (${notes.join(', ')})` : ''}`

@@ -113,14 +113,21 @@ export async function sendStreamed(
   url: string,
   method: string,
   headers: Headers,
-  body: ReadableStream<Uint8Array>,
+  body: ReadableStream<Uint8Array> | Uint8Array | Blob | string | undefined,
   signal: AbortSignal,
+  agent?: unknown,
 ): Promise<Response> {
   const target = new URL(url)
   const { request } = target.protocol === 'https:' ? await import('node:https') : await import('node:http')
   const flat: Record<string, string> = {}
   headers.forEach((value, name) => (flat[name] = value))
-  if (!('content-length' in flat)) flat['transfer-encoding'] = 'chunked'
+  if (body !== undefined && !(body instanceof ReadableStream)) {
+    const blob = body instanceof Blob ? body : new Blob([body as Uint8Array<ArrayBuffer> | string])
+    if (body instanceof Blob && body.type && !('content-type' in flat)) flat['content-type'] = body.type
+    flat['content-length'] = String(blob.size)
+    body = blob.stream()
+  }
+  if (body !== undefined && !('content-length' in flat)) flat['transfer-encoding'] = 'chunked'
   return new Promise<Response>((resolve, reject) => {
     let settled = false
     const fail = (error: unknown) => {
@@ -128,7 +135,13 @@ export async function sendStreamed(
       settled = true
       reject(error)
     }
-    const req = request(target, { method, headers: flat, signal })
+    const reader = body?.getReader()
+    const req = request(target, {
+      method,
+      headers: flat,
+      signal,
+      ...(agent === undefined ? {} : { agent: agent as import('node:http').Agent }),
+    })
     req.on('error', (error) => fail(signal.aborted ? signal.reason : new TypeError('fetch failed', { cause: error })))
     req.on('response', (res) => {
       settled = true
@@ -137,11 +150,11 @@ export async function sendStreamed(
       const status = res.statusCode ?? 0
       const nullBody = status === 204 || status === 205 || status === 304 || method === 'HEAD'
       // The server answered (maybe before the whole body went, e.g. a refusal): stop sending.
-      void reader.cancel().catch(() => {})
+      void reader?.cancel().catch(() => {})
       if (nullBody) res.resume()
       resolve(new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: responseHeaders }))
     })
-    const reader = body.getReader()
+    if (!reader) return void req.end()
     const pump = async () => {
       try {
         for (;;) {

@@ -1,6 +1,7 @@
 // client.files: upload, list, iterate, get, delete.
 import { ConfigurationError, FileshareError } from '../errors.js'
 import { checkUploadSha256, createSha256, sha256OfSource } from '../hash.js'
+import { call, type APIPromise } from '../api-promise.js'
 import { isReplay, type Http } from '../http.js'
 import { multipartFrame, multipartStream } from '../multipart.js'
 import { toFileList, toFileRecord, type RawFile } from '../records.js'
@@ -45,39 +46,48 @@ export class Files {
    * own key a later call is the same upload: it returns the first call's file, or continues its
    * resumable upload where it stands.
    */
-  async upload(source: UploadInput, options: UploadOptions = {}): Promise<FileRecord> {
-    const idempotency = idempotencyHeader(options.idempotencyKey)
-    const prepared = await toUploadSource(source, options.size)
-    const filename = options.filename ?? prepared.name ?? 'file'
-    if (options.chunkSize !== undefined && !(Number.isSafeInteger(options.chunkSize) && options.chunkSize > 0)) {
-      throw new ConfigurationError('chunkSize must be a positive integer')
-    }
-    let useTus = options.resumable === true
-    if (options.resumable === undefined) {
-      const large = prepared.size !== undefined && prepared.size >= this.settings.resumableThreshold
-      // Browsers cannot stream a request body over HTTP/1.1: a stream is sent in chunks instead.
-      const unbufferedStream = !canStreamRequestBodies && prepared.blob === undefined
-      if (large || unbufferedStream) useTus = (await this.settings.tus(options.signal)).available
-    }
-    if (useTus) {
-      const capabilities = await this.settings.tus(options.signal)
-      assertTus(capabilities)
-      return tusUpload(this.http, prepared, {
-        filename,
-        contentType: options.contentType,
-        expiresIn: options.expires_in,
-        idempotency,
-        keepUnfinished: options.idempotencyKey !== undefined,
-        chunkSize: options.chunkSize ?? this.settings.chunkSize,
-        checksum: capabilities.checksumSha256,
-        onProgress: options.onProgress,
-        signal: options.signal,
-      })
-    }
-    return this.uploadMultipart(prepared, filename, idempotency, options)
+  upload(source: UploadInput, options: UploadOptions = {}): APIPromise<FileRecord> {
+    return call(this.http, options, async (http) => {
+      const idempotency = idempotencyHeader(options.idempotencyKey)
+      const prepared = await toUploadSource(source, options.size)
+      const filename = options.filename ?? prepared.name ?? 'file'
+      if (options.chunkSize !== undefined && !(Number.isSafeInteger(options.chunkSize) && options.chunkSize > 0)) {
+        throw new ConfigurationError('chunkSize must be a positive integer')
+      }
+      if (options.uploadUrl !== undefined && options.resumable === false) {
+        throw new ConfigurationError('uploadUrl continues a resumable upload: not with resumable: false')
+      }
+      let useTus = options.resumable === true || options.uploadUrl !== undefined
+      if (options.resumable === undefined) {
+        const large = prepared.size !== undefined && prepared.size >= this.settings.resumableThreshold
+        // Browsers cannot stream a request body over HTTP/1.1: a stream is sent in chunks instead.
+        const unbufferedStream = !canStreamRequestBodies && prepared.blob === undefined
+        if (large || unbufferedStream) useTus = (await this.settings.tus(options.signal)).available
+      }
+      if (useTus) {
+        const capabilities = await this.settings.tus(options.signal)
+        assertTus(capabilities)
+        return tusUpload(http, prepared, {
+          filename,
+          contentType: options.contentType,
+          expiresIn: options.expires_in,
+          idempotency,
+          keepUnfinished: options.idempotencyKey !== undefined || options.onUploadCreated !== undefined || options.uploadUrl !== undefined,
+          keepOnFailure: options.keepOnFailure,
+          uploadUrl: options.uploadUrl,
+          onUploadCreated: options.onUploadCreated,
+          chunkSize: options.chunkSize ?? this.settings.chunkSize,
+          checksum: capabilities.checksumSha256,
+          onProgress: options.onProgress,
+          signal: options.signal,
+        })
+      }
+      return this.uploadMultipart(http, prepared, filename, idempotency, options)
+    })
   }
 
   private async uploadMultipart(
+    http: Http,
     source: UploadSource,
     filename: string,
     idempotency: Record<string, string>,
@@ -85,10 +95,10 @@ export class Files {
   ): Promise<FileRecord> {
     const { onProgress, signal } = options
     const frame = multipartFrame(filename, options.contentType ?? 'application/octet-stream')
-    const url = this.http.url('/files/upload')
+    const url = http.url('/files/upload')
     const total = source.size
     const answer = await withRetries(
-      this.http.options.retry,
+      http.options.retry,
       signal,
       async () => {
         const hasher = await createSha256()
@@ -125,7 +135,7 @@ export class Files {
         }
         onProgress?.(0, total)
         const size = total ?? 0
-        const result = await this.http.exchangeJson<RawFile>({
+        const result = await http.exchangeJson<RawFile>({
           method: 'POST',
           url,
           headers,
@@ -154,13 +164,15 @@ export class Files {
    * the files whose `file_id` is lower than `before_id` (a page's `pagination.next_before_id`),
    * which no upload or deletion meanwhile can shift. Not both (a `BadRequestError`).
    */
-  async list(options: ListOptions & RequestOptions = {}): Promise<FileList> {
-    const { data } = await this.http.request<Parameters<typeof toFileList>[0]>({
-      method: 'GET',
-      url: this.http.url('/files', { page: options.page, limit: options.limit, before_id: options.before_id }),
-      signal: options.signal,
+  list(options: ListOptions & RequestOptions = {}): APIPromise<FileList> {
+    return call(this.http, options, async (http) => {
+      const { data } = await http.request<Parameters<typeof toFileList>[0]>({
+        method: 'GET',
+        url: http.url('/files', { page: options.page, limit: options.limit, before_id: options.before_id }),
+        signal: options.signal,
+      })
+      return toFileList(data)
     })
-    return toFileList(data)
   }
 
   /**
@@ -169,11 +181,11 @@ export class Files {
    * the ones yielded, deleted as they come) shift nothing, and no file is yielded twice.
    */
   async *iterate(options: { limit?: number | undefined } & RequestOptions = {}): AsyncGenerator<FileRecord, void, undefined> {
-    const limit = options.limit ?? 100
-    const { signal } = options
-    let result = await this.list({ limit, signal })
+    const { limit = 100, page: _page, before_id: _before, ...call } = options as ListOptions & RequestOptions
+    const { signal } = call
+    let result = await this.list({ ...call, limit })
     if (!('next_before_id' in result.pagination)) {
-      yield* this.iterateByPage(result, limit, signal)
+      yield* this.iterateByPage(result, limit, call)
       return
     }
     let below: number | undefined // the last file yielded: every later one is older
@@ -188,16 +200,12 @@ export class Files {
       if (next === null) return
       if (asked !== undefined && next >= asked) throw new FileshareError(`the server's next_before_id ${next} does not move past ${asked}`)
       asked = next
-      result = await this.list({ limit, before_id: next, signal })
+      result = await this.list({ ...call, limit, before_id: next })
     }
   }
 
   /** Page numbers, for an older server without `before_id`: no file twice, but a deletion meanwhile can shift one out of view. */
-  private async *iterateByPage(
-    first: FileList,
-    limit: number,
-    signal: AbortSignal | undefined,
-  ): AsyncGenerator<FileRecord, void, undefined> {
+  private async *iterateByPage(first: FileList, limit: number, call: RequestOptions): AsyncGenerator<FileRecord, void, undefined> {
     const seen = new Set<number>()
     let result = first
     for (let page = 1; ; page++) {
@@ -207,34 +215,40 @@ export class Files {
         yield file
       }
       if (result.files.length < limit || page >= result.pagination.pages) return
-      result = await this.list({ page: page + 1, limit, signal })
+      result = await this.list({ ...call, page: page + 1, limit })
     }
   }
 
   /** One file's record. */
-  async get(id: number | string, options: RequestOptions = {}): Promise<FileRecord> {
-    const { data } = await this.http.request<{ file: RawFile }>({
-      method: 'GET',
-      url: this.http.url(`/files/${fileId(id)}`),
-      signal: options.signal,
+  get(id: number | string, options: RequestOptions = {}): APIPromise<FileRecord> {
+    return call(this.http, options, async (http) => {
+      const { data } = await http.request<{ file: RawFile }>({
+        method: 'GET',
+        url: http.url(`/files/${fileId(id)}`),
+        signal: options.signal,
+      })
+      return toFileRecord(data.file)
     })
-    return toFileRecord(data.file)
   }
 
   /**
    * Changes a file: its expiry (`expires_in` seconds from now, or `expires_at`; `expires_at: null`
    * removes it) and its name. Answers the new record.
    */
-  async update(id: number | string, changes: FileUpdate & RequestOptions = {}): Promise<FileRecord> {
-    const data = await this.http.json<{ file: RawFile }>('PATCH', `/files/${fileId(id)}`, {
-      body: jsonBody(changes),
-      signal: changes.signal,
+  update(id: number | string, changes: FileUpdate & RequestOptions = {}): APIPromise<FileRecord> {
+    return call(this.http, changes, async (http) => {
+      const data = await http.json<{ file: RawFile }>('PATCH', `/files/${fileId(id)}`, {
+        body: jsonBody(changes),
+        signal: changes.signal,
+      })
+      return toFileRecord(data.file)
     })
-    return toFileRecord(data.file)
   }
 
   /** Deletes a file; its links stop working at once. */
-  async delete(id: number | string, options: RequestOptions = {}): Promise<void> {
-    await this.http.request<unknown>({ method: 'DELETE', url: this.http.url(`/files/${fileId(id)}`), signal: options.signal })
+  delete(id: number | string, options: RequestOptions = {}): APIPromise<void> {
+    return call(this.http, options, async (http) => {
+      await http.request<unknown>({ method: 'DELETE', url: http.url(`/files/${fileId(id)}`), signal: options.signal })
+    })
   }
 }

@@ -11,7 +11,7 @@ export function resourceId(id: number | string, what: 'file' | 'link'): string {
 }
 
 /** Options of a call that are not fields of the API. */
-const CALL_OPTIONS = new Set(['signal', 'idempotencyKey'])
+const CALL_OPTIONS = new Set(['signal', 'idempotencyKey', 'timeoutMs', 'maxRetries', 'headers'])
 
 /**
  * The JSON body of a create or update: every field the caller gave (so that the server refuses a

@@ -137,7 +137,7 @@ describe.sequential('fshare', () => {
         fshare(['ls', '--json', '--limit', '1', '--page', '2']),
       ])
       expect(human.code).toBe(0)
-      expect(human.stdout).toMatch(/^ID +NAME +SIZE +UPLOADED \(UTC\) +DOWNLOADS +LINK\n/)
+      expect(human.stdout).toMatch(/^ *ID +NAME +SIZE +UPLOADED \(UTC\) +DOWNLOADS +LINK\n/)
       expect(human.stdout).toMatch(/^page 1 of \d+, 2 shown, \d+ files in all(; older: --before-id \d+)?$/m)
       expect(human.stdout).not.toContain(ESC)
       const page = JSON.parse(json.stdout) as { files: { file_id: number }[]; pagination: Record<string, number> }
