@@ -10,10 +10,28 @@
 // string-width); `progress` (node-progress) has had no release since 2019. Speed and ETA are
 // computed here over a sliding window, so that a resumed download does not count the bytes it
 // already had as speed.
-import cliProgress from 'cli-progress'
+//
+// cli-progress is an optional dependency of @fileshare/sdk (the library never loads it): an
+// install with `--omit=optional` leaves it out, and the CLI then prints lines on a terminal too.
+import { createRequire } from 'node:module'
+import type * as CliProgress from 'cli-progress'
 import { formatBytes, formatDuration, type Writable } from './output.js'
 
 export type ProgressMode = 'bar' | 'lines' | 'none'
+
+let cliProgressModule: typeof CliProgress | null | undefined
+
+/** cli-progress when it is installed (an optional dependency), else null. */
+export function loadCliProgress(): typeof CliProgress | null {
+  if (cliProgressModule === undefined) {
+    try {
+      cliProgressModule = createRequire(import.meta.url)('cli-progress') as typeof CliProgress
+    } catch {
+      cliProgressModule = null
+    }
+  }
+  return cliProgressModule
+}
 
 export interface Progress {
   /** `total` may be unknown (a stream of unknown length). */
@@ -27,7 +45,7 @@ export interface Progress {
 /** Which progress to show: bars on a terminal, lines elsewhere, none for --json / --no-progress. */
 export function progressMode(stderr: Writable, options: { json: boolean; noProgress: boolean; term: string | undefined }): ProgressMode {
   if (options.json || options.noProgress) return 'none'
-  if (stderr.isTTY === true && options.term !== 'dumb') return 'bar'
+  if (stderr.isTTY === true && options.term !== 'dumb' && loadCliProgress()) return 'bar'
   return 'lines'
 }
 
@@ -93,7 +111,7 @@ function describe(state: State): string {
 }
 
 class BarProgress implements Progress {
-  #bar: cliProgress.SingleBar | undefined
+  #bar: CliProgress.SingleBar | undefined
   readonly #meter = new SpeedMeter()
   #state: State = { done: 0, total: undefined, speed: undefined, finished: false, elapsed: 0 }
 
@@ -106,6 +124,7 @@ class BarProgress implements Progress {
     this.#meter.add(done)
     this.#state = { ...this.#state, done, total, speed: this.#meter.speed(), elapsed: this.#meter.elapsed() }
     if (!this.#bar) {
+      const cliProgress = loadCliProgress()!
       this.#bar = new cliProgress.SingleBar({
         stream: this.stream as NodeJS.WritableStream,
         fps: 8,

@@ -64,6 +64,9 @@ describe('requests', () => {
   it('has the version of package.json', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
     expect(VERSION).toBe(pkg.version)
+    // ...and the newest entry of CHANGELOG.md.
+    const changelog = readFileSync(new URL('../../CHANGELOG.md', import.meta.url), 'utf8')
+    expect(/^## (\S+)$/m.exec(changelog)?.[1]).toBe(pkg.version)
   })
 
   it('keeps unknown fields of stats and gives upload_date as a UTC Date', async () => {
