@@ -100,24 +100,26 @@ describe('fileshare backup and restore', () => {
       const server = await startServerProcess({ dataDir: source.FILESHARE_DATA_DIR, env: serverEnv })
 
       // What the clients were told, with the time they were told it.
-      const uploaded = new Map<number, { sha256: string; at: number }>()
-      const deleted = new Map<number, number>()
+      const uploaded = new Map<number, { sha256: string; startedAt: number; at: number }>()
+      const deleted = new Map<number, { startedAt: number; at: number }>()
       let stop = false
       const client = async () => {
         const mine: number[] = []
         while (!stop) {
           if (mine.length > 2 && Math.random() < 0.4) {
             const id = mine.splice(randomInt(mine.length), 1)[0]!
+            const startedAt = performance.now()
             const response = await fetch(`${server.api}/files/${id}`, { method: 'DELETE', headers: bearer(apiKey) })
             expect(response.status).toBe(200)
             await response.arrayBuffer()
-            deleted.set(id, performance.now())
+            deleted.set(id, { startedAt, at: performance.now() })
           } else {
             const content = randomBytes(randomInt(1, 48 * 1024))
+            const startedAt = performance.now()
             const response = await fetch(`${server.api}/files/upload`, { method: 'POST', headers: bearer(apiKey), body: fileForm(content) })
             expect(response.status).toBe(201)
             const body = (await response.json()) as { file_id: number }
-            uploaded.set(body.file_id, { sha256: sha256(content), at: performance.now() })
+            uploaded.set(body.file_id, { sha256: sha256(content), startedAt, at: performance.now() })
             mine.push(body.file_id)
           }
         }
@@ -132,12 +134,15 @@ describe('fileshare backup and restore', () => {
         const backup = await runCommand(['backup', backupDir, '--json'], source)
         backupEnded = performance.now()
         expect(backup, backup.stderr).toMatchObject({ code: 0, stderr: '' })
-        const uploadsDuringBackup = [...uploaded.values()].filter(({ at }) => at > backupStarted && at < backupEnded).length
         // Let the clients go on a little after the backup, then stop them.
         const target = uploaded.size + 8
         while (uploaded.size < target) await new Promise((resolve) => setTimeout(resolve, 10))
         stop = true
         await Promise.all(clients)
+        // Uploads whose request was under way while the backup ran.
+        const uploadsDuringBackup = [...uploaded.values()].filter(
+          ({ startedAt, at }) => startedAt < backupEnded && at > backupStarted,
+        ).length
         expect(uploadsDuringBackup, 'uploads went on while the backup ran').toBeGreaterThan(0)
       } finally {
         stop = true
@@ -151,11 +156,11 @@ describe('fileshare backup and restore', () => {
       expect(backedUp.map((row) => row.storage_key).sort()).toEqual(manifest.blobs.map((blob) => blob.key).sort())
       const ids = new Set(backedUp.map((row) => row.id))
       for (const [id, { at }] of uploaded) {
-        // Acknowledged before the backup began and still there when it ended: in it.
-        const deletedAt = deleted.get(id)
-        if (at < backupStarted && (deletedAt === undefined || deletedAt > backupEnded)) expect(ids.has(id), `file ${id}`).toBe(true)
+        // Acknowledged before the backup began, and no delete asked for before it ended: in it.
+        const deletion = deleted.get(id)
+        if (at < backupStarted && (deletion === undefined || deletion.startedAt > backupEnded)) expect(ids.has(id), `file ${id}`).toBe(true)
         // Deleted before the backup began: not in it.
-        if (deletedAt !== undefined && deletedAt < backupStarted) expect(ids.has(id), `deleted file ${id}`).toBe(false)
+        if (deletion !== undefined && deletion.at < backupStarted) expect(ids.has(id), `deleted file ${id}`).toBe(false)
       }
       for (const row of backedUp) expect(row.sha256).toBe(uploaded.get(row.id)?.sha256)
 
