@@ -63,6 +63,8 @@ export interface Nginx {
   child: ChildProcess
   /** The error log so far. */
   errorLog(): Promise<string>
+  /** The access log so far: `<client address> "<request line>" <status> <upstream address>` a line. */
+  accessLog(): Promise<string>
   stop(): Promise<void>
 }
 
@@ -79,6 +81,7 @@ export async function startNginx(backends: string[], options: { port?: number } 
   await fs.mkdir(path.join(dir, 'logs'))
   const port = options.port ?? (await freePort())
   const errorLog = path.join(dir, 'logs/error.log')
+  const accessLog = path.join(dir, 'logs/access.log')
   const conf = path.join(dir, 'nginx.conf')
   await fs.writeFile(
     conf,
@@ -88,7 +91,9 @@ export async function startNginx(backends: string[], options: { port?: number } 
       'worker_processes 1;',
       'events { worker_connections 512; }',
       'http {',
-      `  access_log ${path.join(dir, 'logs/access.log')};`,
+      // Which backend served each request, for tests that check both took part.
+      `  log_format upstream '$remote_addr "$request" $status $upstream_addr';`,
+      `  access_log ${accessLog} upstream;`,
       `  client_body_temp_path ${temp('client_body')};`,
       `  proxy_temp_path ${temp('proxy')};`,
       `  fastcgi_temp_path ${temp('fastcgi')};`,
@@ -100,8 +105,13 @@ export async function startNginx(backends: string[], options: { port?: number } 
       '',
     ].join('\n'),
   )
+  // Run as root (as on the test machines), nginx would serve from workers of user nobody that cannot
+  // write to this folder; run the whole of it as nobody instead, as an unprivileged process.
+  const as = process.getuid?.() === 0 ? await nobody() : undefined
+  if (as) await chownTree(dir, as.uid, as.gid)
   // -e: the error log before the config is read (the compiled-in default is elsewhere).
   const child = spawn(NGINX, ['-p', dir, '-c', conf, '-e', errorLog, '-g', 'daemon off;'], {
+    ...as,
     stdio: ['ignore', 'ignore', 'pipe'],
     // A process group of its own: a SIGKILL then reaches the worker too, not only the master.
     detached: true,
@@ -149,6 +159,7 @@ export async function startNginx(backends: string[], options: { port?: number } 
     clientBodyTempDir: temp('client_body'),
     child,
     errorLog: readLog,
+    accessLog: () => fs.readFile(accessLog, 'utf8').catch(() => ''),
     async stop() {
       if (!exited) {
         killGroup('SIGTERM')
@@ -160,5 +171,23 @@ export async function startNginx(backends: string[], options: { port?: number } 
       }
       await fs.rm(dir, { recursive: true, force: true })
     },
+  }
+}
+
+/** The uid and gid of the user nobody (/etc/passwd). */
+async function nobody(): Promise<{ uid: number; gid: number }> {
+  const passwd = await fs.readFile('/etc/passwd', 'utf8').catch(() => '')
+  const [, , uid, gid] =
+    passwd
+      .split('\n')
+      .find((line) => line.startsWith('nobody:'))
+      ?.split(':') ?? []
+  return { uid: Number(uid ?? 65534), gid: Number(gid ?? 65534) }
+}
+
+async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
+  await fs.chown(dir, uid, gid)
+  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
+    await fs.chown(path.join(entry.parentPath, entry.name), uid, gid)
   }
 }
