@@ -50,14 +50,14 @@ describe('the SDK and the OpenAPI document agree', () => {
     writeFileSync(
       `${work}check.ts`,
       `import type { components } from './openapi.js'
-import type { ApiFile, ApiLimits, ApiLink, ApiPagination, ApiStats, ErrorCode } from '../../../src/types.js'
+import type { ApiFile, ApiLink, ApiPagination, ErrorCode, Limits, Stats } from '../../../src/types.js'
 type S = components['schemas']
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 export const checks: [
   Same<ApiFile, S['File']>,
   Same<ApiPagination, S['Pagination']>,
-  Same<ApiStats, S['Stats']>,
-  Same<ApiLimits, S['Limits']>,
+  Same<Stats, S['Stats']>,
+  Same<Limits, S['Limits']>,
   Same<ErrorCode, S['Error']['error']['code']>,
   Same<ApiLink, S['Link']>,
 ] = [true, true, true, true, true, true]
