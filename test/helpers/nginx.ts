@@ -75,11 +75,22 @@ export interface Nginx {
  * within 5 s, then removes its folder.
  */
 export async function startNginx(backends: string[], options: { port?: number } = {}): Promise<Nginx> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNginxOnce(backends, options.port ?? (await freePort()))
+    } catch (error) {
+      // The free port was taken meanwhile by another test's server: take another.
+      const taken = error instanceof Error && error.message.includes('Address already in use')
+      if (!taken || options.port !== undefined || attempt === 3) throw error
+    }
+  }
+}
+
+async function startNginxOnce(backends: string[], port: number): Promise<Nginx> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'fileshare-nginx-'))
   const temp = (name: string) => path.join(dir, 'temp', name)
   for (const name of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) await fs.mkdir(temp(name), { recursive: true })
   await fs.mkdir(path.join(dir, 'logs'))
-  const port = options.port ?? (await freePort())
   const errorLog = path.join(dir, 'logs/error.log')
   const accessLog = path.join(dir, 'logs/access.log')
   const conf = path.join(dir, 'nginx.conf')
@@ -141,7 +152,8 @@ export async function startNginx(backends: string[], options: { port?: number } 
         if (exited) throw new Error(`nginx exited at start:\n${stderr}${await readLog()}`)
         const response = await fetch(`${url}/healthz`).catch(() => undefined)
         await response?.arrayBuffer().catch(() => undefined)
-        return response ? true : undefined
+        // nginx's own answer (it names itself), not another process's that took the port meanwhile.
+        return response?.headers.get('server')?.startsWith('nginx') ? true : undefined
       },
       10_000,
       50,
