@@ -7,7 +7,7 @@ import { verifyPassword } from '../lib/passwords.js'
 import { randomToken } from '../lib/random-token.js'
 import type { PerKeyLimiter } from '../limits/per-key-limiter.js'
 import type { BlobStore, ByteRange } from '../storage/blob-store.js'
-import { hasDownloadPolicy, linkStatus, type LinkService } from './links.js'
+import { hasDownloadPolicy, hasExpired, linkStatus, type LinkService } from './links.js'
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,64}$/
 /** How long a grant lets its holder download (and resume) without counting again. */
@@ -105,7 +105,7 @@ export class DownloadService {
   async findGranted(token: string, grant: string): Promise<FileRow> {
     const found =
       TOKEN_PATTERN.test(token) && TOKEN_PATTERN.test(grant) ? await this.links.findGranted(token, grantHash(grant), this.now()) : undefined
-    if (!found || (found.file.expires_at !== null && found.file.expires_at <= this.now())) throw new NotFoundError(DEAD_LINK)
+    if (!found || hasExpired(found.file, this.now())) throw new NotFoundError(DEAD_LINK)
     return found.file
   }
 

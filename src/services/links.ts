@@ -34,10 +34,15 @@ export interface LinkView {
   status: LinkStatus
 }
 
+/** Whether a file or link with this expiry has expired at `now` (null: it never does). */
+export function hasExpired(thing: { expires_at: number | null }, now: number): boolean {
+  return thing.expires_at !== null && thing.expires_at <= now
+}
+
 /** What a link's state is at `now`; the file's expiry ends every link of the file. */
 export function linkStatus(link: LinkRow, file: Pick<FileRow, 'expires_at'>, now: number): LinkStatus {
   if (link.revoked_at !== null) return 'revoked'
-  if ((link.expires_at !== null && link.expires_at <= now) || (file.expires_at !== null && file.expires_at <= now)) return 'expired'
+  if (hasExpired(link, now) || hasExpired(file, now)) return 'expired'
   if (link.max_downloads !== null && link.download_count >= link.max_downloads) return 'exhausted'
   return 'active'
 }
@@ -132,7 +137,7 @@ export class LinkService {
     const now = this.now()
     const { link } = await this.owned(accountId, linkId, now)
     if (link.is_default === 1) throw new DefaultLinkRequiredError()
-    if (link.revoked_at !== null) throw new NotFoundError(`No link with id ${linkId}.`)
+    // An already revoked link is not revoked again: the repository finds none to revoke.
     if (!(await this.links.revoke(link.id, now))) throw new NotFoundError(`No link with id ${linkId}.`)
   }
 
@@ -140,7 +145,8 @@ export class LinkService {
   async rotate(accountId: number, linkId: number): Promise<LinkView> {
     const now = this.now()
     const { link, file } = await this.owned(accountId, linkId, now)
-    const rotated = link.revoked_at === null ? await this.links.rotate(link.id, randomToken(LINK_TOKEN_BYTES)) : undefined
+    // A revoked link is never rotated: the repository finds none to rotate.
+    const rotated = await this.links.rotate(link.id, randomToken(LINK_TOKEN_BYTES))
     if (!rotated) throw new NotFoundError(`No link with id ${linkId}.`)
     return { link: rotated, status: linkStatus(rotated, file, now) }
   }
@@ -163,9 +169,7 @@ export class LinkService {
   private async owned(accountId: number, linkId: number, now: number): Promise<LinkWithFile> {
     const found = await this.links.findOwned(accountId, linkId)
     const gone =
-      !found ||
-      (found.file.expires_at !== null && found.file.expires_at <= now) ||
-      (found.link.revoked_at !== null && found.link.revoked_at <= now - REVOKED_LINK_RETENTION_MS)
+      !found || hasExpired(found.file, now) || (found.link.revoked_at !== null && found.link.revoked_at <= now - REVOKED_LINK_RETENTION_MS)
     if (gone) throw new NotFoundError(`No link with id ${linkId}.`)
     return found
   }
