@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { serverNode } from '../../bin/pinned-node.js'
 
 const execFileAsync = promisify(execFile)
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -89,7 +90,7 @@ let stopping = false
 
 async function cli(env, args) {
   if (stopping) throw new Error('stopping')
-  const running = execFileAsync(process.execPath, [cliEntry, ...args], { env, cwd: root, maxBuffer: 1 << 20 })
+  const running = execFileAsync(serverNode(), [cliEntry, ...args], { env, cwd: root, maxBuffer: 1 << 20 })
   cliChildren.add(running.child)
   try {
     const { stdout } = await running
@@ -110,7 +111,7 @@ async function createAccount(env, name, plan) {
 /** Starts the server; resolves once /readyz answers 200, rejects if it exits first or takes > 30 s. */
 async function startServer(env, port) {
   if (stopping) throw new Error('stopping')
-  const child = spawn(process.execPath, [serverEntry], {
+  const child = spawn(serverNode(), [serverEntry], {
     env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
