@@ -11,7 +11,9 @@ if (runningNodeTooOld()) {
   // the runtime the package pins, passing signals on so that `fileshare serve` still stops cleanly.
   const runtime = pinnedNode()
   if (runtime === undefined) {
-    console.error(`fileshare: Node.js ${MINIMUM_NODE_MAJOR} or later is required (this is ${process.version}); install it, or reinstall without --omit=optional to get the pinned runtime.`)
+    console.error(
+      `fileshare: Node.js ${MINIMUM_NODE_MAJOR} or later is required (this is ${process.version}); install it, or reinstall without --omit=optional to get the pinned runtime.`,
+    )
     process.exit(1)
   }
   const child = spawn(runtime, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })
