@@ -14,6 +14,7 @@ use Fileshare\Internal\Params;
 use Fileshare\Internal\RawResponses;
 use Fileshare\Internal\Psr18Transport;
 use Fileshare\Internal\Tus;
+use Fileshare\Model\CurrentKey;
 use Fileshare\Model\DownloadResult;
 use Fileshare\Model\FileRecord;
 use Fileshare\Model\Link;
@@ -52,6 +53,8 @@ final class Client
     public readonly Files $files;
     /** A file's links: create, list, get, update, delete, rotate. */
     public readonly Links $links;
+    /** The account's audit log: list, iterate (the key needs `audit:read`). */
+    public readonly AuditEvents $auditEvents;
     public readonly string $baseUrl;
     public readonly int $maxRetries;
     /** Seconds: connect and idle timeout (never a deadline for a whole transfer). */
@@ -197,6 +200,7 @@ final class Client
         $this->config = ['api_key' => $key, 'http_client' => $httpClient] + $options;
         $this->files = new Files($this->http, $this->resumableThreshold, $this->chunkSize, fn (): array => $this->resumableUploads());
         $this->links = new Links($this->http);
+        $this->auditEvents = new AuditEvents($this->http);
     }
 
     /** A base URL as the client keeps it (no trailing slash), or a ConfigurationException saying what is wrong. */
@@ -231,6 +235,21 @@ final class Client
         [, $data] = $http->call('GET', $http->url('/stats'));
 
         return StatsResult::fromArray($data);
+    }
+
+    /**
+     * The API key this client calls with (`GET /key`): its id, name, prefix, scopes, allowed
+     * addresses, creation, expiry and last use, and the account's plan. Any valid key may ask (no
+     * scope is needed); it counts against the rate limits.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $requestOptions
+     */
+    public function key(array $requestOptions = []): CurrentKey
+    {
+        $http = $this->http->with(Params::requestOptions($requestOptions, 'key'));
+        [, $data] = $http->call('GET', $http->url('/key'));
+
+        return CurrentKey::fromArray($data);
     }
 
     /**

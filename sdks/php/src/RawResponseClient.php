@@ -8,8 +8,8 @@ use Fileshare\Internal\RawResponses;
 
 /**
  * `$client->withRawResponse()`: the same calls, each answering a RawResponse (status, headers,
- * and the usual result as `->data` / `->parse()`). `files->iterate()` is the one exception (it
- * reads many pages): use `files->list()` page by page.
+ * and the usual result as `->data` / `->parse()`). `files->iterate()` and `auditEvents->iterate()`
+ * are the exceptions (they read many pages): use `list()` page by page.
  *
  * ```php
  * $raw = $client->withRawResponse()->files->get($id);
@@ -17,6 +17,7 @@ use Fileshare\Internal\RawResponses;
  * ```
  *
  * @method RawResponse<Model\StatsResult>    stats(array $requestOptions = [])
+ * @method RawResponse<Model\CurrentKey>     key(array $requestOptions = [])
  * @method RawResponse<Model\DownloadResult> download(Model\FileRecord|Model\Link|string $fileOrLink, mixed $destination, array $options = [])
  */
 final class RawResponseClient
@@ -25,6 +26,8 @@ final class RawResponseClient
     public readonly RawResponses $files;
     /** `links` with each call answering a RawResponse. */
     public readonly RawResponses $links;
+    /** `auditEvents` with list() answering a RawResponse (iterate() reads many pages: use list()). */
+    public readonly RawResponses $auditEvents;
     private readonly RawResponses $client;
 
     /** @internal */
@@ -33,6 +36,7 @@ final class RawResponseClient
         $this->client = new RawResponses($client, $recorder);
         $this->files = new RawResponses($client->files, $recorder);
         $this->links = new RawResponses($client->links, $recorder);
+        $this->auditEvents = new RawResponses($client->auditEvents, $recorder);
     }
 
     /** @param list<mixed> $arguments */

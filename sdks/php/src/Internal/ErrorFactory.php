@@ -7,6 +7,8 @@ namespace Fileshare\Internal;
 use Fileshare\Exception\AuthenticationException;
 use Fileshare\Exception\BadRequestException;
 use Fileshare\Exception\FileshareException;
+use Fileshare\Exception\InsufficientScopeException;
+use Fileshare\Exception\IpNotAllowedException;
 use Fileshare\Exception\LimitExceededException;
 use Fileshare\Exception\NotFoundException;
 use Fileshare\Exception\PermissionDeniedException;
@@ -18,7 +20,11 @@ use Psr\Http\Message\ResponseInterface;
 /** @internal */
 final class ErrorFactory
 {
-    /** 403 codes of an account or resource limit (LimitExceededException); other 403s are PermissionDeniedException. */
+    /**
+     * 403 codes of an account or resource limit (LimitExceededException); `insufficient_scope` and
+     * `ip_not_allowed` have their own PermissionDeniedException subclasses, other 403s are
+     * PermissionDeniedException.
+     */
     private const LIMIT_CODES = ['file_too_large', 'daily_upload_limit_exceeded', 'storage_quota_exceeded', 'link_limit_exceeded',
         'webhook_limit_exceeded'];
 
@@ -103,6 +109,13 @@ final class ErrorFactory
         if ($status === 403) {
             if (\in_array($code, self::LIMIT_CODES, true)) {
                 return new LimitExceededException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
+            }
+            if ($code === 'insufficient_scope'
+                || ($code === null && PermissionDeniedException::challengeError($response->getHeaderLine('WWW-Authenticate')) === 'insufficient_scope')) {
+                return new InsufficientScopeException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
+            }
+            if ($code === 'ip_not_allowed') {
+                return new IpNotAllowedException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
             }
 
             return new PermissionDeniedException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);

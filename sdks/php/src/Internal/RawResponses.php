@@ -10,12 +10,12 @@ use Fileshare\RawResponse;
 use Psr\Http\Message\ResponseInterface;
 
 /**
- * `$client->withRawResponse()->files` and `->links`: each call of the resource answers a
+ * `$client->withRawResponse()->files`, `->links` and `->auditEvents`: each call of the resource answers a
  * RawResponse (the call's last HTTP response and its usual result).
  *
  * @method RawResponse upload(mixed $source, array $options = [])                          files
  * @method RawResponse uploadBytes(string $bytes, array $options = [])                     files
- * @method RawResponse list(mixed ...$arguments)                                           files, links
+ * @method RawResponse list(mixed ...$arguments)                                           files, links, auditEvents
  * @method RawResponse get(int|string $id, array $requestOptions = [])                     files, links
  * @method RawResponse update(mixed $id, array $changes, array $requestOptions = [])       files, links
  * @method RawResponse delete(mixed $id, array $requestOptions = [])                       files, links

@@ -9,6 +9,8 @@ use Fileshare\Exception\AuthenticationException;
 use Fileshare\Exception\BadRequestException;
 use Fileshare\Exception\ExceptionInterface;
 use Fileshare\Exception\FileshareException;
+use Fileshare\Exception\InsufficientScopeException;
+use Fileshare\Exception\IpNotAllowedException;
 use Fileshare\Exception\LimitExceededException;
 use Fileshare\Exception\NotFoundException;
 use Fileshare\Exception\PermissionDeniedException;
@@ -27,6 +29,8 @@ final class ErrorsAndRetriesTest extends TestCase
     {
         yield '401' => [401, 'unauthorized', AuthenticationException::class];
         yield '403 plan' => [403, 'plan_not_supported', PermissionDeniedException::class];
+        yield '403 scope' => [403, 'insufficient_scope', InsufficientScopeException::class];
+        yield '403 ip' => [403, 'ip_not_allowed', IpNotAllowedException::class];
         yield '403 size' => [403, 'file_too_large', LimitExceededException::class];
         yield '403 daily' => [403, 'daily_upload_limit_exceeded', LimitExceededException::class];
         yield '403 storage' => [403, 'storage_quota_exceeded', LimitExceededException::class];
