@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,8 @@ __all__ = [
     "FileshareError",
     "AuthenticationError",
     "PermissionDeniedError",
+    "InsufficientScopeError",
+    "IpNotAllowedError",
     "LimitExceededError",
     "NotFoundError",
     "BadRequestError",
@@ -93,7 +96,28 @@ class AuthenticationError(FileshareError):
 
 
 class PermissionDeniedError(FileshareError):
-    """403 ``plan_not_supported``: the account's plan has no API access."""
+    """403 ``plan_not_supported`` (the account's plan has no API access), ``insufficient_scope``
+    (:class:`InsufficientScopeError`) or ``ip_not_allowed`` (:class:`IpNotAllowedError`). Not retried."""
+
+    required_scope: str | None
+    """The scope the call needs and the key lacks (``files:delete``, ...): the body's
+    ``error.required_scope``, else the ``scope="..."`` of ``WWW-Authenticate``; None when the
+    answer names none (always for ``plan_not_supported`` and ``ip_not_allowed``)."""
+
+    def __init__(self, message: str, *, required_scope: str | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.required_scope = required_scope
+
+
+class InsufficientScopeError(PermissionDeniedError):
+    """403 ``insufficient_scope``: the API key does not hold the scope the call needs
+    (``required_scope``). Another key, or the key's scopes changed in the dashboard, will help;
+    sending it again will not."""
+
+
+class IpNotAllowedError(PermissionDeniedError):
+    """403 ``ip_not_allowed``: the API key is limited to some addresses (its ``allowed_ips``), and
+    the server saw the call come from another one."""
 
 
 class LimitExceededError(FileshareError):
@@ -181,6 +205,21 @@ def parse_retry_after(value: str | None, now: float | None = None) -> int | None
     return max(0, int(-(-(date.timestamp() - current) // 1)))
 
 
+_AUTH_PARAM = re.compile(r'(?:^|[\s,])([A-Za-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))')
+
+
+def www_authenticate_param(value: str | None, name: str) -> str | None:
+    """The ``name="..."`` auth-param of a ``WWW-Authenticate`` header (RFC 6750: ``Bearer
+    error="insufficient_scope", scope="files:delete"``), unquoted; None when it has none."""
+    if not value:
+        return None
+    for match in _AUTH_PARAM.finditer(value):
+        if match.group(1).lower() == name:
+            quoted = match.group(2)
+            return re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else match.group(3)
+    return None
+
+
 def error_from_response(status: int, headers: httpx.Headers, body: bytes) -> FileshareError:
     """The error for a response that is not a success, from its status, headers and body."""
     code: str | None = None
@@ -190,6 +229,7 @@ def error_from_response(status: int, headers: httpx.Headers, body: bytes) -> Fil
         parsed = json.loads(text)
     except ValueError:
         parsed = None
+    required_scope: str | None = None
     parsed_body = parsed if parsed is not None else (text or None)
     if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
         error = parsed["error"]
@@ -197,6 +237,8 @@ def error_from_response(status: int, headers: httpx.Headers, body: bytes) -> Fil
             code = error["code"]
         if isinstance(error.get("message"), str):
             server_message = error["message"]
+        if isinstance(error.get("required_scope"), str) and error["required_scope"]:
+            required_scope = error["required_scope"]
     request_id = headers.get("x-request-id")
     retry_after = parse_retry_after(headers.get("retry-after"))
     detail = server_message or text.strip()[:200] or "no message"
@@ -214,7 +256,14 @@ def error_from_response(status: int, headers: httpx.Headers, body: bytes) -> Fil
     if status == 403:
         if code in LIMIT_CODES:
             return LimitExceededError(message, **kwargs)
-        return PermissionDeniedError(message, **kwargs)
+        challenge = headers.get("www-authenticate")
+        if required_scope is None:
+            required_scope = www_authenticate_param(challenge, "scope") or None
+        if code == "insufficient_scope" or (code is None and www_authenticate_param(challenge, "error") == "insufficient_scope"):
+            return InsufficientScopeError(message, required_scope=required_scope, **kwargs)
+        if code == "ip_not_allowed":
+            return IpNotAllowedError(message, required_scope=required_scope, **kwargs)
+        return PermissionDeniedError(message, required_scope=required_scope, **kwargs)
     if status == 413 and code in ("file_too_large", "storage_quota_exceeded", None):
         return LimitExceededError(message, **kwargs)
     if status == 404:
