@@ -9,10 +9,11 @@
 ``fileshare.AsyncClient`` offers the same calls as coroutines.
 """
 
+from ._async._audit_events import AsyncAuditEvents
 from ._async._client import AsyncClient
 from ._async._files import AsyncFiles
 from ._async._links import AsyncLinks
-from ._common import ProgressCallback, Timeout, TusCapabilities
+from ._common import ProgressCallback, Since, Timeout, TusCapabilities
 from ._errors import (
     APIConnectionError,
     APITimeoutError,
@@ -20,7 +21,9 @@ from ._errors import (
     BadRequestError,
     ConfigurationError,
     FileshareError,
+    InsufficientScopeError,
     IntegrityError,
+    IpNotAllowedError,
     LimitExceededError,
     NotFoundError,
     PermissionDeniedError,
@@ -28,9 +31,25 @@ from ._errors import (
     RateLimitInfo,
     ServerError,
 )
-from ._records import DownloadResult, FileList, FileRecord, Limits, Link, Pagination, Stats, StatsResult
+from ._records import (
+    AuditActor,
+    AuditEvent,
+    AuditEventList,
+    AuditPagination,
+    AuditTarget,
+    CurrentKey,
+    DownloadResult,
+    FileList,
+    FileRecord,
+    Limits,
+    Link,
+    Pagination,
+    Stats,
+    StatsResult,
+)
 from ._response import RawResponse
 from ._source import UploadInput
+from ._sync._audit_events import AuditEvents
 from ._sync._client import Client
 from ._sync._download import Destination, FileOrLink
 from ._sync._files import Files
@@ -44,6 +63,8 @@ __all__ = [
     "AsyncFiles",
     "Links",
     "AsyncLinks",
+    "AuditEvents",
+    "AsyncAuditEvents",
     "FileRecord",
     "Link",
     "FileList",
@@ -52,16 +73,25 @@ __all__ = [
     "Limits",
     "StatsResult",
     "DownloadResult",
+    "CurrentKey",
+    "AuditEvent",
+    "AuditActor",
+    "AuditTarget",
+    "AuditEventList",
+    "AuditPagination",
     "RawResponse",
     "TusCapabilities",
     "ProgressCallback",
     "Timeout",
+    "Since",
     "UploadInput",
     "FileOrLink",
     "Destination",
     "FileshareError",
     "AuthenticationError",
     "PermissionDeniedError",
+    "InsufficientScopeError",
+    "IpNotAllowedError",
     "LimitExceededError",
     "NotFoundError",
     "BadRequestError",

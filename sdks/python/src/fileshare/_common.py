@@ -13,7 +13,7 @@ import time
 import uuid
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import IO, Any, Callable, Final, Mapping
 from urllib.parse import urlencode
 
@@ -240,6 +240,27 @@ def api_time(value: Instant, name: str) -> str:
         return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
     if not isinstance(value, str):
         raise ConfigurationError(f"{name} is a datetime or a UTC 'YYYY-MM-DD HH:MM:SS' string, got {type(value).__name__}")
+    return value
+
+
+Since = str | date | datetime
+"""The start of a time filter: an aware :class:`~datetime.datetime` (sent in UTC), a
+:class:`~datetime.date` (that day from 00:00 UTC), or a string as the API takes it (UTC
+``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM:SSZ``)."""
+
+
+def since_param(value: Since, name: str = "since") -> str:
+    """A ``since`` filter as the API takes it: ``YYYY-MM-DDTHH:MM:SSZ`` (UTC) or ``YYYY-MM-DD``."""
+    if isinstance(value, datetime):
+        if value.utcoffset() is None:
+            raise ConfigurationError(
+                f"{name} needs an aware datetime (e.g. datetime.now(timezone.utc) - timedelta(days=1)), not a naive one"
+            )
+        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, date):
+        return value.isoformat()
+    if not isinstance(value, str):
+        raise ConfigurationError(f"{name} is a datetime, a date or a UTC string, got {type(value).__name__}")
     return value
 
 

@@ -11,7 +11,23 @@ from typing import Any, Mapping
 
 from ._errors import FileshareError
 
-__all__ = ["Record", "FileRecord", "Link", "Pagination", "FileList", "Stats", "Limits", "StatsResult", "DownloadResult"]
+__all__ = [
+    "Record",
+    "FileRecord",
+    "Link",
+    "Pagination",
+    "FileList",
+    "Stats",
+    "Limits",
+    "StatsResult",
+    "DownloadResult",
+    "CurrentKey",
+    "AuditActor",
+    "AuditTarget",
+    "AuditEvent",
+    "AuditPagination",
+    "AuditEventList",
+]
 
 
 class Record:
@@ -274,3 +290,167 @@ class DownloadResult(Record):
     """Hex SHA-256 of the finished file, equal to the link's ``ETag``."""
     resumed_from: int
     """Bytes that were already there and were kept (0 when the download started at the beginning)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentKey(Record):
+    """The API key the client calls with (``client.key()``, ``GET /key``): what it may do, from
+    where, and the account's plan. ``to_dict()`` gives the answer's ``key`` object with ``plan``."""
+
+    key_id: int
+    name: str | None
+    """The name given to the key when it was made (dashboard or CLI)."""
+    prefix: str
+    """The key's first characters (``fsk_Ab12Cd``), as the dashboard shows it; never the key."""
+    scopes: list[str]
+    """The scopes the key holds (``files:read``, ``files:write``, ``files:delete``, ``links:read``,
+    ``links:write``, ``stats:read``, ``webhooks:manage``, ``requests:manage``, ``audit:read``): all
+    nine for a full key, in that order."""
+    allowed_ips: list[str]
+    """Addresses and CIDR ranges the key may call from; empty: anywhere."""
+    created_at: str
+    """UTC, ``YYYY-MM-DD HH:MM:SS``; :attr:`created` is the same as an aware datetime."""
+    expires_at: str | None
+    """UTC, ``YYYY-MM-DD HH:MM:SS``, or None: the key does not expire. :attr:`expiry` is the same
+    as an aware datetime."""
+    last_used_at: str | None
+    """UTC, ``YYYY-MM-DD HH:MM:SS``, or None; :attr:`last_used` is the same as an aware datetime."""
+    plan: str
+    """Lower-case plan name of the key's account: ``pro``, ``business`` or ``enterprise``."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Fields the server sent (in ``key`` or beside it) that this SDK does not know yet."""
+
+    @property
+    def created(self) -> datetime:
+        """``created_at`` as an aware :class:`~datetime.datetime` in UTC."""
+        return parse_upload_date(self.created_at)
+
+    @property
+    def expiry(self) -> datetime | None:
+        """``expires_at`` as an aware :class:`~datetime.datetime` in UTC (None: the key does not expire)."""
+        return parse_optional_date(self.expires_at)
+
+    @property
+    def last_used(self) -> datetime | None:
+        """``last_used_at`` as an aware :class:`~datetime.datetime` in UTC (None: never used before)."""
+        return parse_optional_date(self.last_used_at)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> CurrentKey:
+        """From the whole answer of ``GET /key``: ``{"key": {...}, "plan": ...}``."""
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("key"), Mapping):
+            raise FileshareError("the answer holds no key")
+        key = {**raw["key"], "plan": raw.get("plan", raw["key"].get("plan", ""))}
+        known, extra = _split(cls, key, "key object")
+        extra.update({k: v for k, v in raw.items() if k not in ("success", "key", "plan") and k not in extra})
+        known["scopes"] = _strings(known["scopes"], "scopes")
+        known["allowed_ips"] = _strings(known["allowed_ips"], "allowed_ips")
+        known["plan"] = str(known["plan"] or "")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+def _strings(value: Any, what: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise FileshareError(f"the answer's {what} is not a list of strings")
+    return list(value)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditActor(Record):
+    """Who did it: ``type`` ``key`` (an API key: ``id`` is its ``key_id``), ``session`` (the
+    dashboard), ``operator`` (the ``fileshare`` CLI), ``public`` (someone with a link) or ``system``
+    (the server itself: expiry, the collector)."""
+
+    type: str
+    id: int | None = None
+    """The key's, session's or operator's id; None when there is none."""
+    name: str | None = None
+    """A key's name, where there is one."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> AuditActor:
+        known, extra = _split(cls, raw, "actor")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class AuditTarget(Record):
+    """What it was done to: ``type`` (``file``, ``link``, ``key``, ``webhook``, ...) and its ``id``."""
+
+    type: str
+    id: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> AuditTarget:
+        known, extra = _split(cls, raw, "target")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEvent(Record):
+    """One event of the account's audit log (``client.audit_events``): a change, or a sign-in or a
+    failed password; reads are not logged."""
+
+    event_id: int
+    """Positive, increasing: a later event has a larger one."""
+    at: str
+    """UTC, ``YYYY-MM-DD HH:MM:SS``; :attr:`occurred_at` is the same as an aware datetime."""
+    action: str
+    """``file.uploaded``, ``file.updated``, ``file.deleted``, ``link.created``, ``key.created``,
+    ``session.signed_in``, ... (``keys-and-audit.md`` lists them all)."""
+    actor: AuditActor
+    ip: str | None = None
+    """The caller's address as the server keeps it: by default IPv4 cut to its /24
+    (``203.0.113.0``) and IPv6 to its /48; None when the server keeps none."""
+    user_agent: str | None = None
+    """The caller's ``User-Agent`` (up to 200 characters), where it sent one."""
+    target: AuditTarget | None = None
+    details: Mapping[str, Any] = field(default_factory=_empty)
+    """A small object that depends on the action (``{"filename": "a.txt", "size": 3}``); never a
+    secret. May be empty."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Fields the server sent that this SDK does not know yet."""
+
+    @property
+    def occurred_at(self) -> datetime:
+        """``at`` as an aware :class:`~datetime.datetime` in UTC."""
+        return parse_upload_date(self.at)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> AuditEvent:
+        known, extra = _split(cls, raw, "audit event")
+        known["actor"] = AuditActor.from_json(known["actor"])
+        target = known.get("target")
+        known["target"] = None if target is None else AuditTarget.from_json(target)
+        details = known.get("details")
+        known["details"] = MappingProxyType(dict(details)) if isinstance(details, Mapping) else _empty()
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class AuditPagination(Record):
+    limit: int
+    next_before_id: int | None = None
+    """The ``event_id`` to pass as ``before_id`` for the next (older) page; None on the last page."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> AuditPagination:
+        known, extra = _split(cls, raw, "pagination")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEventList(Record):
+    """One page of audit events (``audit_events.list()``), newest first."""
+
+    events: list[AuditEvent]
+    pagination: AuditPagination
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> AuditEventList:
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("events"), list) or "pagination" not in raw:
+            raise FileshareError("the answer holds no list of audit events")
+        return cls([AuditEvent.from_json(e) for e in raw["events"]], AuditPagination.from_json(raw["pagination"]))

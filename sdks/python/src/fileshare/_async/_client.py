@@ -16,8 +16,9 @@ import httpx
 from .. import _common as c
 from .._errors import APIConnectionError, ConfigurationError, FileshareError, error_from_response
 from .._logs import logger, setup_logging
-from .._records import DownloadResult, StatsResult
+from .._records import CurrentKey, DownloadResult, StatsResult
 from . import _download, _io
+from ._audit_events import AsyncAuditEvents
 from ._download import Destination, FileOrLink
 from ._files import AsyncFiles
 from ._links import AsyncLinks
@@ -43,6 +44,8 @@ class AsyncClient:
     """Upload, list, iterate, get, update, delete."""
     links: AsyncLinks
     """A file's links: create, list, get, update, delete, rotate."""
+    audit_events: AsyncAuditEvents
+    """The account's audit log: list, iterate (scope ``audit:read``)."""
     base_url: str
     max_retries: int
     timeout: c.Timeout
@@ -88,6 +91,7 @@ class AsyncClient:
         self.__api_key = key
         self.files = AsyncFiles(self)
         self.links = AsyncLinks(self)
+        self.audit_events = AsyncAuditEvents(self)
 
     def with_options(
         self,
@@ -274,6 +278,20 @@ class AsyncClient:
         client = self._for_call(timeout, max_retries, extra_headers)
         _, data = await client._request("GET", client._url("/stats"))
         return StatsResult.from_json(data)
+
+    async def key(
+        self,
+        *,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> CurrentKey:
+        """The API key this client calls with (``GET /key``): its scopes, the addresses it may call
+        from, its dates, and the account's plan. Any valid key may ask (no scope needed); it counts
+        against the rate limits."""
+        client = self._for_call(timeout, max_retries, extra_headers)
+        _, data = await client._request("GET", client._url("/key"))
+        return CurrentKey.from_json(data)
 
     async def download(
         self,

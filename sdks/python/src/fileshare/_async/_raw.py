@@ -12,6 +12,7 @@ from .._errors import FileshareError
 from .._response import RawResponse
 
 if TYPE_CHECKING:
+    from ._audit_events import AsyncAuditEvents
     from ._client import AsyncClient
     from ._files import AsyncFiles
     from ._links import AsyncLinks
@@ -39,12 +40,15 @@ def to_raw_response(call: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[Ra
 
 
 class AsyncClientWithRawResponse:
-    """``client.with_raw_response``: ``files``, ``links``, ``stats`` and ``download`` as on the client."""
+    """``client.with_raw_response``: ``files``, ``links``, ``audit_events``, ``stats``, ``key`` and
+    ``download`` as on the client."""
 
     def __init__(self, client: AsyncClient) -> None:
         self.files = AsyncFilesWithRawResponse(client.files)
         self.links = AsyncLinksWithRawResponse(client.links)
+        self.audit_events = AsyncAuditEventsWithRawResponse(client.audit_events)
         self.stats = to_raw_response(client.stats)
+        self.key = to_raw_response(client.key)
         self.download = to_raw_response(client.download)
 
 
@@ -69,3 +73,10 @@ class AsyncLinksWithRawResponse:
         self.update = to_raw_response(links.update)
         self.delete = to_raw_response(links.delete)
         self.rotate = to_raw_response(links.rotate)
+
+
+class AsyncAuditEventsWithRawResponse:
+    """``client.with_raw_response.audit_events``. ``iterate`` is not here: it is many calls (use ``list``)."""
+
+    def __init__(self, audit_events: AsyncAuditEvents) -> None:
+        self.list = to_raw_response(audit_events.list)

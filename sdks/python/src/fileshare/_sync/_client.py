@@ -17,8 +17,9 @@ import httpx
 from .. import _common as c
 from .._errors import APIConnectionError, ConfigurationError, FileshareError, error_from_response
 from .._logs import logger, setup_logging
-from .._records import DownloadResult, StatsResult
+from .._records import CurrentKey, DownloadResult, StatsResult
 from . import _download, _io
+from ._audit_events import AuditEvents
 from ._download import Destination, FileOrLink
 from ._files import Files
 from ._links import Links
@@ -44,6 +45,8 @@ class Client:
     """Upload, list, iterate, get, update, delete."""
     links: Links
     """A file's links: create, list, get, update, delete, rotate."""
+    audit_events: AuditEvents
+    """The account's audit log: list, iterate (scope ``audit:read``)."""
     base_url: str
     max_retries: int
     timeout: c.Timeout
@@ -89,6 +92,7 @@ class Client:
         self.__api_key = key
         self.files = Files(self)
         self.links = Links(self)
+        self.audit_events = AuditEvents(self)
 
     def with_options(
         self,
@@ -275,6 +279,20 @@ class Client:
         client = self._for_call(timeout, max_retries, extra_headers)
         _, data = client._request("GET", client._url("/stats"))
         return StatsResult.from_json(data)
+
+    def key(
+        self,
+        *,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> CurrentKey:
+        """The API key this client calls with (``GET /key``): its scopes, the addresses it may call
+        from, its dates, and the account's plan. Any valid key may ask (no scope needed); it counts
+        against the rate limits."""
+        client = self._for_call(timeout, max_retries, extra_headers)
+        _, data = client._request("GET", client._url("/key"))
+        return CurrentKey.from_json(data)
 
     def download(
         self,

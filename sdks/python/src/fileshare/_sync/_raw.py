@@ -13,6 +13,7 @@ from .._errors import FileshareError
 from .._response import RawResponse
 
 if TYPE_CHECKING:
+    from ._audit_events import AuditEvents
     from ._client import Client
     from ._files import Files
     from ._links import Links
@@ -40,12 +41,15 @@ def to_raw_response(call: Callable[P, T]) -> Callable[P, RawResponse[T]]:
 
 
 class ClientWithRawResponse:
-    """``client.with_raw_response``: ``files``, ``links``, ``stats`` and ``download`` as on the client."""
+    """``client.with_raw_response``: ``files``, ``links``, ``audit_events``, ``stats``, ``key`` and
+    ``download`` as on the client."""
 
     def __init__(self, client: Client) -> None:
         self.files = FilesWithRawResponse(client.files)
         self.links = LinksWithRawResponse(client.links)
+        self.audit_events = AuditEventsWithRawResponse(client.audit_events)
         self.stats = to_raw_response(client.stats)
+        self.key = to_raw_response(client.key)
         self.download = to_raw_response(client.download)
 
 
@@ -70,3 +74,10 @@ class LinksWithRawResponse:
         self.update = to_raw_response(links.update)
         self.delete = to_raw_response(links.delete)
         self.rotate = to_raw_response(links.rotate)
+
+
+class AuditEventsWithRawResponse:
+    """``client.with_raw_response.audit_events``. ``iterate`` is not here: it is many calls (use ``list``)."""
+
+    def __init__(self, audit_events: AuditEvents) -> None:
+        self.list = to_raw_response(audit_events.list)
