@@ -263,6 +263,7 @@ class BlockingAsync:
         self.loop = loop or asyncio.new_event_loop()
         self.files = _BlockingCalls(self, client.files)
         self.links = _BlockingCalls(self, client.links)
+        self.audit_events = _BlockingCalls(self, client.audit_events)
 
     def with_options(self, **options: Any) -> BlockingAsync:
         return BlockingAsync(self.client.with_options(**options), self.loop)
@@ -275,12 +276,16 @@ class BlockingAsync:
         class Raw:
             files = _BlockingCalls(owner, raw.files)
             links = _BlockingCalls(owner, raw.links)
+            audit_events = _BlockingCalls(owner, raw.audit_events)
 
             def stats(self, **kwargs: Any) -> Any:
                 return owner.run(raw.stats(**kwargs))
 
             def download(self, *args: Any, **kwargs: Any) -> Any:
                 return owner.run(raw.download(*args, **kwargs))
+
+            def key(self, **kwargs: Any) -> Any:
+                return owner.run(raw.key(**kwargs))
 
         return Raw()
 
@@ -289,6 +294,9 @@ class BlockingAsync:
 
     def stats(self, **kwargs: Any) -> fileshare.StatsResult:
         return self.run(self.client.stats(**kwargs))  # type: ignore[no-any-return]
+
+    def key(self, **kwargs: Any) -> fileshare.CurrentKey:
+        return self.run(self.client.key(**kwargs))  # type: ignore[no-any-return]
 
     def download(self, *args: Any, **kwargs: Any) -> fileshare.DownloadResult:
         return self.run(self.client.download(*args, **kwargs))  # type: ignore[no-any-return]
@@ -309,7 +317,7 @@ class BlockingAsync:
 
 
 class _BlockingCalls:
-    """``client.files`` or ``client.links`` of an AsyncClient, each call run to its end."""
+    """``client.files``, ``client.links`` or ``client.audit_events`` of an AsyncClient, each call run to its end."""
 
     def __init__(self, owner: BlockingAsync, resource: Any) -> None:
         self.owner = owner
@@ -323,10 +331,10 @@ class _BlockingCalls:
 
         return call
 
-    def iterate(self, **kwargs: Any) -> Iterator[fileshare.FileRecord]:
-        iterator: AsyncIterator[fileshare.FileRecord] = self.resource.iterate(**kwargs)
+    def iterate(self, **kwargs: Any) -> Iterator[Any]:
+        iterator: AsyncIterator[Any] = self.resource.iterate(**kwargs)
 
-        async def step() -> fileshare.FileRecord | None:
+        async def step() -> Any:
             try:
                 return await iterator.__anext__()
             except StopAsyncIteration:
