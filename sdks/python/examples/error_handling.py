@@ -28,6 +28,10 @@ def main() -> None:
             print(f"slow down: retry in {error.retry_after} s ({error.rate_limit.remaining} left of {error.rate_limit.limit})")
         except fileshare.AuthenticationError:
             print("the key is wrong, revoked or expired")
+        except fileshare.InsufficientScopeError as error:
+            print(f"this key may not upload: it lacks the scope {error.required_scope}")
+        except fileshare.IpNotAllowedError:
+            print("this key may not be used from this address")
         except fileshare.PermissionDeniedError:
             print("this plan has no API access")
         except fileshare.APIConnectionError as error:

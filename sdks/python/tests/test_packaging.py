@@ -38,8 +38,10 @@ def test_the_version_has_one_source() -> None:
     from fileshare._version import USER_AGENT
 
     assert USER_AGENT == f"fileshare-sdk-python/{fileshare.__version__}"
-    newest = re.search(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), re.M)
-    assert newest is not None and newest.group(1) == fileshare.__version__
+    headings = re.findall(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    released = [h for h in headings if h != "Unreleased"]
+    assert released and released[0] == fileshare.__version__  # the newest release; Unreleased may come first
+    assert headings.count("Unreleased") <= 1 and headings.index(released[0]) <= 1
     assert f"fileshare-sdk-python/{fileshare.__version__}" in (ROOT / "README.md").read_text()
 
 
