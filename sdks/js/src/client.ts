@@ -3,13 +3,14 @@ import { download, type DownloadDestination, type FileOrLink } from './download.
 import { call, type APIPromise } from './api-promise.js'
 import { ConfigurationError } from './errors.js'
 import { Http, type Log } from './http.js'
-import { toStats } from './records.js'
+import { toCurrentKey, toStats } from './records.js'
+import { AuditEvents } from './resources/audit-events.js'
 import { Files } from './resources/files.js'
 import { Links } from './resources/links.js'
 import type { RetryPolicy } from './retry.js'
 import { env } from './runtime.js'
 import { detectTus, type TusCapabilities } from './tus.js'
-import type { DownloadOptions, DownloadResult, RequestOptions, StatsResult } from './types.js'
+import type { CurrentKey, DownloadOptions, DownloadResult, RequestOptions, StatsResult } from './types.js'
 
 export interface FileshareOptions {
   /** Ends in `/api/v1`, e.g. `https://files.example.com/api/v1`. Default: `FILESHARE_BASE_URL`. */
@@ -95,6 +96,8 @@ export class Fileshare {
   readonly files: Files
   /** A file's links: create, list, get, update, delete, rotate. */
   readonly links: Links
+  /** The account's audit log: list, iterate (scope `audit:read`). */
+  readonly auditEvents: AuditEvents
   readonly baseUrl: string
   readonly maxRetries: number
   readonly timeoutMs: number
@@ -149,6 +152,7 @@ export class Fileshare {
       tus: (signal) => this.resumableUploads(signal),
     })
     this.links = new Links(this.#http)
+    this.auditEvents = new AuditEvents(this.#http)
   }
 
   /**
@@ -164,6 +168,21 @@ export class Fileshare {
     return call(this.#http, options, async (http) => {
       const { data } = await http.request<Record<string, unknown>>({ method: 'GET', url: http.url('/stats'), signal: options.signal })
       return toStats(data)
+    })
+  }
+
+  /**
+   * The key this client calls with (`GET /key`, which any valid key may call, whatever its
+   * scopes): its id, name, prefix, scopes, allowed addresses, dates, and the account's plan.
+   */
+  key(options: RequestOptions = {}): APIPromise<CurrentKey> {
+    return call(this.#http, options, async (http) => {
+      const { data } = await http.request<Parameters<typeof toCurrentKey>[0]>({
+        method: 'GET',
+        url: http.url('/key'),
+        signal: options.signal,
+      })
+      return toCurrentKey(data)
     })
   }
 

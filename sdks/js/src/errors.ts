@@ -55,8 +55,33 @@ export class FileshareError extends Error {
 /** 401: missing, malformed, unknown, revoked or expired API key; `invalid_password`: a link's password is missing or wrong. */
 export class AuthenticationError extends FileshareError {}
 
-/** 403 `plan_not_supported`: the account's plan has no API access. */
-export class PermissionDeniedError extends FileshareError {}
+/**
+ * 403 that no retry can change: `plan_not_supported` (the account's plan has no API access),
+ * `insufficient_scope` ({@link InsufficientScopeError}) and `ip_not_allowed`
+ * ({@link IpNotAllowedError}). Never retried.
+ */
+export class PermissionDeniedError extends FileshareError {
+  /**
+   * The scope the call needs and the key lacks (`files:delete`, …): the body's
+   * `error.required_scope`, else the `scope="…"` of `WWW-Authenticate`; `null` when the answer
+   * names none (always for `plan_not_supported` and `ip_not_allowed`).
+   */
+  readonly requiredScope: string | null
+  constructor(message: string, init: FileshareErrorInit & { requiredScope?: string | null | undefined } = {}) {
+    super(message, init)
+    this.requiredScope = init.requiredScope ?? null
+  }
+}
+
+/**
+ * 403 `insufficient_scope`: the key does not hold the scope the call needs (`requiredScope`).
+ * `client.key()` lists the scopes it holds; a key's scopes are set in the dashboard or with the
+ * operator CLI, never through the API.
+ */
+export class InsufficientScopeError extends PermissionDeniedError {}
+
+/** 403 `ip_not_allowed`: the key has `allowed_ips`, and the address the server sees is not among them. */
+export class IpNotAllowedError extends PermissionDeniedError {}
 
 /**
  * 403 `file_too_large` / `daily_upload_limit_exceeded` / `storage_quota_exceeded` (the upload would
@@ -135,16 +160,36 @@ const LIMIT_CODES = new Set([
   'webhook_limit_exceeded',
 ])
 
+/**
+ * The `scope="…"` parameter of a `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`
+ * header (RFC 6750), or undefined.
+ */
+export function scopeFromWwwAuthenticate(value: string | null): string | undefined {
+  if (value === null) return undefined
+  const match = /(?:^|[\s,])scope\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))/i.exec(value)
+  if (!match) return undefined
+  const scope = match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : match[2]!
+  return scope.trim() === '' ? undefined : scope.trim()
+}
+
+/** The `error="…"` parameter of a `WWW-Authenticate` header, or undefined. */
+function errorFromWwwAuthenticate(value: string | null): string | undefined {
+  if (value === null) return undefined
+  return /(?:^|[\s,])error\s*=\s*"?([A-Za-z_]+)"?/i.exec(value)?.[1]
+}
+
 /** The error for a response that is not a success, from its status, body and headers. */
 export function errorFromResponse(status: number, headers: Headers, bodyText: string): FileshareError {
   let code: string | undefined
   let serverMessage: string | undefined
+  let requiredScope: string | undefined
   let parsed: unknown = bodyText === '' ? undefined : bodyText
   try {
-    const body = JSON.parse(bodyText) as { error?: { code?: unknown; message?: unknown } }
+    const body = JSON.parse(bodyText) as { error?: { code?: unknown; message?: unknown; required_scope?: unknown } }
     parsed = body
     if (typeof body?.error?.code === 'string') code = body.error.code
     if (typeof body?.error?.message === 'string') serverMessage = body.error.message
+    if (typeof body?.error?.required_scope === 'string' && body.error.required_scope !== '') requiredScope = body.error.required_scope
   } catch {
     // not JSON (a proxy's page, an empty body)
   }
@@ -161,6 +206,11 @@ export function errorFromResponse(status: number, headers: Headers, bodyText: st
   if (status === 401) return new AuthenticationError(message, init)
   if (status === 403) {
     if (code !== undefined && LIMIT_CODES.has(code)) return new LimitExceededError(message, init)
+    const challenge = headers.get('www-authenticate')
+    if (code === 'insufficient_scope' || (code === undefined && errorFromWwwAuthenticate(challenge) === 'insufficient_scope')) {
+      return new InsufficientScopeError(message, { ...init, requiredScope: requiredScope ?? scopeFromWwwAuthenticate(challenge) })
+    }
+    if (code === 'ip_not_allowed') return new IpNotAllowedError(message, init)
     return new PermissionDeniedError(message, init)
   }
   if (status === 413 && (code === 'file_too_large' || code === undefined)) return new LimitExceededError(message, init)

@@ -6,6 +6,7 @@ export { APIPromise } from './api-promise.js'
 export type { WithResponse } from './api-promise.js'
 export { Files } from './resources/files.js'
 export { Links } from './resources/links.js'
+export { AuditEvents } from './resources/audit-events.js'
 export {
   APIConnectionError,
   APITimeoutError,
@@ -13,7 +14,9 @@ export {
   BadRequestError,
   ConfigurationError,
   FileshareError,
+  InsufficientScopeError,
   IntegrityError,
+  IpNotAllowedError,
   LimitExceededError,
   NotFoundError,
   PermissionDeniedError,
@@ -24,13 +27,32 @@ export type { FileshareErrorInit, RateLimitInfo } from './errors.js'
 export type { DownloadDestination, FileOrLink, NodeWritableLike } from './download.js'
 export type { TusCapabilities } from './tus.js'
 export type { UploadInput } from './upload-source.js'
-export { ERROR_CODES, FILE_FIELDS, LIMITS_FIELDS, LINK_FIELDS, PAGINATION_FIELDS, STATS_FIELDS } from './types.js'
+export {
+  AUDIT_EVENT_FIELDS,
+  CURRENT_KEY_FIELDS,
+  ERROR_CODES,
+  FILE_FIELDS,
+  LIMITS_FIELDS,
+  LINK_FIELDS,
+  PAGINATION_FIELDS,
+  SCOPES,
+  STATS_FIELDS,
+} from './types.js'
 export type {
+  ApiAuditEvent,
+  ApiCurrentKey,
   ApiFile,
   ApiLimits,
   ApiLink,
   ApiPagination,
   ApiStats,
+  AuditAction,
+  AuditActorType,
+  AuditEvent,
+  AuditEventIterateOptions,
+  AuditEventList,
+  AuditEventListOptions,
+  CurrentKey,
   DateInput,
   DownloadOptions,
   DownloadResult,
@@ -46,6 +68,7 @@ export type {
   ListOptions,
   ProgressCallback,
   RequestOptions,
+  Scope,
   Stats,
   StatsResult,
   UploadOptions,

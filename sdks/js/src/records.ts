@@ -1,9 +1,23 @@
 // Turning the API's JSON into the SDK's records.
 import { ConfigurationError, FileshareError } from './errors.js'
-import type { ApiFile, ApiLink, DateInput, FileList, FileRecord, Link, StatsResult } from './types.js'
+import type {
+  ApiAuditEvent,
+  ApiCurrentKey,
+  ApiFile,
+  ApiLink,
+  AuditEvent,
+  AuditEventList,
+  CurrentKey,
+  DateInput,
+  FileList,
+  FileRecord,
+  Link,
+  StatsResult,
+} from './types.js'
 
 export type RawFile = ApiFile & Record<string, unknown>
 export type RawLink = ApiLink & Record<string, unknown>
+export type RawAuditEvent = ApiAuditEvent & Record<string, unknown>
 
 /** `YYYY-MM-DD HH:MM:SS` (UTC) as a Date; also accepts ISO 8601. */
 export function parseUploadDate(value: string): Date {
@@ -62,4 +76,35 @@ export function toStats(raw: Record<string, unknown>): StatsResult {
   const { success: _success, ...fields } = raw
   if (!fields.stats || !fields.limits) throw new FileshareError('the answer holds no statistics')
   return fields as unknown as StatsResult
+}
+
+/** `GET /key`'s answer as a {@link CurrentKey}: the `key` object's fields and `plan`. */
+export function toCurrentKey(raw: { key?: ApiCurrentKey & Record<string, unknown>; plan?: unknown }): CurrentKey {
+  const key = raw?.key
+  if (!key || typeof key !== 'object' || typeof key.key_id !== 'number') throw new FileshareError('the answer holds no key object')
+  return record<CurrentKey>({ ...key, plan: raw.plan }, 'key_id', 'key', {
+    created: parseUploadDate(key.created_at),
+    expiry: optionalDate(key.expires_at),
+    last_used: optionalDate(key.last_used_at),
+  })
+}
+
+/** An audit event from the API's object. */
+export function toAuditEvent(raw: RawAuditEvent): AuditEvent {
+  return record<AuditEvent>(raw, 'event_id', 'audit event', { occurred_at: parseUploadDate(raw?.at) })
+}
+
+export function toAuditEventList(raw: { events?: RawAuditEvent[]; pagination?: AuditEventList['pagination'] }): AuditEventList {
+  if (!raw || !Array.isArray(raw.events) || !raw.pagination) throw new FileshareError('the answer holds no audit event list')
+  return { events: raw.events.map(toAuditEvent), pagination: { ...raw.pagination } }
+}
+
+/**
+ * An audit `since` for the query: a `Date` as `YYYY-MM-DDTHH:MM:SSZ` (UTC, whole seconds, rounded
+ * down); a string is sent as it is.
+ */
+export function formatSince(value: Date | string): string {
+  if (typeof value === 'string') return value
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new ConfigurationError('since must be a valid Date or a string')
+  return `${value.toISOString().slice(0, 19)}Z`
 }

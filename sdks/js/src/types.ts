@@ -115,6 +115,148 @@ export type ApiStats = Stats
 /** @deprecated The name before 0.2.0: {@link Limits}. */
 export type ApiLimits = Limits
 
+/** The nine scopes a key can hold, in the API's order (a full key holds them all). */
+export const SCOPES = [
+  'files:read',
+  'files:write',
+  'files:delete',
+  'links:read',
+  'links:write',
+  'stats:read',
+  'webhooks:manage',
+  'requests:manage',
+  'audit:read',
+] as const
+/** A scope name: one of {@link SCOPES}, or a scope newer than this SDK. */
+export type Scope = (typeof SCOPES)[number] | (string & {})
+
+/** Field names of the key object of `GET /key` (`CurrentKey` without `plan`). */
+export const CURRENT_KEY_FIELDS = ['key_id', 'name', 'prefix', 'scopes', 'allowed_ips', 'created_at', 'expires_at', 'last_used_at'] as const
+/** Field names of an audit event. */
+export const AUDIT_EVENT_FIELDS = ['event_id', 'at', 'action', 'actor', 'ip', 'user_agent', 'target', 'details'] as const
+
+/** The key a call is made with, as `GET /api/v1/key` returns it (its `key` object). */
+export interface ApiCurrentKey {
+  key_id: number
+  name: string
+  /** The first characters of the key (`fsk_Ab12Cd`): enough to recognise it, never the key. */
+  prefix: string
+  /** The scopes the key holds, in the order of {@link SCOPES} (all nine for a full key). */
+  scopes: Scope[]
+  /** Addresses and CIDR ranges the key may be used from; `[]`: anywhere. */
+  allowed_ips: string[]
+  /** UTC, `YYYY-MM-DD HH:MM:SS`. */
+  created_at: string
+  /** UTC, `YYYY-MM-DD HH:MM:SS`, or `null` (no expiry). */
+  expires_at: string | null
+  /** UTC, `YYYY-MM-DD HH:MM:SS`, or `null` (never used before). */
+  last_used_at: string | null
+}
+
+/**
+ * What `client.key()` answers (`CurrentKey` in every SDK): the key's fields, the account's `plan`,
+ * and its dates as `Date`s (`created`, `expiry`, `last_used`; UTC). Fields this SDK does not know
+ * yet are kept.
+ */
+export interface CurrentKey extends Readonly<ApiCurrentKey> {
+  /** Lower-case plan name of the key's account: `pro`, `business` or `enterprise`. */
+  readonly plan: string
+  /** `created_at` as a `Date`. */
+  readonly created: Date
+  /** `expires_at` as a `Date`, or `null` when the key does not expire. */
+  readonly expiry: Date | null
+  /** `last_used_at` as a `Date`, or `null`. */
+  readonly last_used: Date | null
+}
+
+/** Who did what an audit event records. */
+export type AuditActorType = 'key' | 'session' | 'operator' | 'public' | 'system' | (string & {})
+
+/**
+ * The actions of the audit log (`file.uploaded`, …), or one newer than this SDK. Through the API a
+ * key causes `file.uploaded`, `file.updated`, `file.deleted` and the `link.*` ones.
+ */
+export type AuditAction =
+  | 'key.created'
+  | 'key.revoked'
+  | 'key.expired_use'
+  | 'session.signed_in'
+  | 'session.sign_in_failed'
+  | 'session.signed_out'
+  | 'session.signed_out_everywhere'
+  | 'password.changed'
+  | 'file.uploaded'
+  | 'file.deleted'
+  | 'file.expired'
+  | 'file.updated'
+  | 'link.created'
+  | 'link.updated'
+  | 'link.revoked'
+  | 'link.rotated'
+  | 'link.password_failed'
+  | 'link.exhausted'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted'
+  | 'webhook.disabled'
+  | (string & {})
+
+/** An audit event as `GET /api/v1/audit-events` returns it. */
+export interface ApiAuditEvent {
+  /** Positive, increasing: a later event has a larger id. */
+  event_id: number
+  /** UTC, `YYYY-MM-DD HH:MM:SS`. See {@link AuditEvent.occurred_at} for a `Date`. */
+  at: string
+  action: AuditAction
+  /** `id` may be `null` (a public download, the system); `name` may be absent. */
+  actor: { type: AuditActorType; id: number | null; name?: string | undefined }
+  /** The client's address, cut to its /24 (IPv4) or /48 (IPv6) unless the server keeps it whole; `null` when off or unknown. */
+  ip: string | null
+  user_agent: string | null
+  /** What the event is about (`{ type: 'file', id: 7 }`), or `null`. */
+  target: { type: string; id: number | string | null } | null
+  /** A small object (a file's `filename` and `size`, …), may be `{}`; never a secret. */
+  details: Record<string, unknown>
+}
+
+/** An audit event (`AuditEvent` in every SDK): the API's fields plus `occurred_at`, `at` as a `Date`. */
+export interface AuditEvent extends Readonly<ApiAuditEvent> {
+  /** `at` as a `Date` (UTC). */
+  readonly occurred_at: Date
+}
+
+/** Options of {@link AuditEvents.list}. */
+export interface AuditEventListOptions {
+  /** Events per page, 1 to 100 (default 20). */
+  limit?: number | undefined
+  /** The events whose `event_id` is lower than this (a page's `pagination.next_before_id`). */
+  before_id?: number | undefined
+  /** The same as `before_id`. */
+  beforeId?: number | undefined
+  /** One action (`file.deleted`) or a family (`file.*`). */
+  action?: AuditAction | undefined
+  /** Events at or after this time: a `Date` (sent in UTC), or a string `YYYY-MM-DD` / `YYYY-MM-DDTHH:MM:SSZ` (UTC) sent as it is. */
+  since?: Date | string | undefined
+}
+
+/** Options of {@link AuditEvents.iterate}. */
+export interface AuditEventIterateOptions {
+  /** Events per request, 1 to 100 (default 100). */
+  limit?: number | undefined
+  action?: AuditAction | undefined
+  since?: Date | string | undefined
+}
+
+/** The answer of `auditEvents.list()`. */
+export interface AuditEventList {
+  readonly events: AuditEvent[]
+  readonly pagination: Readonly<{
+    limit: number
+    /** The last event's `event_id` when older events follow, else `null`: pass it as `before_id`. */
+    next_before_id: number | null
+  }>
+}
+
 /** The error codes of `components.schemas.Error` (`error.code`). */
 export const ERROR_CODES = [
   'missing_file',
@@ -143,6 +285,8 @@ export const ERROR_CODES = [
   'storage_quota_exceeded',
   'idempotency_in_progress',
   'idempotency_key_reused',
+  'insufficient_scope',
+  'ip_not_allowed',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
