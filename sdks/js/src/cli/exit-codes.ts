@@ -39,7 +39,11 @@ export const EXIT_CODES = [
   { code: 1, name: 'error', meaning: 'any other error: a local file that cannot be read or written, an unexpected answer' },
   { code: 2, name: 'usage', meaning: 'bad command line: unknown command or option, missing or malformed argument' },
   { code: 3, name: 'AuthenticationError', meaning: '401: missing, unknown, revoked or expired key' },
-  { code: 4, name: 'PermissionDeniedError', meaning: "403 plan_not_supported: the account's plan has no API access" },
+  {
+    code: 4,
+    name: 'PermissionDeniedError',
+    meaning: "403: the account's plan has no API access, the key lacks the scope the call needs, or it may not be used from this address",
+  },
   {
     code: 5,
     name: 'LimitExceededError',

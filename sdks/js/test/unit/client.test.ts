@@ -64,9 +64,11 @@ describe('requests', () => {
   it('has the version of package.json', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
     expect(VERSION).toBe(pkg.version)
-    // ...and the newest entry of CHANGELOG.md.
+    // ...and the newest released entry of CHANGELOG.md (an "Unreleased" section may come first).
     const changelog = readFileSync(new URL('../../CHANGELOG.md', import.meta.url), 'utf8')
-    expect(/^## (\S+)$/m.exec(changelog)?.[1]).toBe(pkg.version)
+    const headings = [...changelog.matchAll(/^## (\S+)$/gm)].map((m) => m[1])
+    expect(headings.filter((h) => h !== 'Unreleased')[0]).toBe(pkg.version)
+    expect(headings.indexOf('Unreleased')).toBeLessThanOrEqual(0)
   })
 
   it('keeps unknown fields of stats and gives upload_date as a UTC Date', async () => {
