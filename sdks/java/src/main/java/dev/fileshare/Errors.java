@@ -8,6 +8,8 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Maps a response that is not a success to the exception to throw. */
 final class Errors {
@@ -15,7 +17,42 @@ final class Errors {
     static final Set<String> LIMIT_CODES = Set.of("file_too_large", "daily_upload_limit_exceeded",
             "storage_quota_exceeded", "link_limit_exceeded", "webhook_limit_exceeded");
 
+    /** A {@code scope} parameter of a {@code WWW-Authenticate} challenge: quoted, or a bare token. */
+    private static final Pattern SCOPE_PARAM = Pattern.compile("(?i)(?:^|[\\s,])scope\\s*=\\s*(?:\"([^\"]*)\"|([^\\s,\"]+))");
+    /** {@code error="insufficient_scope"} in a {@code WWW-Authenticate} challenge (RFC 6750). */
+    private static final Pattern INSUFFICIENT_SCOPE = Pattern.compile("(?i)(?:^|[\\s,])error\\s*=\\s*\"?insufficient_scope\"?");
+
     private Errors() {}
+
+    /**
+     * The scope a 403 names: the body's {@code error.required_scope}, else the {@code scope="…"} of
+     * a {@code WWW-Authenticate} header; null when neither names one.
+     */
+    static String requiredScope(ErrorDetails details) {
+        if (details == null) return null;
+        JsonNode body = details.body();
+        if (body != null) {
+            JsonNode scope = body.path("error").path("required_scope");
+            if (scope.isTextual() && !scope.asText().isBlank()) return scope.asText();
+        }
+        if (details.headers() == null) return null;
+        for (String challenge : details.headers().allValues("www-authenticate")) {
+            Matcher m = SCOPE_PARAM.matcher(challenge);
+            if (m.find()) {
+                String scope = m.group(1) != null ? m.group(1) : m.group(2);
+                if (!scope.isBlank()) return scope;
+            }
+        }
+        return null;
+    }
+
+    /** Whether a {@code WWW-Authenticate} header says {@code error="insufficient_scope"}. */
+    private static boolean challengeSaysInsufficientScope(HttpHeaders headers) {
+        for (String challenge : headers.allValues("www-authenticate")) {
+            if (INSUFFICIENT_SCOPE.matcher(challenge).find()) return true;
+        }
+        return false;
+    }
 
     static Long headerNumber(HttpHeaders headers, String name) {
         String raw = headers.firstValue(name).orElse(null);
@@ -71,6 +108,10 @@ final class Errors {
         if (status == 401) return new AuthenticationException(message, details, null);
         if (status == 403) {
             if (code != null && LIMIT_CODES.contains(code)) return new LimitExceededException(message, details, null);
+            if ("insufficient_scope".equals(code) || (code == null && challengeSaysInsufficientScope(headers))) {
+                return new InsufficientScopeException(message, details, null);
+            }
+            if ("ip_not_allowed".equals(code)) return new IpNotAllowedException(message, details, null);
             return new PermissionDeniedException(message, details, null);
         }
         if (status == 413 && (code == null || LIMIT_CODES.contains(code))) {
