@@ -54,6 +54,7 @@ public final class FileshareClient implements AutoCloseable {
     private final Transport transport;
     private final FilesResource files;
     private final LinksResource links;
+    private final AuditEventsResource auditEvents;
     private final Grants grants;
     private final ExecutorService ownExecutor;
     private final java.util.concurrent.Executor executor;
@@ -110,6 +111,7 @@ public final class FileshareClient implements AutoCloseable {
         this.transport = new Transport(baseUrl, key, timeout, new Retry(maxRetries, sleeper, random, log), http, log, Map.of(), null);
         this.files = new FilesResource(this, transport);
         this.links = new LinksResource(transport);
+        this.auditEvents = new AuditEventsResource(transport);
         this.grants = new Grants(b.clock != null ? b.clock : Clock.systemUTC());
         this.tus = new AtomicReference<>();
         if (b.executor != null) {
@@ -136,6 +138,7 @@ public final class FileshareClient implements AutoCloseable {
         this.transport = transport;
         this.files = new FilesResource(this, transport);
         this.links = new LinksResource(transport);
+        this.auditEvents = new AuditEventsResource(transport);
         this.grants = parent.grants;
         this.ownExecutor = null; // the parent's pool: closing a copy closes nothing
         this.executor = parent.executor;
@@ -208,6 +211,52 @@ public final class FileshareClient implements AutoCloseable {
     /** @return the links of the account's files: create, list, get, update, delete, rotate */
     public LinksResource links() {
         return links;
+    }
+
+    /**
+     * The account's audit log (needs the scope {@code audit:read}).
+     *
+     * @return list and iterate the audit events, newest first
+     */
+    public AuditEventsResource auditEvents() {
+        return auditEvents;
+    }
+
+    /**
+     * The API key this client uses ({@code GET /key}): its id, name, prefix, scopes, allowed
+     * addresses, dates and the account's plan. Any valid key may ask (no scope needed); the call
+     * counts against the rate limits like any other.
+     *
+     * <pre>{@code
+     * CurrentKey key = client.key();
+     * System.out.println(key.prefix() + " holds " + key.scopes() + " on the " + key.plan() + " plan");
+     * }</pre>
+     *
+     * @return the key as the server knows it
+     * @throws AuthenticationException 401 for a missing, unknown, revoked or expired key
+     * @throws IpNotAllowedException 403 {@code ip_not_allowed}: the key may not be used from this address
+     */
+    public CurrentKey key() {
+        return Json.currentKey(transport.requestJson(() -> transport.request(transport.url("/key"), true).GET().build()).body());
+    }
+
+    /**
+     * {@link #key()} with options for this call.
+     *
+     * @param options timeout, retries, extra headers
+     * @return the key as the server knows it
+     */
+    public CurrentKey key(RequestOptions options) {
+        return withOptions(options).key();
+    }
+
+    /**
+     * {@link #key()} on the client's executor.
+     *
+     * @return the key, or a failed future with the {@link FileshareException}; cancelling it stops the call
+     */
+    public CompletableFuture<CurrentKey> keyAsync() {
+        return async(this::key);
     }
 
     /**

@@ -22,6 +22,11 @@ final class Json {
     private static final Set<String> LIMITS_FIELDS = Set.of("max_file_size", "daily_uploads", "requests_per_minute", "requests_per_day",
             "max_storage");
     private static final Set<String> ACCOUNT_FIELDS = Set.of("stats", "limits", "plan", "success");
+    private static final Set<String> KEY_FIELDS = Set.of("key_id", "name", "prefix", "scopes", "allowed_ips", "created_at",
+            "expires_at", "last_used_at");
+    private static final Set<String> KEY_ANSWER_FIELDS = Set.of("key", "plan", "success");
+    private static final Set<String> AUDIT_EVENT_FIELDS = Set.of("event_id", "at", "action", "actor", "ip", "user_agent",
+            "target", "details");
 
     private Json() {}
 
@@ -117,6 +122,69 @@ final class Json {
         JsonNode p = node.get("pagination");
         return new FileList(files, new Pagination(number(p, "page"), p.path("limit").asLong(), p.path("total").asLong(),
                 p.path("pages").asLong(), number(p, "next_before_id")));
+    }
+
+    private static List<String> strings(JsonNode node, String name) {
+        JsonNode value = node.get(name);
+        if (value == null || !value.isArray()) return List.of();
+        List<String> out = new ArrayList<>();
+        for (JsonNode item : value) if (!item.isNull()) out.add(item.asText());
+        return out;
+    }
+
+    /** The answer of {@code GET /key}: its {@code key} object and the account's {@code plan}. */
+    static CurrentKey currentKey(JsonNode node) {
+        JsonNode key = node == null ? null : node.get("key");
+        if (key == null || !key.isObject() || !key.path("key_id").canConvertToLong()) {
+            throw new FileshareException("the answer holds no key object");
+        }
+        Map<String, Object> extra = extra(key, KEY_FIELDS);
+        extra(node, KEY_ANSWER_FIELDS).forEach(extra::putIfAbsent);
+        return new CurrentKey(
+                key.get("key_id").asLong(),
+                text(key, "name"),
+                text(key, "prefix"),
+                strings(key, "scopes"),
+                strings(key, "allowed_ips"),
+                text(key, "created_at"),
+                text(key, "expires_at"),
+                text(key, "last_used_at"),
+                text(node, "plan"),
+                extra);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> object(JsonNode node) {
+        if (node == null || !node.isObject()) return Map.of();
+        return MAPPER.convertValue(node, LinkedHashMap.class);
+    }
+
+    static AuditEvent auditEvent(JsonNode node) {
+        if (node == null || !node.isObject() || !node.path("event_id").canConvertToLong()) {
+            throw new FileshareException("the answer holds no audit event");
+        }
+        JsonNode actor = node.path("actor");
+        JsonNode target = node.get("target");
+        return new AuditEvent(
+                node.get("event_id").asLong(),
+                text(node, "at"),
+                text(node, "action"),
+                new AuditEvent.Actor(text(actor, "type"), number(actor, "id"), text(actor, "name")),
+                text(node, "ip"),
+                text(node, "user_agent"),
+                target == null || !target.isObject() ? null : new AuditEvent.Target(text(target, "type"), number(target, "id")),
+                object(node.get("details")),
+                extra(node, AUDIT_EVENT_FIELDS));
+    }
+
+    static AuditEventList auditEventList(JsonNode node) {
+        if (node == null || !node.path("events").isArray() || !node.path("pagination").isObject()) {
+            throw new FileshareException("the answer holds no audit event list");
+        }
+        List<AuditEvent> events = new ArrayList<>();
+        for (JsonNode event : node.get("events")) events.add(auditEvent(event));
+        JsonNode p = node.get("pagination");
+        return new AuditEventList(events, new AuditEventPagination(p.path("limit").asLong(), number(p, "next_before_id")));
     }
 
     static StatsResult statsResult(JsonNode node) {
