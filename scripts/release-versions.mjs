@@ -3,11 +3,12 @@
 //
 //   node scripts/release-versions.mjs check             # every place agrees with package.json
 //   node scripts/release-versions.mjs set X.Y.Z [--date YYYY-MM-DD]
+//   node scripts/release-versions.mjs files             # the files it reads (test/release copies them)
 //
 // `check` prints every disagreement, one a line, and exits 1 if there is any. `set` writes X.Y.Z
-// everywhere (the lock files too) and gives each changelog a heading for it if it has none: the
-// root's "Unreleased" entries become `## [X.Y.Z] - DATE` under a new empty "Unreleased", and each
-// SDK's changelog gets `## X.Y.Z` (their suites read the newest `## <version>` heading as it is).
+// everywhere (the lock files too) and gives each changelog a heading for it if it has none: its
+// "Unreleased" entries become the release's, under a new empty "Unreleased". The root's heading is
+// Keep a Changelog's `## [X.Y.Z] - DATE`; the SDKs' is `## X.Y.Z`, as their suites read it.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -87,13 +88,17 @@ function changelogPlace(file, style) {
     set: (version, date) => {
       const text = read(file)
       if (new RegExp(String.raw`^## \[?${version.replaceAll('.', '\\.')}\]?(?=\s|$)`, 'm').test(text)) return
-      const unreleased = /^## \[?Unreleased\]?[^\n]*\n/im
-      if (style === 'keep-a-changelog' && unreleased.test(text)) {
-        // What was unreleased is this release now; a new, empty "Unreleased" goes above it.
-        write(file, text.replace(unreleased, `## Unreleased\n\n## [${version}] - ${date}\n`))
+      const line = style === 'keep-a-changelog' ? `## [${version}] - ${date}` : `## ${version}`
+      const unreleased = /^## \[?Unreleased\]?([^\n]*)\n/im
+      if (unreleased.test(text)) {
+        // What was unreleased is this release now (with the heading's note, such as PHP's
+        // "— scoped keys …"); a new, empty "Unreleased" goes above it.
+        write(
+          file,
+          text.replace(unreleased, (_, note) => `## Unreleased\n\n${line}${note}\n`),
+        )
         return
       }
-      const line = style === 'keep-a-changelog' ? `## [${version}] - ${date}` : `## ${version}`
       const first = text.search(/^## /m)
       write(file, first === -1 ? `${text.trimEnd()}\n\n${line}\n` : `${text.slice(0, first)}${line}\n\n${text.slice(first)}`)
     },
@@ -191,7 +196,11 @@ function main(argv) {
     console.log(`version ${version} written everywhere; fill in the changelogs' new entries`)
     return 0
   }
-  console.error('usage: release-versions.mjs check | set X.Y.Z [--date YYYY-MM-DD]')
+  if (command === 'files') {
+    for (const file of new Set(places().map((place) => place.file))) console.log(file)
+    return 0
+  }
+  console.error('usage: release-versions.mjs check | set X.Y.Z [--date YYYY-MM-DD] | files')
   return 2
 }
 
