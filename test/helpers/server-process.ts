@@ -79,7 +79,12 @@ export function spawnServer(env: Record<string, string>, command: string[] = [SE
   let stderr = ''
   child.stdout?.setEncoding('utf8').on('data', (text: string) => (stdout += text))
   child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text))
-  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  // 'close', not 'exit': Node emits 'exit' as soon as it reaps the process, and the last of its
+  // output may still be unread in the pipes then (seen on Node 24 under load: a server stopped by a
+  // bad setting had printed its message, and stderr() was still empty at 'exit'). 'close' comes
+  // once both pipes have ended, with the same code and signal; the server starts no processes that
+  // could hold them open.
+  const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })))
   return { child, exited, stdout: () => stdout, stderr: () => stderr, logFile: options.logFile }
 }
 
