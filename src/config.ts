@@ -105,6 +105,10 @@ export const EnvSchema = Type.Object({
   FILESHARE_S3_QUEUE_SIZE: Integer({ default: 4, minimum: 1, maximum: 64 }),
   FILESHARE_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   FILESHARE_REDIS_PREFIX: Type.String({ default: 'fileshare:', pattern: '^[A-Za-z0-9_:.-]*$' }),
+  // The audit log (../shared/spec/keys-and-audit.md): how much of the client address an event keeps
+  // (truncated: IPv4 /24, IPv6 /48), and how many days events are kept before the collector removes them.
+  FILESHARE_AUDIT_IP: Type.Union([Type.Literal('full'), Type.Literal('truncated'), Type.Literal('off')], { default: 'truncated' }),
+  FILESHARE_AUDIT_RETENTION_DAYS: Integer({ default: 90, minimum: 1, maximum: 36_500 }),
   // Prometheus metrics (GET /metrics) on a listener of their own, host:port (127.0.0.1:9464, [::1]:9464); unset: no metrics.
   FILESHARE_METRICS_ADDR: Type.Optional(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$' })),
 })
@@ -299,6 +303,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     gcIntervalMs: valid.FILESHARE_GC_INTERVAL_MS,
     gcGraceMs: valid.FILESHARE_GC_GRACE_MS,
     uploadExpiryMs: valid.FILESHARE_UPLOAD_EXPIRY_MS,
+    auditIp: valid.FILESHARE_AUDIT_IP,
+    auditRetentionMs: valid.FILESHARE_AUDIT_RETENTION_DAYS * 86_400_000,
     databaseUrl: valid.FILESHARE_DATABASE_URL,
     databaseSchema: valid.FILESHARE_DATABASE_SCHEMA,
     storage: valid.FILESHARE_STORAGE,

@@ -11,6 +11,9 @@ export const ERROR_REGISTRY = {
   file_too_large: { status: 403, message: 'The file exceeds the maximum file size of the account.' },
   daily_upload_limit_exceeded: { status: 403, message: 'The daily upload limit of the account is reached.' },
   not_found: { status: 404, message: 'Resource not found.' },
+  // Scoped keys (../shared/spec/keys-and-audit.md).
+  insufficient_scope: { status: 403, message: 'The API key does not hold the scope this call needs.' },
+  ip_not_allowed: { status: 403, message: 'The API key may not be used from this address.' },
   // Links (../shared/spec/links.md).
   invalid_password: { status: 401, message: 'The password of this link is missing or wrong.' },
   link_limit_exceeded: { status: 403, message: 'The file has as many links as it may have.' },
@@ -109,6 +112,21 @@ export class DailyUploadLimitExceededError extends AppError {
     super('daily_upload_limit_exceeded', `The daily upload limit of ${limit} uploads is reached; it resets at 00:00 UTC.`)
   }
 }
+export class InsufficientScopeError extends AppError {
+  constructor(readonly requiredScope: string) {
+    super(
+      'insufficient_scope',
+      `This API key does not hold the scope ${requiredScope}, which this call needs; create a key with it in the dashboard.`,
+    )
+  }
+}
+
+export class IpNotAllowedError extends AppError {
+  constructor() {
+    super('ip_not_allowed', 'This API key may not be used from this address (its allowed addresses are set when it is created).')
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(message?: string) {
     super('not_found', message)

@@ -9,7 +9,8 @@
 //   node sdks/launcher/launch-server.mjs [--json-file PATH] [--ignore-stdin] [--env NAME=VALUE]...
 //
 // stdout: {"base_url":"http://127.0.0.1:PORT/api/v1","server_url":"http://127.0.0.1:PORT",
-//          "keys":{"pro":"fsk_…","free":"fsk_…","limited":"fsk_…"},"accounts":{"pro":1,"free":2,"limited":3},
+//          "keys":{"pro":"fsk_…","free":"fsk_…","limited":"fsk_…","read_only":"fsk_…","ip_restricted":"fsk_…",
+//                  "auditor":"fsk_…"},"accounts":{"pro":1,"free":2,"limited":3},
 //          "limits":{"pro":{…raised rates},"limited":{…}},"pid":N,"server_pid":N,"data_dir":"…"}
 // The pro plan's request rates are raised (TEST_PLANS) so that suites sharing the pro account do
 // not run into them; "limited" (a pro account with low overrides) is there for the limit errors.
@@ -100,6 +101,12 @@ async function cli(env, args) {
   } finally {
     cliChildren.delete(running.child)
   }
+}
+
+/** A second key of an account, with `key create`'s options (scopes, allowed addresses). */
+async function createKey(env, accountId, name, options) {
+  const out = await cli(env, ['key', 'create', String(accountId), '--name', name, ...options, '--json'])
+  return JSON.parse(out.trim().split('\n').pop()).api_key
 }
 
 async function createAccount(env, name, plan) {
@@ -217,6 +224,7 @@ async function main() {
         // then be created beside the server's start.
         await cli(env, ['migrate'])
         pro = await createAccount(env, 'pro', 'pro')
+        const proId = pro.id
         others = Promise.all([
           createAccount(env, 'free', 'free'),
           createAccount(env, 'limited', 'pro').then(async (limited) => {
@@ -236,6 +244,11 @@ async function main() {
             ])
             return limited
           }),
+          // Scoped keys of the pro account (../shared/spec/keys-and-audit.md).
+          createKey(env, proId, 'read only', ['--scopes', 'files:read,links:read,stats:read']),
+          // 127.0.0.1 is outside 10.0.0.0/8: every call with this key is refused.
+          createKey(env, proId, 'ip restricted', ['--allow-ip', '10.0.0.0/8']),
+          createKey(env, proId, 'auditor', ['--scopes', 'audit:read']),
         ])
         others.catch(() => {}) // awaited below
       }
@@ -248,7 +261,7 @@ async function main() {
       if (attempt >= 3) throw new Error(`the server exited while starting (${JSON.stringify(started.exited)})`)
       log(`the server exited while starting on port ${port}; trying another port`)
     }
-    const [free, limited] = await others
+    const [free, limited, readOnly, ipRestricted, auditor] = await others
     child.once('exit', (code, signal) => {
       if (!stopping) {
         log(`the server exited by itself (code ${code}, signal ${signal})`)
@@ -258,7 +271,7 @@ async function main() {
     const info = {
       base_url: `${origin}/api/v1`,
       server_url: origin,
-      keys: { pro: pro.key, free: free.key, limited: limited.key },
+      keys: { pro: pro.key, free: free.key, limited: limited.key, read_only: readOnly, ip_restricted: ipRestricted, auditor },
       accounts: { pro: pro.id, free: free.id, limited: limited.id },
       limits: { pro: { ...JSON.parse(env.FILESHARE_PLANS).pro }, limited: { ...LIMITED } },
       pid: process.pid,

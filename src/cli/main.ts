@@ -5,9 +5,11 @@ import { openBackends, type Backends } from '../backends.js'
 import { ConfigError, loadConfig, type Config } from '../config.js'
 import { openDatabase } from '../db/open-database.js'
 import { migrateToLatest } from '../db/migrate.js'
-import { AppError } from '../errors.js'
+import { AppError, InvalidParameterError } from '../errors.js'
 import { parsePlan } from '../services/accounts.js'
-import { InvalidKeyNameError, keyName } from '../services/api-keys.js'
+import { InvalidKeyNameError, keyName, type KeyOptions } from '../services/api-keys.js'
+import { ALL_SCOPES, allowedIpList, grantedScopes, InvalidKeyPolicyError, storedAllowedIps, storedScopes } from '../services/key-policy.js'
+import type { AuditEvent } from '../services/audit.js'
 import type { Services } from '../services/create-services.js'
 import type { GarbageCollectionReport } from '../services/garbage-collector.js'
 import { BackupError, BackupService } from '../services/backups.js'
@@ -37,9 +39,19 @@ export const USAGE = `Usage: fileshare <command>
                                           account holder chooses a dashboard password
   account set-password ID                 set the dashboard password, read from stdin (a
                                           terminal prompts without echo); never an argument
-  key create ACCOUNT_ID [--name NAME] [--json]
+  key create ACCOUNT_ID [--name NAME] [--scopes S,S,...] [--allow-ip CIDR]...
+                        [--expires-in 30d|12h|90m|SECONDS] [--json]
+                                          scopes: files:read, files:write, files:delete,
+                                          links:read, links:write, stats:read, webhooks:manage,
+                                          requests:manage, audit:read, or * (all; the default);
+                                          --allow-ip: an address or CIDR range, repeatable or
+                                          comma-separated (default: any address)
   key list ACCOUNT_ID [--json]
   key revoke KEY_ID
+  audit --account ID [--since DATE] [--action ACTION] [--limit N] [--json]
+                                          the account's audit log, newest first; DATE: UTC
+                                          YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ; ACTION: a name
+                                          (file.deleted) or a family (file.*)
   gc [--grace-seconds N] [--dry-run] [--json]
                                           remove blobs no file refers to and leftovers of
                                           interrupted uploads, if older than N seconds
@@ -114,6 +126,43 @@ function planName(value: string): string {
   }
 }
 
+/** A duration of `key create --expires-in`: 30d, 12h, 90m, 45s or plain seconds, in ms. */
+function durationOption(value: string): number {
+  const match = /^([1-9][0-9]*)([dhms]?)$/.exec(value)
+  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, '': 1000 }[match?.[2] ?? ''] ?? 1000
+  const ms = match ? Number(match[1]) * unit : NaN
+  if (!Number.isSafeInteger(ms) || ms > 100 * 365 * 86_400_000) {
+    throw new UsageError(
+      `--expires-in must be a positive duration such as 30d, 12h, 90m or 3600 (seconds), at most 100 years; got "${value}".`,
+    )
+  }
+  return ms
+}
+
+/** The scopes, addresses and expiry of `key create`, checked by the key service's rules, refused here as usage errors. */
+function keyPolicyOptions(values: { scopes?: string; 'allow-ip'?: string[]; 'expires-in'?: string }): KeyOptions {
+  const scopes = values.scopes === undefined ? undefined : values.scopes.split(',')
+  const allowedIps = values['allow-ip']?.flatMap((entry) => entry.split(','))
+  try {
+    storedScopes(scopes)
+    storedAllowedIps(allowedIps)
+  } catch (error) {
+    if (error instanceof InvalidKeyPolicyError)
+      throw new UsageError(`--${error.field === 'scopes' ? 'scopes' : 'allow-ip'}: ${error.message}`)
+    throw error
+  }
+  if (allowedIps !== undefined && allowedIps.every((entry) => entry.trim() === ''))
+    throw new UsageError('--allow-ip needs an address or CIDR range.')
+  return { scopes, allowedIps, expiresInMs: values['expires-in'] === undefined ? undefined : durationOption(values['expires-in']) }
+}
+
+/** One line of `fileshare audit`: when, what, who, from where, on what, with its details. */
+function formatAuditEvent(event: AuditEvent): string {
+  const actor = `${event.actor.type}${event.actor.id === null ? '' : ` ${event.actor.id}`}${event.actor.name ? ` (${event.actor.name})` : ''}`
+  const target = event.target === null ? '-' : `${event.target.type} ${event.target.id ?? ''}`.trim()
+  return `${event.event_id}\t${formatTime(event.at)}\t${event.action}\t${actor}\t${event.ip ?? '-'}\t${target}\t${oneLine(JSON.stringify(event.details))}`
+}
+
 /** The --name of `key create`, by the key service's rule (src/services/api-keys.ts), refused here as a usage error. */
 function keyNameOption(value: string | undefined): string {
   try {
@@ -149,6 +198,7 @@ function gcReportJson(report: GarbageCollectionReport) {
     download_grants_removed: report.grantsRemoved,
     storage_reservations_released: report.reservationsReleased,
     idempotency_keys_removed: report.idempotencyKeysRemoved,
+    audit_events_removed: report.auditEventsRemoved,
     open_resumable_upload_writes_kept: report.openUploadWritesKept,
     bytes_freed: report.bytesFreed,
     failures: report.failures,
@@ -254,6 +304,13 @@ const OPTIONS = {
   'grace-seconds': { type: 'string' },
   'dry-run': { type: 'boolean' },
   sample: { type: 'string' },
+  scopes: { type: 'string' },
+  'allow-ip': { type: 'string', multiple: true },
+  'expires-in': { type: 'string' },
+  account: { type: 'string' },
+  since: { type: 'string' },
+  action: { type: 'string' },
+  limit: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -365,9 +422,17 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
     case 'key create': {
       const accountId = positiveId(args('ACCOUNT_ID')[0], 'ACCOUNT_ID')
       const name = keyNameOption(values.name)
-      const { key, apiKey } = await withServices(config, (s) => s.apiKeys.create(accountId, name))
-      if (out.json) print(JSON.stringify({ key_id: key.id, account_id: key.account_id, name: key.name, api_key: apiKey }))
-      else print(`Created key ${key.id} for account ${accountId}.\nAPI key (shown once, keep it secret): ${apiKey}`)
+      const options = keyPolicyOptions(values)
+      const { key, apiKey } = await withServices(config, (s) => s.apiKeys.create(accountId, name, options))
+      if (out.json) print(JSON.stringify({ ...presentKey(key), api_key: apiKey }))
+      else {
+        const scopes = key.scopes === ALL_SCOPES ? 'every scope' : grantedScopes(key.scopes).join(', ')
+        const where = key.allowed_ips === null ? 'any address' : allowedIpList(key.allowed_ips).join(', ')
+        const until = key.expires_at === null ? 'never expires' : `expires ${formatTime(key.expires_at)}`
+        print(
+          `Created key ${key.id} for account ${accountId} (${scopes}; from ${where}; ${until}).\nAPI key (shown once, keep it secret): ${apiKey}`,
+        )
+      }
       return 0
     }
     case 'key list': {
@@ -377,7 +442,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       else
         for (const k of keys) {
           const state = k.revoked_at === null ? 'active' : `revoked ${formatTime(k.revoked_at)}`
-          print(`${k.id}\t${k.prefix}…\t${k.name}\tcreated ${formatTime(k.created_at)}\tlast used ${formatTime(k.last_used_at)}\t${state}`)
+          print(
+            `${k.id}\t${k.prefix}…\t${k.name}\t${k.scopes}\t${k.allowed_ips ?? 'any address'}\tcreated ${formatTime(k.created_at)}\t` +
+              `last used ${formatTime(k.last_used_at)}${k.last_used_ip ? ` from ${k.last_used_ip}` : ''}\t${state}`,
+          )
         }
       return 0
     }
@@ -385,6 +453,23 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       const keyId = positiveId(args('KEY_ID')[0], 'KEY_ID')
       const key = await withServices(config, (s) => s.apiKeys.revoke(keyId))
       print(out.json ? JSON.stringify(presentKey(key)) : `Key ${key.id} is revoked.`)
+      return 0
+    }
+    case 'audit': {
+      args()
+      if (values.account === undefined) throw new UsageError('audit needs --account ID.')
+      const accountId = positiveId(values.account, '--account')
+      const limit = values.limit === undefined ? 100 : positiveId(values.limit, '--limit')
+      const { since, action } = values
+      let page
+      try {
+        page = await withServices(config, (s) => s.auditLog.list(accountId, { limit, since, action }))
+      } catch (error) {
+        if (error instanceof InvalidParameterError) throw new UsageError(error.message)
+        throw error
+      }
+      if (out.json) print(JSON.stringify(page.events.map((event) => ({ ...event, at: formatTime(event.at) }))))
+      else for (const event of page.events) print(formatAuditEvent(event))
       return 0
     }
     case 'gc': {

@@ -1,3 +1,4 @@
+import { allowedIpList, grantedScopes } from '../services/key-policy.js'
 import type { AccountRow } from '../db/schema.js'
 import { UNLIMITED_STORAGE } from '../services/account-limits.js'
 import type { ApiKey } from '../services/api-keys.js'
@@ -21,6 +22,18 @@ export function presentAccount(account: AccountRow) {
 
 /** `--json` output of the key commands: never the hash. */
 export function presentKey(key: ApiKey) {
-  const { id, account_id, name, prefix, created_at, last_used_at, revoked_at, expires_at } = key
-  return { key_id: id, account_id, name, prefix, created_at, last_used_at, revoked_at, expires_at }
+  const { id, account_id, name, prefix, created_at, last_used_at, last_used_ip, revoked_at, expires_at } = key
+  return {
+    key_id: id,
+    account_id,
+    name,
+    prefix,
+    scopes: grantedScopes(key.scopes),
+    allowed_ips: allowedIpList(key.allowed_ips),
+    created_at,
+    last_used_at,
+    last_used_ip,
+    revoked_at,
+    expires_at,
+  }
 }

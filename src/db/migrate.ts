@@ -10,6 +10,7 @@ import * as sessionLastSeen from './migrations/005-session-last-seen.js'
 import * as accountEmailCase from './migrations/006-account-email-case.js'
 import * as links from './migrations/007-links.js'
 import * as quotasIdempotencyPaging from './migrations/008-quotas-idempotency-paging.js'
+import * as keyScopesAudit from './migrations/009-key-scopes-audit.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '006-account-email-case': accountEmailCase,
   '007-links': links,
   '008-quotas-idempotency-paging': quotasIdempotencyPaging,
+  '009-key-scopes-audit': keyScopesAudit,
 }
 
 /** Every migration's name, in the order they run. */

@@ -33,6 +33,11 @@ export interface ApiKeysTable {
   last_used_at: number | null
   revoked_at: number | null
   expires_at: number | null
+  /** The key's scopes separated by spaces, or '*' for every scope (services/scopes.ts). */
+  scopes: Generated<string>
+  /** The addresses and CIDR ranges it may be used from, separated by spaces; null: anywhere. */
+  allowed_ips: string | null
+  last_used_ip: string | null
 }
 
 export interface FilesTable {
@@ -184,6 +189,23 @@ export interface IdempotencyKeysTable {
   expires_at: number
 }
 
+/** One change of an account, recorded in the change's own transaction (services/audit.ts). */
+export interface AuditEventsTable {
+  id: Generated<number>
+  account_id: number
+  at: number
+  action: string
+  actor_type: string
+  actor_id: number | null
+  actor_name: string | null
+  ip: string | null
+  user_agent: string | null
+  target_type: string | null
+  target_id: number | null
+  /** A small JSON object. */
+  details: string
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -196,10 +218,13 @@ export interface Database {
   download_grants: DownloadGrantsTable
   storage_reservations: StorageReservationsTable
   idempotency_keys: IdempotencyKeysTable
+  audit_events: AuditEventsTable
 }
 
 export type AccountRow = Selectable<AccountsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
+export type AuditEventRow = Selectable<AuditEventsTable>
+export type NewAuditEventRow = Insertable<AuditEventsTable>
 export type FileRow = Selectable<FilesTable>
 export type NewFileRow = Insertable<FilesTable>
 /** A file as a list page reads it: the columns it is shown with, not its owner or storage key. */

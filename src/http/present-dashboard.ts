@@ -1,3 +1,4 @@
+import { allowedIpList, grantedScopes } from '../services/key-policy.js'
 import type { ApiKey } from '../services/api-keys.js'
 import type { SignedIn } from '../services/sessions.js'
 
@@ -13,6 +14,9 @@ export function presentDashboardKey(key: ApiKey) {
     last_used_at: iso(key.last_used_at),
     revoked_at: iso(key.revoked_at),
     expires_at: iso(key.expires_at),
+    scopes: grantedScopes(key.scopes),
+    allowed_ips: allowedIpList(key.allowed_ips),
+    last_used_ip: key.last_used_ip,
   }
 }
 

@@ -15,6 +15,7 @@ export const ErrorBody = Type.Object(
         description: 'Stable snake_case error code: branch on it, not on `message`. Each status lists the codes it can carry.',
       }),
       message: Type.String(),
+      required_scope: Type.Optional(Type.String({ description: 'With `insufficient_scope`: the scope the call needs.' })),
       request_id: Type.Optional(Type.String({ description: 'Present on 5xx errors, for the operator.' })),
     }),
   },
@@ -296,3 +297,66 @@ export const IDEMPOTENCY_KEY_HEADER = {
     }),
   ),
 }
+
+/** The calling key (GET /key). */
+export const CurrentKeyObject = Type.Object(
+  {
+    key_id: Type.Integer(),
+    name: Type.String(),
+    prefix: Type.String({ description: 'The first characters of the key, to recognise it; never the whole key.' }),
+    scopes: Type.Array(Type.String(), { description: 'The scopes the key holds: all nine for a full key.' }),
+    allowed_ips: Type.Array(Type.String(), { description: 'Addresses and CIDR ranges the key may be used from; empty: anywhere.' }),
+    created_at: Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS.' }),
+    expires_at: NullableTime('When the key stops working; null: never.'),
+    last_used_at: NullableTime('Recorded to the minute; null: never used.'),
+  },
+  { title: 'CurrentKey' },
+)
+export const CurrentKeyResponse = Type.Object({ success: Type.Literal(true), key: CurrentKeyObject, plan: Type.String() })
+
+export const AuditEventObject = Type.Object(
+  {
+    event_id: Type.Integer({ description: 'Positive and increasing.' }),
+    at: Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS.' }),
+    action: Type.String({ examples: ['file.deleted'] }),
+    actor: Type.Object({
+      type: Type.Union([
+        Type.Literal('key'),
+        Type.Literal('session'),
+        Type.Literal('operator'),
+        Type.Literal('public'),
+        Type.Literal('system'),
+      ]),
+      id: Type.Union([Type.Integer(), Type.Null()], { description: "The key's id, or the account's for a session." }),
+      name: Type.Optional(Type.String()),
+    }),
+    ip: Type.Union([Type.String(), Type.Null()], {
+      description: 'As FILESHARE_AUDIT_IP keeps it: whole, truncated (IPv4 /24, IPv6 /48) or null.',
+    }),
+    user_agent: Type.Union([Type.String(), Type.Null()], { description: 'At most 200 characters.' }),
+    target: Type.Union([Type.Object({ type: Type.String(), id: Type.Union([Type.Integer(), Type.Null()]) }), Type.Null()]),
+    details: Type.Object({}, { additionalProperties: true, description: 'A small object; never a key, password, token or link URL.' }),
+  },
+  { title: 'AuditEvent' },
+)
+
+export const AuditEventsQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    before_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Events with a lower event_id.' })),
+    action: Type.Optional(Type.String({ maxLength: 100, description: 'One action (file.deleted) or a family (file.*).' })),
+    since: Type.Optional(
+      Type.String({ maxLength: 40, description: 'UTC: YYYY-MM-DD, YYYY-MM-DD HH:MM:SS or YYYY-MM-DDTHH:MM:SSZ; events at or after it.' }),
+    ),
+  },
+  { additionalProperties: true },
+)
+
+export const AuditEventsResponse = Type.Object({
+  success: Type.Literal(true),
+  events: Type.Array(AuditEventObject),
+  pagination: Type.Object({
+    limit: Type.Integer(),
+    next_before_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as before_id for the next page; null on the last.' }),
+  }),
+})

@@ -6,6 +6,8 @@ import type { ApiKeysRepository } from '../db/repositories/api-keys-repository.j
 import type { AccountRow, ApiKeyRow } from '../db/schema.js'
 import { effectiveLimits, type AccountLimits } from './account-limits.js'
 import { randomToken } from '../lib/random-token.js'
+import { addressChecker, allowedIpList, scopeChecker, storedAllowedIps, storedScopes, type Scope } from './key-policy.js'
+import { OPERATOR_ACTOR, type Actor, type AuditLogService, type AuditTrail } from './audit.js'
 
 export const KEY_PREFIX = 'fsk_'
 // fsk_ + 32 random bytes (256 bits) in base64url.
@@ -43,11 +45,28 @@ export function keyName(name: string | undefined): string {
   return trimmed
 }
 
-/** The caller behind a valid key. */
+/** The caller behind a valid key, or a dashboard session (keyId 0, every scope, any address). */
 export interface Principal {
   keyId: number
   account: AccountRow
   limits: AccountLimits
+  /** Who this caller's changes are by in the audit log (the address is the request's). */
+  actor: Pick<Actor, 'type' | 'id' | 'name'>
+  /** The key's record as GET /key shows it; absent for a dashboard session. */
+  key?: ApiKey
+  /** Whether the key holds a scope. */
+  allows: (scope: Scope) => boolean
+  /** Whether the key may be used from a client address. */
+  allowsAddress: (clientAddress: string) => boolean
+}
+
+/** The options of a new key: its scopes (all when absent), addresses (anywhere when absent) and expiry. */
+export interface KeyOptions {
+  expiresAt?: number
+  /** From now, by the service's clock (the dashboard's and the CLI's relative expiry). */
+  expiresInMs?: number
+  scopes?: readonly string[]
+  allowedIps?: readonly string[]
 }
 
 interface CacheEntry {
@@ -73,6 +92,8 @@ export class ApiKeyService {
     private readonly keys: ApiKeysRepository,
     private readonly accounts: AccountsRepository,
     private readonly config: Pick<Config, 'plans' | 'cacheTtlMs'>,
+    private readonly trail: AuditTrail,
+    private readonly auditLog: AuditLogService,
     private readonly onBackgroundError: (error: unknown) => void = () => {},
     private readonly now: () => number = Date.now,
   ) {}
@@ -80,20 +101,38 @@ export class ApiKeyService {
   /**
    * Creates a key; the whole key is returned only here and only its hash is stored. The name
    * follows keyName()'s rule (InvalidKeyNameError otherwise); none at all is DEFAULT_KEY_NAME.
+   * Scopes and addresses follow key-policy.ts (InvalidKeyPolicyError otherwise).
    */
-  async create(accountId: number, name?: string, options: { expiresAt?: number } = {}) {
+  async create(accountId: number, name?: string, options: KeyOptions = {}, actor: Actor = OPERATOR_ACTOR) {
     const checkedName = keyName(name)
+    const scopes = storedScopes(options.scopes)
+    const allowedIps = storedAllowedIps(options.allowedIps)
     if (!(await this.accounts.findById(accountId))) throw new NotFoundError(`No account with id ${accountId}.`)
     const apiKey = KEY_PREFIX + randomToken(32)
-    const row = await this.keys.create({
-      account_id: accountId,
-      name: checkedName,
-      prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH),
-      // A fast hash is enough: the key carries 256 random bits (passwords, which do not, use scrypt).
-      key_hash: sha256Hex(apiKey),
-      created_at: this.now(),
-      expires_at: options.expiresAt ?? null,
-    })
+    const row = await this.keys.create(
+      {
+        account_id: accountId,
+        name: checkedName,
+        prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH),
+        // A fast hash is enough: the key carries 256 random bits (passwords, which do not, use scrypt).
+        key_hash: sha256Hex(apiKey),
+        created_at: this.now(),
+        expires_at: options.expiresAt ?? (options.expiresInMs === undefined ? null : this.now() + options.expiresInMs),
+        scopes,
+        allowed_ips: allowedIps,
+      },
+      this.trail.pending('key.created', actor, (key: ApiKeyRow) => ({
+        accountId,
+        target: { type: 'key', id: key.id },
+        details: {
+          name: key.name,
+          prefix: key.prefix,
+          scopes: key.scopes.split(' '),
+          allowed_ips: allowedIpList(key.allowed_ips),
+          expires_at: key.expires_at,
+        },
+      })),
+    )
     return { key: withoutHash(row), apiKey }
   }
 
@@ -102,19 +141,27 @@ export class ApiKeyService {
     return (await this.keys.listForAccount(accountId)).map(withoutHash)
   }
 
-  async revoke(keyId: number): Promise<ApiKey> {
-    const row = (await this.keys.revoke(keyId, this.now())) ?? (await this.keys.findById(keyId))
+  async revoke(keyId: number, actor: Actor = OPERATOR_ACTOR): Promise<ApiKey> {
+    const row = (await this.keys.revoke(keyId, this.now(), undefined, this.revokedEvent(actor))) ?? (await this.keys.findById(keyId))
     if (!row) throw new NotFoundError(`No API key with id ${keyId}.`)
     this.forget(keyId)
     return withoutHash(row)
   }
 
   /** Revokes a key of this account (the dashboard); another account's key is a 404, as if it did not exist. */
-  async revokeForAccount(accountId: number, keyId: number): Promise<ApiKey> {
-    const row = (await this.keys.revoke(keyId, this.now(), accountId)) ?? (await this.keys.findById(keyId))
+  async revokeForAccount(accountId: number, keyId: number, actor: Actor): Promise<ApiKey> {
+    const row = (await this.keys.revoke(keyId, this.now(), accountId, this.revokedEvent(actor))) ?? (await this.keys.findById(keyId))
     if (!row || row.account_id !== accountId) throw new NotFoundError(`No API key with id ${keyId}.`)
     this.forget(keyId)
     return withoutHash(row)
+  }
+
+  private revokedEvent(actor: Actor) {
+    return this.trail.pending('key.revoked', actor, (key: ApiKeyRow) => ({
+      accountId: key.account_id,
+      target: { type: 'key', id: key.id },
+      details: { name: key.name, prefix: key.prefix },
+    }))
   }
 
   /** Drops the key from this process's cache, so that it stops working here at once (elsewhere within cacheTtlMs). */
@@ -142,7 +189,7 @@ export class ApiKeyService {
    * expired. Lookups go by hash, so timing depends on the hash, never on the secret's bytes.
    * Answers are cached for at most `cacheTtlMs`, the bound on how late a revocation takes effect.
    */
-  async authenticate(apiKey: string, now = this.now()): Promise<Principal | undefined> {
+  async authenticate(apiKey: string, now = this.now(), from: Pick<Actor, 'ip' | 'userAgent'> = {}): Promise<Principal | undefined> {
     if (!KEY_PATTERN.test(apiKey)) return undefined
     const hash = sha256Hex(apiKey)
     const cached = this.fromCache(hash, now)
@@ -150,28 +197,47 @@ export class ApiKeyService {
     this.cache.delete(hash)
 
     const found = await this.keys.findByHash(hash)
-    if (!found || found.key.revoked_at !== null || (found.key.expires_at !== null && found.key.expires_at <= now)) {
+    if (!found || found.key.revoked_at !== null) return undefined
+    if (found.key.expires_at !== null && found.key.expires_at <= now) {
+      // Its holder should learn that something still uses it (the per-address failure guard bounds these).
+      await this.auditLog.record(
+        'key.expired_use',
+        { type: 'key', id: found.key.id, name: found.key.name, ...from },
+        {
+          accountId: found.key.account_id,
+          target: { type: 'key', id: found.key.id },
+          details: { name: found.key.name, prefix: found.key.prefix },
+        },
+      )
       return undefined
     }
     const principal: Principal = {
       keyId: found.key.id,
       account: found.account,
       limits: effectiveLimits(found.account, this.config.plans),
+      actor: { type: 'key', id: found.key.id, name: found.key.name },
+      key: withoutHash(found.key),
+      allows: scopeChecker(found.key.scopes),
+      allowsAddress: addressChecker(found.key.allowed_ips),
     }
     if (this.config.cacheTtlMs > 0) {
       if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!)
       const validUntil = Math.min(now + this.config.cacheTtlMs, found.key.expires_at ?? Infinity)
       this.cache.set(hash, { principal, validUntil })
     }
-    this.recordUse(found.key, now)
     return principal
   }
 
-  /** Last use is kept to the minute, so a busy key costs one write a minute, not one per request. */
-  private recordUse(key: ApiKeyRow, now: number): void {
+  /**
+   * Records an admitted call (the address checked): last use is kept to the minute, so a busy key
+   * costs one write a minute, not one per request.
+   */
+  recordUse(principal: Principal, clientAddress: string, now = this.now()): void {
+    const key = principal.key
+    if (key === undefined) return
     const last = Math.max(key.last_used_at ?? 0, this.lastTouched.get(key.id) ?? 0)
     if (now - last < LAST_USED_RESOLUTION_MS) return
     this.lastTouched.set(key.id, now)
-    this.keys.touch(key.id, now).catch(this.onBackgroundError)
+    this.keys.touch(key.id, now, clientAddress).catch(this.onBackgroundError)
   }
 }

@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../db/dialect.js'
 import { AccountHoldersRepository } from '../db/repositories/account-holders-repository.js'
 import { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../db/repositories/api-keys-repository.js'
+import { AuditEventsRepository } from '../db/repositories/audit-events-repository.js'
 import { FilesRepository } from '../db/repositories/files-repository.js'
 import { LinksRepository } from '../db/repositories/links-repository.js'
 import { StorageReservationsRepository } from '../db/repositories/storage-reservations-repository.js'
@@ -17,6 +18,7 @@ import type { RequestLimiter } from '../limits/request-limiter.js'
 import { AccountHolderService } from './account-holders.js'
 import { AccountService } from './accounts.js'
 import { ApiKeyService } from './api-keys.js'
+import { AuditLogService, AuditTrail } from './audit.js'
 import { DownloadService } from './downloads.js'
 import { FileService } from './files.js'
 import { GarbageCollector } from './garbage-collector.js'
@@ -30,6 +32,9 @@ import type { UploadEvents } from './upload-events.js'
 
 export interface Services {
   accounts: AccountService
+  auditLog: AuditLogService
+  /** Makes the audit rows every change writes in its own transaction. */
+  trail: AuditTrail
   apiKeys: ApiKeyService
   files: FileService
   links: LinkService
@@ -73,12 +78,14 @@ export function createServices(
   { db }: DatabaseHandle,
   store: BlobStore & ResumableBlobStore,
   limiters: ServiceLimiters,
-  config: Pick<Config, 'plans' | 'cacheTtlMs' | 'uploadExpiryMs' | 'sessionIdleTimeoutMs'>,
+  config: Pick<Config, 'plans' | 'cacheTtlMs' | 'uploadExpiryMs' | 'sessionIdleTimeoutMs' | 'auditIp' | 'auditRetentionMs'>,
   options: ServiceOptions = {},
 ): Services {
   const { onBackgroundError = () => {}, passwordHashCost, now = Date.now, resumableTiming, uploadEvents } = options
   const accountsRepository = new AccountsRepository(db)
   const filesRepository = new FilesRepository(db)
+  const trail = new AuditTrail(config, now)
+  const auditLog = new AuditLogService(new AuditEventsRepository(db), trail, config, now)
   const resumableUploads = new ResumableUploadService(
     new UploadsRepository(db),
     accountsRepository,
@@ -88,25 +95,38 @@ export function createServices(
     onBackgroundError,
     now,
     uploadEvents,
+    trail,
   )
-  const apiKeys = new ApiKeyService(new ApiKeysRepository(db), accountsRepository, config, onBackgroundError, now)
-  const accountHolders = new AccountHolderService(new AccountHoldersRepository(db), accountsRepository, passwordHashCost, now)
-  const sessions = new SessionService(new SessionsRepository(db), config, now)
+  const apiKeys = new ApiKeyService(new ApiKeysRepository(db), accountsRepository, config, trail, auditLog, onBackgroundError, now)
+  const accountHolders = new AccountHolderService(
+    new AccountHoldersRepository(db),
+    accountsRepository,
+    passwordHashCost,
+    now,
+    trail,
+    auditLog,
+    onBackgroundError,
+  )
+  const sessions = new SessionService(new SessionsRepository(db), config, now, trail)
   const linksRepository = new LinksRepository(db)
   const quota = new StorageQuota(new StorageReservationsRepository(db), now, onBackgroundError)
   const idempotency = new IdempotencyService(new IdempotencyKeysRepository(db), now, onBackgroundError)
-  const links = new LinkService(linksRepository, filesRepository, passwordHashCost, now)
+  const links = new LinkService(linksRepository, filesRepository, passwordHashCost, now, trail)
   return {
+    auditLog,
+    trail,
     apiKeys,
     accounts: new AccountService(accountsRepository, filesRepository, apiKeys, config, limiters.requests, now),
-    files: new FileService(filesRepository, accountsRepository, store, onBackgroundError, now, uploadEvents, quota),
+    files: new FileService(filesRepository, accountsRepository, store, onBackgroundError, now, uploadEvents, quota, trail),
     links,
     idempotency,
     resumableUploads,
-    downloads: new DownloadService(linksRepository, links, store, limiters.linkPasswordFailures, now),
+    downloads: new DownloadService(linksRepository, links, store, limiters.linkPasswordFailures, auditLog, now),
     garbageCollector: new GarbageCollector(filesRepository, linksRepository, store, resumableUploads, onBackgroundError, now, {
       quota,
       idempotency,
+      auditLog,
+      trail,
     }),
     accountHolders,
     sessions,

@@ -1,3 +1,4 @@
+import type { Actor, AuditLogService } from './audit.js'
 import { createHash } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { BlobNotFoundError, InvalidPasswordError, NotFoundError, RateLimitedError } from '../errors.js'
@@ -7,7 +8,7 @@ import { verifyPassword } from '../lib/passwords.js'
 import { randomToken } from '../lib/random-token.js'
 import type { PerKeyLimiter } from '../limits/per-key-limiter.js'
 import type { BlobStore, ByteRange } from '../storage/blob-store.js'
-import { hasDownloadPolicy, hasExpired, linkStatus, type LinkService } from './links.js'
+import { hasDownloadPolicy, hasExpired, linkEvent, linkStatus, type LinkService } from './links.js'
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,64}$/
 /** How long a grant lets its holder download (and resume) without counting again. */
@@ -49,6 +50,7 @@ export class DownloadService {
     private readonly linkService: Pick<LinkService, 'takeDownload'>,
     private readonly store: BlobStore,
     private readonly passwordFailures: PerKeyLimiter,
+    private readonly auditLog: Pick<AuditLogService, 'record'>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -80,22 +82,26 @@ export class DownloadService {
    * Checks the password (wrong ones are limited per address and link), counts one download and
    * gives a grant. A dead link, or one that ran out meanwhile, is the same 404 as an unknown token.
    */
-  async grant(token: string, password: string | undefined, clientIp: string): Promise<DownloadGrant> {
+  async grant(token: string, password: string | undefined, visitor: Actor): Promise<DownloadGrant> {
     const found = await this.find(token)
     const { link } = found
     if (link.password_hash !== null) {
       if (!password) throw new InvalidPasswordError('This link needs a password.')
-      const failuresKey = `${link.id}:${clientIp}`
+      const failuresKey = `${link.id}:${visitor.ip ?? ''}`
       // Counted first, atomically, so that concurrent guesses cannot all slip under the limit.
       const wait = await this.passwordFailures.take(failuresKey)
       if (wait > 0) throw new RateLimitedError(wait, 'Too many wrong passwords for this link from this address; try again later.')
-      if (!(await verifyPassword(password, link.password_hash))) throw new InvalidPasswordError()
+      if (!(await verifyPassword(password, link.password_hash))) {
+        // The holder learns that someone guesses; what was tried is never recorded.
+        await this.auditLog.record('link.password_failed', visitor, linkEvent(link))
+        throw new InvalidPasswordError()
+      }
       await this.passwordFailures.giveBack(failuresKey)
     }
     const now = this.now()
     const grant = randomToken(GRANT_TOKEN_BYTES)
     const expiresAt = now + GRANT_LIFETIME_MS
-    if (!(await this.linkService.takeDownload(found, { tokenHash: grantHash(grant), expiresAt }, now))) {
+    if (!(await this.linkService.takeDownload(found, { tokenHash: grantHash(grant), expiresAt }, now, visitor))) {
       throw new NotFoundError(DEAD_LINK)
     }
     return { grant, expiresAt }

@@ -12,9 +12,12 @@ import { sanitizeFilename } from '../lib/filename.js'
 import { randomToken } from '../lib/random-token.js'
 import { NO_UPLOAD_EVENTS, type UploadEvents } from './upload-events.js'
 import type { StorageQuota, UploadReservation } from './storage-quota.js'
+import { AuditTrail, OPERATOR_ACTOR, type Actor, type EventContent } from './audit.js'
 
 export interface Owner {
   accountId: number
+  /** Who uploads, for the audit log; absent: the operator (the CLI's and tests' own uploads). */
+  actor?: Actor
   /** Without maxStorage, the upload is held to no storage quota (the CLI's and tests' own uploads). */
   limits: Pick<AccountLimits, 'maxFileSize' | 'dailyUploads'> & Partial<Pick<AccountLimits, 'maxStorage'>>
 }
@@ -28,6 +31,15 @@ export interface StagedUpload {
   blob: StoredBlob
   filename: string
   reservation: UploadReservation
+}
+
+/** What a file's events say about it: its name and size, never its link token or storage key. */
+export function fileEvent(file: FileRow, extra: Record<string, unknown> = {}): EventContent {
+  return {
+    accountId: file.account_id,
+    target: { type: 'file', id: file.id },
+    details: { filename: file.filename, size: file.size, ...extra },
+  }
 }
 
 export interface FilePage {
@@ -46,6 +58,7 @@ export class FileService {
     private readonly now: () => number = Date.now,
     private readonly events: UploadEvents = NO_UPLOAD_EVENTS,
     private readonly quota?: StorageQuota,
+    private readonly trail: AuditTrail = new AuditTrail({ auditIp: 'truncated' }, now),
   ) {}
 
   /**
@@ -112,6 +125,7 @@ export class FileService {
         utcDay(now),
         dailyUploads,
         staged.reservation.id,
+        this.trail.pending('file.uploaded', staged.owner.actor ?? OPERATOR_ACTOR, (row: FileRow) => fileEvent(row, { via: 'multipart' })),
       )
       if (!inserted) throw new DailyUploadLimitExceededError(dailyUploads)
       staged.reservation.settle()
@@ -180,7 +194,12 @@ export class FileService {
   }
 
   /** Renames the file, or sets or removes its expiry; no field: the file as it is. */
-  async update(accountId: number, fileId: number, changes: ExpiryInput & { filename?: string }): Promise<FileRow> {
+  async update(
+    accountId: number,
+    fileId: number,
+    changes: ExpiryInput & { filename?: string },
+    actor: Actor = OPERATOR_ACTOR,
+  ): Promise<FileRow> {
     const now = this.now()
     const expiresAt = expiryFromInput(changes, now)
     const set = {
@@ -189,15 +208,26 @@ export class FileService {
     }
     const file =
       Object.keys(set).length > 0
-        ? await this.files.update(accountId, fileId, set, now)
+        ? await this.files.update(
+            accountId,
+            fileId,
+            set,
+            now,
+            this.trail.pending('file.updated', actor, (row: FileRow) => fileEvent(row, { changed: Object.keys(set) })),
+          )
         : await this.files.findOwned(accountId, fileId, now)
     if (!file) throw new NotFoundError(`No file with id ${fileId}.`)
     return file
   }
 
   /** The row goes first, so the link dies at once; the bytes follow (a failure leaves them to gc). */
-  async delete(accountId: number, fileId: number): Promise<void> {
-    const file = await this.files.deleteOwned(accountId, fileId, this.now())
+  async delete(accountId: number, fileId: number, actor: Actor = OPERATOR_ACTOR): Promise<void> {
+    const file = await this.files.deleteOwned(
+      accountId,
+      fileId,
+      this.now(),
+      this.trail.pending('file.deleted', actor, (row: FileRow) => fileEvent(row)),
+    )
     if (!file) throw new NotFoundError(`No file with id ${fileId}.`)
     await this.store.delete(file.storage_key).catch(this.onBackgroundError)
   }

@@ -1,4 +1,7 @@
+import { SYSTEM_ACTOR, type AuditLogService, type AuditTrail } from './audit.js'
+import { fileEvent } from './files.js'
 import type { FilesRepository } from '../db/repositories/files-repository.js'
+import type { FileRow } from '../db/schema.js'
 import type { LinksRepository } from '../db/repositories/links-repository.js'
 import type { BlobEntry, BlobStore } from '../storage/blob-store.js'
 import type { ResumableBlobStore } from '../storage/resumable.js'
@@ -46,6 +49,8 @@ export interface GarbageCollectionReport {
   reservationsReleased: number
   /** Idempotency keys past their 24 hours: removed. */
   idempotencyKeysRemoved: number
+  /** Audit events past FILESHARE_AUDIT_RETENTION_DAYS. */
+  auditEventsRemoved: number
   /** Unfinished writes that belong to resumable uploads still open, whatever their age: kept. */
   openUploadWritesKept: number
   /** blobBytesRemoved + unfinishedWriteBytesRemoved + expiredFileBytesRemoved. */
@@ -83,6 +88,7 @@ export function emptyGarbageCollectionReport({
     grantsRemoved: 0,
     reservationsReleased: 0,
     idempotencyKeysRemoved: 0,
+    auditEventsRemoved: 0,
     openUploadWritesKept: 0,
     bytesFreed: 0,
     failures: 0,
@@ -104,10 +110,15 @@ export class GarbageCollector {
     private readonly uploads: Pick<ResumableUploadService, 'expireDue' | 'openStorageKeys'>,
     private readonly onError: (error: unknown) => void = () => {},
     private readonly now: () => number = Date.now,
-    /** What else a sweep tidies: abandoned storage reservations and expired idempotency keys. */
+    /**
+     * What else a sweep tidies: abandoned storage reservations, expired idempotency keys, audit
+     * events past their retention; and the audit trail that records each expired file's removal.
+     */
     private readonly housekeeping: {
       quota?: Pick<StorageQuota, 'releaseAbandoned'>
       idempotency?: Pick<IdempotencyService, 'purgeExpired'>
+      auditLog?: Pick<AuditLogService, 'removeExpired'>
+      trail?: Pick<AuditTrail, 'pending'>
     } = {},
   ) {}
 
@@ -123,9 +134,10 @@ export class GarbageCollector {
       const purged = await this.links.purge(this.now() - REVOKED_LINK_RETENTION_MS, this.now())
       report.revokedLinksRemoved = purged.links
       report.grantsRemoved = purged.grants
-      const { quota, idempotency } = this.housekeeping
+      const { quota, idempotency, auditLog } = this.housekeeping
       if (quota) report.reservationsReleased = await quota.releaseAbandoned()
       if (idempotency) report.idempotencyKeysRemoved = await idempotency.purgeExpired()
+      if (auditLog) report.auditEventsRemoved = await auditLog.removeExpired()
     }
 
     const removeUnreferenced = async (batch: BlobEntry[]) => {
@@ -192,7 +204,10 @@ export class GarbageCollector {
   private async expireFiles(report: GarbageCollectionReport, signal: AbortSignal | undefined): Promise<void> {
     for (;;) {
       if (signal?.aborted) return
-      const expired = await this.files.deleteExpired(this.now(), BATCH_SIZE)
+      const event = this.housekeeping.trail?.pending('file.expired', SYSTEM_ACTOR, (file: FileRow) =>
+        fileEvent(file, { expired_at: file.expires_at }),
+      )
+      const expired = await this.files.deleteExpired(this.now(), BATCH_SIZE, event)
       report.filesExpired += expired.length
       await this.removeAll(
         expired,

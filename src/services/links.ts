@@ -5,6 +5,7 @@ import type { FileRow, LinkRow } from '../db/schema.js'
 import { hashPassword, type ScryptCost } from '../lib/passwords.js'
 import { randomToken } from '../lib/random-token.js'
 import { expiryFromInput, type ExpiryInput } from './expiry.js'
+import { AuditTrail, OPERATOR_ACTOR, SYSTEM_ACTOR, type Actor, type EventContent } from './audit.js'
 
 /** At most this many links that are not revoked per file, the default link included. */
 export const MAX_LINKS_PER_FILE = 100
@@ -52,6 +53,24 @@ export function hasDownloadPolicy(link: Pick<LinkRow, 'max_downloads' | 'passwor
   return link.max_downloads !== null || link.password_hash !== null
 }
 
+/** What a link's events say about it: never its token, URL or password. */
+export function linkEvent(link: LinkRow, extra: Record<string, unknown> = {}): EventContent {
+  return {
+    accountId: link.account_id,
+    target: { type: 'link', id: link.id },
+    details: {
+      file_id: link.file_id,
+      label: link.label,
+      is_default: link.is_default === 1,
+      max_downloads: link.max_downloads,
+      download_count: link.download_count,
+      expires_at: link.expires_at,
+      password_protected: link.password_hash !== null,
+      ...extra,
+    },
+  }
+}
+
 function checkLabel(label: string | null | undefined): void {
   if (typeof label === 'string' && /[\p{Cc}\u2028\u2029]/u.test(label)) {
     throw new InvalidParameterError('label must be one line of text, without control characters.')
@@ -68,9 +87,10 @@ export class LinkService {
     private readonly files: FilesRepository,
     private readonly passwordHashCost: Readonly<ScryptCost> | undefined,
     private readonly now: () => number = Date.now,
+    private readonly trail: AuditTrail = new AuditTrail({ auditIp: 'truncated' }, now),
   ) {}
 
-  async create(accountId: number, fileId: number, input: LinkInput): Promise<LinkView> {
+  async create(accountId: number, fileId: number, input: LinkInput, actor: Actor = OPERATOR_ACTOR): Promise<LinkView> {
     const now = this.now()
     const file = await this.liveFile(accountId, fileId, now)
     checkLabel(input.label)
@@ -87,6 +107,7 @@ export class LinkService {
         created_at: now,
       },
       MAX_LINKS_PER_FILE,
+      this.trail.pending('link.created', actor, (row: LinkRow) => linkEvent(row)),
     )
     if (!link) throw new LinkLimitExceededError(MAX_LINKS_PER_FILE)
     return { link, status: linkStatus(link, file, now) }
@@ -105,7 +126,7 @@ export class LinkService {
     return { link, status: linkStatus(link, file, now) }
   }
 
-  async update(accountId: number, linkId: number, input: LinkInput): Promise<LinkView> {
+  async update(accountId: number, linkId: number, input: LinkInput, actor: Actor = OPERATOR_ACTOR): Promise<LinkView> {
     const now = this.now()
     const { link, file } = await this.owned(accountId, linkId, now)
     if (link.revoked_at !== null) throw new NotFoundError(`No link with id ${linkId} (it is revoked; a revoked link can only be read).`)
@@ -118,11 +139,15 @@ export class LinkService {
     if (input.password !== undefined) {
       changes.password_hash = input.password === null ? null : await hashPassword(input.password, this.passwordHashCost)
     }
+    // The names of the fields changed, never their values (a password above all).
+    const event = this.trail.pending('link.updated', actor, (row: LinkRow) =>
+      linkEvent(row, { changed: Object.keys(changes).map((name) => (name === 'password_hash' ? 'password' : name)) }),
+    )
     const updated =
       changes.max_downloads != null
-        ? await this.links.updateMaxDownloads(link.id, { ...changes, max_downloads: changes.max_downloads })
+        ? await this.links.updateMaxDownloads(link.id, { ...changes, max_downloads: changes.max_downloads }, event)
         : Object.keys(changes).length > 0
-          ? await this.links.update(link.id, changes)
+          ? await this.links.update(link.id, changes, event)
           : link
     if (!updated) {
       const current = await this.owned(accountId, linkId, now)
@@ -133,20 +158,22 @@ export class LinkService {
   }
 
   /** Revokes a link: its token answers 404 at once. The default link cannot go (the file's public_link is it). */
-  async revoke(accountId: number, linkId: number): Promise<void> {
+  async revoke(accountId: number, linkId: number, actor: Actor = OPERATOR_ACTOR): Promise<void> {
     const now = this.now()
     const { link } = await this.owned(accountId, linkId, now)
     if (link.is_default === 1) throw new DefaultLinkRequiredError()
     // An already revoked link is not revoked again: the repository finds none to revoke.
-    if (!(await this.links.revoke(link.id, now))) throw new NotFoundError(`No link with id ${linkId}.`)
+    const event = this.trail.pending('link.revoked', actor, () => linkEvent(link))
+    if (!(await this.links.revoke(link.id, now, event))) throw new NotFoundError(`No link with id ${linkId}.`)
   }
 
   /** A new token for the link: the old one answers 404 at once; counts and policy stay. */
-  async rotate(accountId: number, linkId: number): Promise<LinkView> {
+  async rotate(accountId: number, linkId: number, actor: Actor = OPERATOR_ACTOR): Promise<LinkView> {
     const now = this.now()
     const { link, file } = await this.owned(accountId, linkId, now)
     // A revoked link is never rotated: the repository finds none to rotate.
-    const rotated = await this.links.rotate(link.id, randomToken(LINK_TOKEN_BYTES))
+    const event = this.trail.pending('link.rotated', actor, (row: LinkRow) => linkEvent(row))
+    const rotated = await this.links.rotate(link.id, randomToken(LINK_TOKEN_BYTES), event)
     if (!rotated) throw new NotFoundError(`No link with id ${linkId}.`)
     return { link: rotated, status: linkStatus(rotated, file, now) }
   }
@@ -155,8 +182,18 @@ export class LinkService {
    * Counts one download through the link if it is still live (atomically: concurrent takers never
    * pass max_downloads), recording `grant` with it; false when the link is dead now.
    */
-  takeDownload(found: LinkWithFile, grant?: { tokenHash: string; expiresAt: number }, now = this.now()): Promise<boolean> {
-    return this.links.takeDownload(found.link, now, grant)
+  takeDownload(
+    found: LinkWithFile,
+    grant?: { tokenHash: string; expiresAt: number },
+    now = this.now(),
+    actor: Actor = SYSTEM_ACTOR,
+  ): Promise<boolean> {
+    return this.links.takeDownload(
+      found.link,
+      now,
+      grant,
+      this.trail.pending('link.exhausted', actor, (row: LinkRow) => linkEvent(row)),
+    )
   }
 
   private async liveFile(accountId: number, fileId: number, now: number): Promise<FileRow> {

@@ -22,7 +22,8 @@ import { randomToken } from '../lib/random-token.js'
 import { ResumableSha256 } from '../lib/resumable-sha256.js'
 import { utcDay } from '../lib/utc-day.js'
 import type { ResumableBlobStore } from '../storage/resumable.js'
-import type { Owner } from './files.js'
+import { fileEvent, type Owner } from './files.js'
+import { AuditTrail, OPERATOR_ACTOR, type Actor } from './audit.js'
 import { NO_UPLOAD_EVENTS, type UploadEvents } from './upload-events.js'
 
 /** Checksum algorithms a chunk's Upload-Checksum may name (tus checksum extension). */
@@ -130,6 +131,7 @@ export class ResumableUploadService {
     private readonly onBackgroundError: (error: unknown) => void = () => {},
     private readonly now: () => number = Date.now,
     private readonly events: UploadEvents = NO_UPLOAD_EVENTS,
+    private readonly trail: AuditTrail = new AuditTrail({ auditIp: 'truncated' }, now),
   ) {
     this.timing = { ...DEFAULT_TIMING, ...timing }
   }
@@ -183,21 +185,21 @@ export class ResumableUploadService {
       throw error
     }
     // Nothing to wait for: a zero-length upload is a file at once (or, should that fail, at its first HEAD).
-    return input.length === 0 ? this.status(owner.accountId, row.id) : present(row)
+    return input.length === 0 ? this.status(owner.accountId, row.id, owner.actor) : present(row)
   }
 
   /**
    * Where the upload stands. An upload that holds all its bytes but has no file yet (its completion
    * failed half-way) is completed here: clients take a HEAD at the full length for success.
    */
-  async status(accountId: number, id: string): Promise<ResumableUpload> {
+  async status(accountId: number, id: string, actor: Actor = OPERATOR_ACTOR): Promise<ResumableUpload> {
     const row = await this.findOwned(accountId, id)
     if (row.status === 'complete') return present(row, await this.fileOf(row))
     if (row.length !== null && row.upload_offset === row.length) {
       return this.withLease(
         row,
         async (token, current) => {
-          const file = await this.complete(current, token, await this.loadHash(current))
+          const file = await this.complete(current, token, await this.loadHash(current), actor)
           return present({ ...current, status: 'complete' }, file)
         },
         async (completed) => present(completed, await this.fileOf(completed)),
@@ -265,7 +267,7 @@ export class ResumableUploadService {
         const received = updated.upload_offset - row.upload_offset
         if (updated.length === null) await this.uploads.shrinkReservation(row.id, updated.upload_offset)
         if (updated.length !== null && updated.upload_offset === updated.length) {
-          const file = await this.complete(updated, token, hash)
+          const file = await this.complete(updated, token, hash, owner.actor ?? OPERATOR_ACTOR)
           return { upload: present({ ...updated, status: 'complete' }, file), received, declared }
         }
         const expiresAt = received > 0 ? this.now() + this.timing.expiryMs : row.expires_at
@@ -498,20 +500,25 @@ export class ResumableUploadService {
    * transaction writes the file row, the account's counters and the upload's status. A failure
    * leaves the upload open at its full length; the next HEAD or PATCH completes it.
    */
-  private async complete(row: UploadRow, token: string, hash: ResumableSha256): Promise<FileRow> {
+  private async complete(row: UploadRow, token: string, hash: ResumableSha256, actor: Actor): Promise<FileRow> {
     const { key, size } = await this.store.completeResumable(row.store_state, { reservePartNumber: this.partNumbers(row.id, token) })
     const now = this.now()
-    const file = await this.uploads.complete(row.id, token, {
-      account_id: row.account_id,
-      token: randomToken(24),
-      filename: row.filename,
-      size,
-      content_type: mime.lookup(row.filename) || 'application/octet-stream',
-      sha256: hash.digestHex(),
-      storage_key: key,
-      created_at: now,
-      expires_at: row.file_expires_in === null ? null : now + row.file_expires_in * 1000,
-    })
+    const file = await this.uploads.complete(
+      row.id,
+      token,
+      {
+        account_id: row.account_id,
+        token: randomToken(24),
+        filename: row.filename,
+        size,
+        content_type: mime.lookup(row.filename) || 'application/octet-stream',
+        sha256: hash.digestHex(),
+        storage_key: key,
+        created_at: now,
+        expires_at: row.file_expires_in === null ? null : now + row.file_expires_in * 1000,
+      },
+      this.trail.pending('file.uploaded', actor, (stored: FileRow) => fileEvent(stored, { via: 'resumable' })),
+    )
     if (!file) throw new UploadLockedError()
     this.events.fileStored('resumable')
     return file

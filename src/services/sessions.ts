@@ -1,7 +1,8 @@
+import { AuditTrail, OPERATOR_ACTOR, type Actor, type EventContent } from './audit.js'
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { Config } from '../config.js'
 import type { SessionsRepository } from '../db/repositories/sessions-repository.js'
-import type { AccountRow } from '../db/schema.js'
+import type { AccountRow, SessionRow } from '../db/schema.js'
 import { effectiveLimits, type AccountLimits } from './account-limits.js'
 import { sha256Hex } from '../lib/sha256-hex.js'
 import { randomToken } from '../lib/random-token.js'
@@ -25,26 +26,40 @@ export interface SignedIn {
  * database keeps its SHA-256, so a copy of the database signs no one in. Ids are only ever made
  * here, at sign-in: an id the server did not issue is never adopted (no session fixation).
  */
+/** A session's events name its account and its row id, never its token. */
+function sessionEvent(session: SessionRow): EventContent {
+  return { accountId: session.account_id, target: { type: 'session', id: session.id } }
+}
+
 export class SessionService {
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly config: Pick<Config, 'plans' | 'sessionIdleTimeoutMs'>,
     private readonly now: () => number = Date.now,
+    private readonly trail: AuditTrail = new AuditTrail({ auditIp: 'truncated' }, now),
   ) {}
 
   /** A new session for the account; `replaces` (the id the browser sent, if any) ends. */
-  async create(accountId: number, replaces?: string, now = this.now()): Promise<{ sessionId: string; expiresAt: number }> {
+  async create(
+    accountId: number,
+    replaces?: string,
+    now = this.now(),
+    from: Pick<Actor, 'ip' | 'userAgent'> = {},
+  ): Promise<{ sessionId: string; expiresAt: number }> {
     if (replaces) await this.end(replaces)
     await this.sessions.deleteExpired(now, this.idleSince(now))
     const sessionId = randomToken(32)
     const expiresAt = now + SESSION_TTL_MS
-    await this.sessions.create({
-      account_id: accountId,
-      token_hash: sha256Hex(sessionId),
-      created_at: now,
-      expires_at: expiresAt,
-      last_seen_at: now,
-    })
+    await this.sessions.create(
+      {
+        account_id: accountId,
+        token_hash: sha256Hex(sessionId),
+        created_at: now,
+        expires_at: expiresAt,
+        last_seen_at: now,
+      },
+      this.trail.pending('session.signed_in', { type: 'session', id: accountId, ...from }, sessionEvent),
+    )
     return { sessionId, expiresAt }
   }
 
@@ -62,8 +77,15 @@ export class SessionService {
   }
 
   /** Ends every session of the account, the caller's own included ("sign out everywhere"). */
-  async endAll(accountId: number): Promise<void> {
-    await this.sessions.deleteForAccount(accountId)
+  async endAll(accountId: number, actor: Actor = OPERATOR_ACTOR): Promise<void> {
+    await this.sessions.deleteForAccount(
+      accountId,
+      this.trail.pending('session.signed_out_everywhere', actor, (ended: number) => ({
+        accountId,
+        target: { type: 'account', id: accountId },
+        details: { sessions_ended: ended },
+      })),
+    )
   }
 
   /** Sessions last used at or before this time are idle, hence ended. */
@@ -76,8 +98,11 @@ export class SessionService {
     return { account, limits: effectiveLimits(account, this.config.plans), expiresAt }
   }
 
-  async end(sessionId: string): Promise<void> {
-    if (SESSION_ID_PATTERN.test(sessionId)) await this.sessions.delete(sha256Hex(sessionId))
+  /** Ends the session; `actor`: who signs out (an event is recorded), absent when a new sign-in replaces it. */
+  async end(sessionId: string, actor?: Actor): Promise<void> {
+    if (!SESSION_ID_PATTERN.test(sessionId)) return
+    const event = actor && this.trail.pending('session.signed_out', actor, sessionEvent)
+    await this.sessions.delete(sha256Hex(sessionId), event)
   }
 
   /**

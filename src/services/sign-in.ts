@@ -1,3 +1,4 @@
+import type { Actor } from './audit.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { AppError, RateLimitedError, SignInFailedError, WrongPasswordError } from '../errors.js'
 import { checkNewPassword } from '../lib/passwords.js'
@@ -26,6 +27,9 @@ export const SLOW_SIGN_IN_DELAY_MS = 1000
  * budget, which many addresses can spend together, only slows every check of that email down
  * (SLOW_SIGN_IN_DELAY_MS), so that someone who knows a holder's email cannot keep the holder out.
  */
+/** Where a sign-in comes from: the client address (the guards' key) and user agent, for the audit log. */
+export type ClientOrigin = Pick<Actor, 'ip' | 'userAgent'>
+
 export class SignInService {
   constructor(
     private readonly holders: AccountHolderService,
@@ -35,14 +39,14 @@ export class SignInService {
   ) {}
 
   /** A new session for the right password; `previousSessionId`, if any, ends (no session fixation). */
-  async signIn(email: string, password: string, clientIp: string, previousSessionId?: string) {
+  async signIn(email: string, password: string, from: ClientOrigin, previousSessionId?: string) {
     const account = await this.guarded(
       email,
-      clientIp,
-      () => this.holders.verify(email, password),
+      from.ip ?? '',
+      () => this.holders.verify(email, password, from),
       () => new SignInFailedError(),
     )
-    const { sessionId, expiresAt } = await this.sessions.create(account.id, previousSessionId)
+    const { sessionId, expiresAt } = await this.sessions.create(account.id, previousSessionId, undefined, from)
     return { sessionId, signedIn: this.sessions.signedIn(account, expiresAt) }
   }
 
@@ -50,15 +54,15 @@ export class SignInService {
    * Changes the password of a signed-in holder, who must give the current one (checked under the
    * same guard as a sign-in). Every other session of the account ends; `sessionId` stays.
    */
-  async changePassword(accountId: number, email: string, sessionId: string, current: string, next: string, clientIp: string) {
+  async changePassword(accountId: number, email: string, sessionId: string, current: string, next: string, actor: Actor) {
     checkNewPassword(next)
     await this.guarded(
       email,
-      clientIp,
+      actor.ip ?? '',
       () => this.holders.verifyById(accountId, current),
       () => new WrongPasswordError(),
     )
-    await this.holders.setPassword(accountId, next, { keepSessionId: sessionId })
+    await this.holders.setPassword(accountId, next, { keepSessionId: sessionId, actor })
   }
 
   /**

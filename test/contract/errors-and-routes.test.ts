@@ -290,12 +290,12 @@ describe('health and the OpenAPI document', () => {
       expect(Check(schema, value), what).toBe(true)
     }
 
-    const endpoints: [string, string, number][] = [
-      ['/api/v1/files/upload', 'post', 201],
-      ['/api/v1/files', 'get', 200],
-      ['/api/v1/files/{file_id}', 'get', 200],
-      ['/api/v1/files/{file_id}', 'delete', 200],
-      ['/api/v1/stats', 'get', 200],
+    const endpoints: [string, string, number, string][] = [
+      ['/api/v1/files/upload', 'post', 201, 'files:write'],
+      ['/api/v1/files', 'get', 200, 'files:read'],
+      ['/api/v1/files/{file_id}', 'get', 200, 'files:read'],
+      ['/api/v1/files/{file_id}', 'delete', 200, 'files:delete'],
+      ['/api/v1/stats', 'get', 200, 'stats:read'],
     ]
 
     it('is a well-formed OpenAPI 3.1 document', () => {
@@ -328,16 +328,17 @@ describe('health and the OpenAPI document', () => {
       })
     })
 
-    it('lists the five API endpoints with their response schemas and bearer authentication', () => {
+    it('lists the five API endpoints with their response schemas and bearer authentication with the scope each needs', () => {
       const schemes = document.components?.securitySchemes ?? {}
       const [bearerName] =
         Object.entries(schemes).find(([, scheme]) => scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') ?? []
       expect(bearerName).toBeDefined()
 
-      for (const [path, method, success] of endpoints) {
+      for (const [path, method, success, scope] of endpoints) {
         const operation = document.paths[path]?.[method]
         expect(operation, `${method} ${path}`).toBeDefined()
-        expect(operation!.security, `${method} ${path}`).toEqual([{ [bearerName!]: [] }])
+        expect(operation!.security, `${method} ${path}`).toEqual([{ [bearerName!]: [scope] }])
+        expect((operation as Record<string, unknown>)['x-required-scope'], `${method} ${path}`).toBe(scope)
         expect(responseSchema(path, method, success)).toMatchObject({ type: 'object' })
         for (const status of [401, 403, 429]) {
           expect(responseSchema(path, method, status)).toMatchObject({ required: expect.arrayContaining(['success', 'error']) })

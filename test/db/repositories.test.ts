@@ -762,12 +762,21 @@ for (const dialect of DIALECTS) {
             expires_at: null,
           }
           const key = await apiKeys.create(fields)
-          expect(key).toEqual({ ...fields, id: expect.any(Number), last_used_at: null, revoked_at: null })
+          // A key created without scopes holds every scope ('*'), from anywhere.
+          expect(key).toEqual({
+            ...fields,
+            id: expect.any(Number),
+            last_used_at: null,
+            revoked_at: null,
+            scopes: '*',
+            allowed_ips: null,
+            last_used_ip: null,
+          })
           expect(await apiKeys.findByHash('h'.repeat(64))).toEqual({ key, account })
           expect(await apiKeys.findByHash('x'.repeat(64))).toBeUndefined()
           expect(await apiKeys.listForAccount(account.id)).toEqual([key])
-          await apiKeys.touch(key.id, T0 + 60_000)
-          expect((await apiKeys.findById(key.id))!.last_used_at).toBe(T0 + 60_000)
+          await apiKeys.touch(key.id, T0 + 60_000, '192.0.2.7')
+          expect(await apiKeys.findById(key.id)).toMatchObject({ last_used_at: T0 + 60_000, last_used_ip: '192.0.2.7' })
           expect((await apiKeys.revoke(key.id, T0 + 120_000))!.revoked_at).toBe(T0 + 120_000)
           // A second revoke is refused, and keeps the first time.
           expect(await apiKeys.revoke(key.id, T0 + 180_000)).toBeUndefined()

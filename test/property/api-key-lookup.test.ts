@@ -10,6 +10,8 @@ import { AccountsRepository } from '../../src/db/repositories/accounts-repositor
 import { ApiKeysRepository } from '../../src/db/repositories/api-keys-repository.js'
 import { sha256Hex } from '../../src/lib/sha256-hex.js'
 import { ApiKeyService } from '../../src/services/api-keys.js'
+import { AuditEventsRepository } from '../../src/db/repositories/audit-events-repository.js'
+import { AuditLogService, AuditTrail } from '../../src/services/audit.js'
 import { bearer, makeTempDir, startTestApp } from '../helpers/test-app.js'
 
 /**
@@ -52,8 +54,11 @@ describe('API key lookup, revocation and expiry', () => {
     await fs.rm(dataDir, { recursive: true, force: true })
   })
 
-  const service = (repository: ApiKeysRepository, cacheTtlMs: number) =>
-    new ApiKeyService(repository, accounts, { plans: DEFAULT_PLANS, cacheTtlMs })
+  const service = (repository: ApiKeysRepository, cacheTtlMs: number) => {
+    const trail = new AuditTrail({ auditIp: 'truncated' })
+    const auditLog = new AuditLogService(new AuditEventsRepository(database.db), trail, { auditRetentionMs: 86_400_000 })
+    return new ApiKeyService(repository, accounts, { plans: DEFAULT_PLANS, cacheTtlMs }, trail, auditLog)
+  }
 
   it('looks keys up by SHA-256 only: the secret never reaches the database, nor is it stored', async () => {
     const { repository, calls } = recordingRepository(database.db)

@@ -205,6 +205,7 @@ describe('GarbageCollector on a folder store and SQLite', () => {
       grantsRemoved: 0,
       reservationsReleased: 0,
       idempotencyKeysRemoved: 0,
+      auditEventsRemoved: 0,
       openUploadWritesKept: 0,
       bytesFreed: 350,
       failures: 0,

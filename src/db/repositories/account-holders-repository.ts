@@ -1,5 +1,6 @@
+import { recordChangeIn, recordEventIn, type PendingEvent } from './audit-events-repository.js'
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
-import type { AccountRow, Database } from '../schema.js'
+import type { AccountRow, Database, NewAuditEventRow } from '../schema.js'
 import { foldEmailCase } from '../../lib/email-case.js'
 
 /** The invitation is newer than the account's password, if it has one: an invitation dies once a password exists. */
@@ -56,9 +57,10 @@ export class AccountHoldersRepository {
    * Sets the password, ends every session of the account but the one stored under `keepTokenHash`
    * (if given), and kills the account's unused invitations, in one transaction.
    */
-  async setPassword(accountId: number, passwordHash: string, now: number, keepTokenHash?: string): Promise<void> {
+  async setPassword(accountId: number, passwordHash: string, now: number, keepTokenHash?: string, event?: NewAuditEventRow): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await upsertPassword(trx, accountId, passwordHash, now)
+      if (event) await recordEventIn(trx, event)
       let sessions = trx.deleteFrom('sessions').where('account_id', '=', accountId)
       if (keepTokenHash !== undefined) sessions = sessions.where('token_hash', '!=', keepTokenHash)
       await sessions.execute()
@@ -100,7 +102,7 @@ export class AccountHoldersRepository {
    * was set since it was made (an invitation dies once a password exists; setting one also deletes
    * unused invitations, and this covers those made before that rule).
    */
-  async acceptInvite(tokenHash: string, passwordHash: string, now: number): Promise<number | undefined> {
+  async acceptInvite(tokenHash: string, passwordHash: string, now: number, event?: PendingEvent<number>): Promise<number | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const invite = await trx
         .updateTable('account_invites')
@@ -115,6 +117,7 @@ export class AccountHoldersRepository {
       await upsertPassword(trx, invite.account_id, passwordHash, now)
       await trx.deleteFrom('sessions').where('account_id', '=', invite.account_id).execute()
       await trx.deleteFrom('account_invites').where('account_id', '=', invite.account_id).where('used_at', 'is', null).execute()
+      await recordChangeIn(trx, event, invite.account_id)
       return invite.account_id
     })
   }

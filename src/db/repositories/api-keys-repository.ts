@@ -1,11 +1,17 @@
-import type { Kysely } from 'kysely'
-import type { AccountRow, ApiKeyRow, Database } from '../schema.js'
+import type { Insertable, Kysely } from 'kysely'
+import type { AccountRow, ApiKeyRow, ApiKeysTable, Database } from '../schema.js'
+import { recordChangeIn, type PendingEvent } from './audit-events-repository.js'
 
 export class ApiKeysRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  create(key: Omit<ApiKeyRow, 'id' | 'last_used_at' | 'revoked_at'>): Promise<ApiKeyRow> {
-    return this.db.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow()
+  /** Inserts the key and its event in one transaction. */
+  create(key: Insertable<ApiKeysTable>, event?: PendingEvent<ApiKeyRow>): Promise<ApiKeyRow> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow()
+      await recordChangeIn(trx, event, row)
+      return row
+    })
   }
 
   /** The key with its account, for authentication. */
@@ -24,14 +30,19 @@ export class ApiKeysRepository {
     return this.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('id').execute()
   }
 
-  /** Revokes the key if it is active (and, given `accountId`, if that account owns it). */
-  async revoke(id: number, now: number, accountId?: number): Promise<ApiKeyRow | undefined> {
-    let query = this.db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null)
-    if (accountId !== undefined) query = query.where('account_id', '=', accountId)
-    return query.returningAll().executeTakeFirst()
+  /** Revokes the key if it is active (and, given `accountId`, if that account owns it), with its event. */
+  revoke(id: number, now: number, accountId?: number, event?: PendingEvent<ApiKeyRow>): Promise<ApiKeyRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      let query = trx.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null)
+      if (accountId !== undefined) query = query.where('account_id', '=', accountId)
+      const row = await query.returningAll().executeTakeFirst()
+      await recordChangeIn(trx, event, row)
+      return row
+    })
   }
 
-  async touch(id: number, now: number): Promise<void> {
-    await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute()
+  /** Records a use: when, and from which address. */
+  async touch(id: number, now: number, ip: string | null): Promise<void> {
+    await this.db.updateTable('api_keys').set({ last_used_at: now, last_used_ip: ip }).where('id', '=', id).execute()
   }
 }

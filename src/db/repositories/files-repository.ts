@@ -1,3 +1,4 @@
+import { recordChangeIn, type PendingEvent } from './audit-events-repository.js'
 import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely'
 import type { Database, FileRow, ListedFile, NewFileRow } from '../schema.js'
 import { takeUploadSlotIn } from './accounts-repository.js'
@@ -133,11 +134,19 @@ export class FilesRepository {
    * cut off, or whose process dies. The upload's storage reservation, if any, turns into the file's
    * used bytes in the same transaction.
    */
-  insertTakingUploadSlot(file: NewFileRow, day: string, dailyUploads: number, reservationId?: string): Promise<FileRow | undefined> {
+  insertTakingUploadSlot(
+    file: NewFileRow,
+    day: string,
+    dailyUploads: number,
+    reservationId?: string,
+    event?: PendingEvent<FileRow>,
+  ): Promise<FileRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
       if ((await takeUploadSlotIn(trx, file.account_id, day, dailyUploads)) === undefined) return undefined
       if (reservationId !== undefined) await releaseStorageIn(trx, reservationId)
-      return insertFileIn(trx, file)
+      const row = await insertFileIn(trx, file)
+      await recordChangeIn(trx, event, row)
+      return row
     })
   }
 
@@ -173,7 +182,7 @@ export class FilesRepository {
    * Deletes the owner's file unless it expired at `now` (its links and grants go with it) and
    * lowers the account's counters in one transaction; undefined if absent.
    */
-  deleteOwned(accountId: number, id: number, now: number): Promise<FileRow | undefined> {
+  deleteOwned(accountId: number, id: number, now: number, event?: PendingEvent<FileRow>): Promise<FileRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .deleteFrom('files')
@@ -183,6 +192,7 @@ export class FilesRepository {
         .returningAll()
         .executeTakeFirst()
       if (row) await lowerCountersIn(trx, row)
+      await recordChangeIn(trx, event, row)
       return row
     })
   }
@@ -191,13 +201,14 @@ export class FilesRepository {
    * Removes up to `limit` files expired at `now`, each with its counters in its own transaction
    * (safe on several instances: a row another sweep took is simply not found).
    */
-  async deleteExpired(now: number, limit: number): Promise<FileRow[]> {
+  async deleteExpired(now: number, limit: number, event?: PendingEvent<FileRow>): Promise<FileRow[]> {
     const due = await this.db.selectFrom('files').select('id').where('expires_at', '<=', now).orderBy('expires_at').limit(limit).execute()
     const removed: FileRow[] = []
     for (const { id } of due) {
       const row = await this.db.transaction().execute(async (trx) => {
         const deleted = await trx.deleteFrom('files').where('id', '=', id).where('expires_at', '<=', now).returningAll().executeTakeFirst()
         if (deleted) await lowerCountersIn(trx, deleted)
+        await recordChangeIn(trx, event, deleted)
         return deleted
       })
       if (row) removed.push(row)
@@ -205,21 +216,26 @@ export class FilesRepository {
     return removed
   }
 
-  /** Renames the owner's live file and sets or clears its expiry; undefined if absent. */
+  /** Renames the owner's live file and sets or clears its expiry, with its event; undefined if absent. */
   update(
     accountId: number,
     id: number,
     changes: { filename?: string; expires_at?: number | null },
     now: number,
+    event?: PendingEvent<FileRow>,
   ): Promise<FileRow | undefined> {
-    return this.db
-      .updateTable('files')
-      .set(changes)
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where((eb) => fileIsLive(eb, now))
-      .returningAll()
-      .executeTakeFirst()
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('files')
+        .set(changes)
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where((eb) => fileIsLive(eb, now))
+        .returningAll()
+        .executeTakeFirst()
+      await recordChangeIn(trx, event, row)
+      return row
+    })
   }
 
   /** Which of `storageKeys` a file row references (garbage collection asks a batch at a time). */

@@ -1,3 +1,4 @@
+import { recordChangeIn, type PendingEvent } from './audit-events-repository.js'
 import { sql, type Kysely, type Selection, type SelectQueryBuilder } from 'kysely'
 import type { Database, FileRow, LinkRow } from '../schema.js'
 import { fileIsLive } from './files-repository.js'
@@ -102,6 +103,7 @@ export class LinksRepository {
   create(
     link: Pick<LinkRow, 'file_id' | 'account_id' | 'token' | 'label' | 'expires_at' | 'max_downloads' | 'password_hash' | 'created_at'>,
     maxLinks: number,
+    event?: PendingEvent<LinkRow>,
   ): Promise<LinkRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
       await trx
@@ -116,42 +118,56 @@ export class LinksRepository {
         .where('revoked_at', 'is', null)
         .executeTakeFirstOrThrow()
       if (Number(count) >= maxLinks) return undefined
-      return trx
+      const row = await trx
         .insertInto('links')
         .values({ ...link, is_default: 0 })
         .returningAll()
         .executeTakeFirstOrThrow()
+      await recordChangeIn(trx, event, row)
+      return row
     })
   }
 
-  /** Applies `changes` to a link that is not revoked; undefined when there is none. */
-  update(linkId: number, changes: LinkChanges): Promise<LinkRow | undefined> {
-    return this.db
-      .updateTable('links')
-      .set(changes)
-      .where('id', '=', linkId)
-      .where('revoked_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst()
+  /** Applies `changes` to a link that is not revoked, with its event; undefined when there is none. */
+  update(linkId: number, changes: LinkChanges, event?: PendingEvent<LinkRow>): Promise<LinkRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('links')
+        .set(changes)
+        .where('id', '=', linkId)
+        .where('revoked_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst()
+      await recordChangeIn(trx, event, row)
+      return row
+    })
   }
 
   /**
    * Sets max_downloads only if it is not below the link's count at the moment of writing (a download
    * counted meanwhile is never undone); undefined when the link is revoked or the count is higher.
    */
-  updateMaxDownloads(linkId: number, changes: LinkChanges & { max_downloads: number }): Promise<LinkRow | undefined> {
-    return this.db
-      .updateTable('links')
-      .set(changes)
-      .where('id', '=', linkId)
-      .where('revoked_at', 'is', null)
-      .where('download_count', '<=', changes.max_downloads)
-      .returningAll()
-      .executeTakeFirst()
+  updateMaxDownloads(
+    linkId: number,
+    changes: LinkChanges & { max_downloads: number },
+    event?: PendingEvent<LinkRow>,
+  ): Promise<LinkRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('links')
+        .set(changes)
+        .where('id', '=', linkId)
+        .where('revoked_at', 'is', null)
+        .where('download_count', '<=', changes.max_downloads)
+        .returningAll()
+        .executeTakeFirst()
+      await recordChangeIn(trx, event, row)
+      return row
+    })
   }
 
   /** Revokes a link that is not the default one; its grants go. False when there was none to revoke. */
-  revoke(linkId: number, now: number): Promise<boolean> {
+  revoke(linkId: number, now: number, event?: PendingEvent<number>): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const result = await trx
         .updateTable('links')
@@ -162,6 +178,7 @@ export class LinksRepository {
         .executeTakeFirst()
       if (result.numUpdatedRows === 0n) return false
       await trx.deleteFrom('download_grants').where('link_id', '=', linkId).execute()
+      await recordChangeIn(trx, event, linkId)
       return true
     })
   }
@@ -170,7 +187,7 @@ export class LinksRepository {
    * Gives a link that is not revoked a new token; the default link's token is the file's too. Its
    * grants go with the old token. Undefined when there was no such link.
    */
-  rotate(linkId: number, token: string): Promise<LinkRow | undefined> {
+  rotate(linkId: number, token: string, event?: PendingEvent<LinkRow>): Promise<LinkRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .updateTable('links')
@@ -182,6 +199,7 @@ export class LinksRepository {
       if (!row) return undefined
       if (row.is_default === 1) await trx.updateTable('files').set({ token }).where('id', '=', row.file_id).execute()
       await trx.deleteFrom('download_grants').where('link_id', '=', linkId).execute()
+      await recordChangeIn(trx, event, row)
       return row
     })
   }
@@ -196,6 +214,8 @@ export class LinksRepository {
     link: Pick<LinkRow, 'id' | 'file_id' | 'account_id'>,
     now: number,
     grant?: { tokenHash: string; expiresAt: number },
+    /** Recorded when this download is the link's last (link.exhausted). */
+    exhausted?: PendingEvent<LinkRow>,
   ): Promise<boolean> {
     return this.db
       .transaction()
@@ -216,9 +236,11 @@ export class LinksRepository {
           .where('revoked_at', 'is', null)
           .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
           .where((eb) => eb.or([eb('max_downloads', 'is', null), eb('download_count', '<', eb.ref('max_downloads'))]))
+          .returningAll()
           .executeTakeFirst()
         // The link is dead: undo the file's count with the whole transaction.
-        if (counted.numUpdatedRows === 0n) throw new LinkDead()
+        if (!counted) throw new LinkDead()
+        if (counted.max_downloads !== null && counted.download_count >= counted.max_downloads) await recordChangeIn(trx, exhausted, counted)
         await trx
           .updateTable('accounts')
           .set({ total_downloads: sql`total_downloads + 1` })

@@ -1,11 +1,17 @@
 import type { Kysely } from 'kysely'
 import type { AccountRow, Database, SessionRow } from '../schema.js'
+import { recordChangeIn, type PendingEvent } from './audit-events-repository.js'
 
 export class SessionsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  create(session: Omit<SessionRow, 'id'>): Promise<SessionRow> {
-    return this.db.insertInto('sessions').values(session).returningAll().executeTakeFirstOrThrow()
+  /** Stores the session with its event (session.signed_in) in one transaction. */
+  create(session: Omit<SessionRow, 'id'>, event?: PendingEvent<SessionRow>): Promise<SessionRow> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.insertInto('sessions').values(session).returningAll().executeTakeFirstOrThrow()
+      await recordChangeIn(trx, event, row)
+      return row
+    })
   }
 
   /** The session stored under `tokenHash`, unexpired and used since `idleSince`, with its account. */
@@ -22,8 +28,12 @@ export class SessionsRepository {
     return account && { session, account }
   }
 
-  async delete(tokenHash: string): Promise<void> {
-    await this.db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute()
+  /** Ends the session stored under `tokenHash`, with its event when there was one to end. */
+  async delete(tokenHash: string, event?: PendingEvent<SessionRow>): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const row = await trx.deleteFrom('sessions').where('token_hash', '=', tokenHash).returningAll().executeTakeFirst()
+      await recordChangeIn(trx, event, row)
+    })
   }
 
   /** Records a use of the session (the idle timeout counts from the last one). */
@@ -32,8 +42,11 @@ export class SessionsRepository {
   }
 
   /** Ends every session of the account ("sign out everywhere"). */
-  async deleteForAccount(accountId: number): Promise<void> {
-    await this.db.deleteFrom('sessions').where('account_id', '=', accountId).execute()
+  async deleteForAccount(accountId: number, event?: PendingEvent<number>): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const result = await trx.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst()
+      await recordChangeIn(trx, event, Number(result.numDeletedRows))
+    })
   }
 
   /** Removes sessions past their lifetime or idle since `idleSince`. */

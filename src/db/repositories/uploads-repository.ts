@@ -1,3 +1,4 @@
+import { recordChangeIn, type PendingEvent } from './audit-events-repository.js'
 import { sql, type Kysely } from 'kysely'
 import type { Database, FileRow, NewFileRow, NewUploadRow, UploadRow } from '../schema.js'
 import { releaseUploadSlotIn, takeUploadSlotIn } from './accounts-repository.js'
@@ -170,7 +171,7 @@ export class UploadsRepository {
    * Completes the upload into its file in one transaction: the file row, the account's counters,
    * and the upload's status. Undefined (nothing written) when the lease is no longer the caller's.
    */
-  complete(id: string, token: string, file: NewFileRow): Promise<FileRow | undefined> {
+  complete(id: string, token: string, file: NewFileRow, event?: PendingEvent<FileRow>): Promise<FileRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const claimed = await trx
         .updateTable('uploads')
@@ -183,6 +184,7 @@ export class UploadsRepository {
       await releaseStorageIn(trx, id)
       const row = await insertFileIn(trx, file)
       await trx.updateTable('uploads').set({ file_id: row.id }).where('id', '=', id).execute()
+      await recordChangeIn(trx, event, row)
       return row
     })
   }

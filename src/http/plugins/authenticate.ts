@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { PlanNotSupportedError, RateLimitedError, UnauthorizedError } from '../../errors.js'
+import { InsufficientScopeError, IpNotAllowedError, PlanNotSupportedError, RateLimitedError, UnauthorizedError } from '../../errors.js'
 import type { LimitDecision } from '../../limits/request-limiter.js'
 import type { Principal } from '../../services/api-keys.js'
+import { actorAddress } from '../actor.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -55,7 +56,8 @@ export async function showLimits(app: FastifyInstance, request: FastifyRequest, 
 
 /**
  * The checks every API call passes first, in the documented order: the key (401, with a per-IP
- * guard on failures: 429), the plan (403), then the account's request rate limits (429).
+ * guard on failures: 429), the plan (403), the key's allowed addresses and the route's scope
+ * (403, not counted against the rate limits), then the account's request rate limits (429).
  * A callback hook: with a cached key and the in-memory limiter it completes without a promise.
  */
 export function authenticate(app: FastifyInstance) {
@@ -63,12 +65,19 @@ export function authenticate(app: FastifyInstance) {
 
   function admit(request: FastifyRequest, reply: FastifyReply, principal: Principal): void | Promise<void> {
     if (!principal.limits.apiAccess) throw new PlanNotSupportedError(principal.account.plan)
+    // request.ip is the address the rate limits use too (FILESHARE_TRUST_PROXY decides it).
+    if (!principal.allowsAddress(request.ip)) throw new IpNotAllowedError()
+    const scope = request.routeOptions.config.scope
+    // A route without a scope cannot be registered here (route-scope.ts); refuse rather than allow if one were.
+    if (scope === undefined) throw new InsufficientScopeError('unknown')
+    if (scope !== 'any-key' && !principal.allows(scope)) throw new InsufficientScopeError(scope)
     request.principal = principal
+    services.apiKeys.recordUse(principal, request.ip)
     if (request.routeOptions.config.rateLimit !== 'deferred') return countRequest(app, request, reply)
   }
 
   async function lookUp(request: FastifyRequest, reply: FastifyReply, key: string | undefined): Promise<void> {
-    const principal = key ? await services.apiKeys.authenticate(key) : undefined
+    const principal = key ? await services.apiKeys.authenticate(key, undefined, actorAddress(request)) : undefined
     if (!principal) {
       const wait = await limiters.authFailures.hit(request.ip)
       if (wait > 0) {

@@ -7,6 +7,7 @@ import {
   AppError,
   ERROR_REGISTRY,
   type ErrorCode,
+  InsufficientScopeError,
   InvalidParameterError,
   InvalidRequestError,
   NotFoundError,
@@ -81,6 +82,10 @@ export async function sendError(
     request.log.error({ err: error }, 'request failed')
   }
   if (appError.code === 'unauthorized') reply.header('WWW-Authenticate', 'Bearer')
+  // RFC 6750 section 3.1: the scope the call needs, for clients that read the challenge.
+  if (appError instanceof InsufficientScopeError) {
+    reply.header('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${appError.requiredScope}"`)
+  }
   if (appError instanceof RateLimitedError) reply.header('Retry-After', String(appError.retryAfterSeconds))
   // A backend that went away is usually back within seconds (a restart, a failover).
   if (appError.code === 'service_unavailable') reply.header('Retry-After', '5')
@@ -98,7 +103,12 @@ export async function sendError(
     .type('application/json; charset=utf-8')
     .send({
       success: false,
-      error: { code: appError.code, message, ...(appError.status >= 500 ? { request_id: request.id } : {}) },
+      error: {
+        code: appError.code,
+        message,
+        ...(appError instanceof InsufficientScopeError && { required_scope: appError.requiredScope }),
+        ...(appError.status >= 500 ? { request_id: request.id } : {}),
+      },
     })
 }
 

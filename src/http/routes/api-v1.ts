@@ -5,12 +5,15 @@ import { corsHeaders, isPreflight, PREFLIGHT_HEADERS } from '../cors.js'
 import { authenticate } from '../plugins/authenticate.js'
 import { sendNotFound } from '../plugins/error-handler.js'
 import { tusResponseHeaders } from '../tus-headers.js'
+import { requireScopes } from '../route-scope.js'
+import { auditEventsRoutes } from './audit-events.js'
 import { filesRoutes } from './files.js'
+import { keyRoutes } from './key.js'
 import { linksRoutes } from './links.js'
 import { statsRoutes } from './stats.js'
 import { uploadDiscoveryRoutes, uploadsRoutes } from './uploads.js'
 
-/** Everything under /api/v1. The OpenAPI document is public; every other route needs a key. */
+/** Everything under /api/v1. The OpenAPI document is public; every other route needs a key and names its scope (route-scope.ts). */
 export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
   // Browsers may call the API from any origin (cors.ts says why); the headers go on before any check.
   app.addHook('onRequest', corsHeaders)
@@ -43,7 +46,10 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
   )
 
   await app.register(async (api) => {
+    api.addHook('onRoute', requireScopes)
     api.addHook('onRequest', authenticate(api))
+    await api.register(keyRoutes)
+    await api.register(auditEventsRoutes)
     await api.register(filesRoutes)
     await api.register(linksRoutes)
     await api.register(statsRoutes)
@@ -54,6 +60,7 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
     tus.addHook('onRequest', tusResponseHeaders)
     await tus.register(uploadDiscoveryRoutes)
     await tus.register(async (api) => {
+      api.addHook('onRoute', requireScopes)
       api.addHook('onRequest', authenticate(api))
       await api.register(uploadsRoutes, { countsRequests: true })
     })

@@ -5,6 +5,7 @@ import { KEY_NAME_MAX_LENGTH } from '../../services/api-keys.js'
 import { PASSWORD_MAX_LENGTH } from '../../lib/passwords.js'
 import type { SignedIn } from '../../services/sessions.js'
 import { integerParameters } from '../integer-parameters.js'
+import { actorAddress, actorOf } from '../actor.js'
 import { presentDashboardKey, presentSession } from '../present-dashboard.js'
 import { presentStats } from '../present-stats.js'
 import { checkOrigin, clearSessionCookie, requireSession, SESSION_COOKIE, setSessionCookie } from '../plugins/dashboard-session.js'
@@ -21,7 +22,14 @@ const PasswordChangeBody = Type.Object({ current_password: Password, new_passwor
 // The name's rule is the key service's (src/services/api-keys.ts keyName: trimmed first, then 1 to
 // 100 characters), which refuses with 400 invalid_request as a bad body is; the schema only bounds
 // what is read.
-const KeyBody = Type.Object({ name: Type.String({ maxLength: 10 * KEY_NAME_MAX_LENGTH }) })
+const KeyBody = Type.Object({
+  name: Type.String({ maxLength: 10 * KEY_NAME_MAX_LENGTH }),
+  // Absent: every scope. The rules (known names, at least one) are key-policy.ts's, with its messages.
+  scopes: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 })),
+  // Absent or empty: any address.
+  allowed_ips: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 })),
+  expires_in_days: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()])),
+})
 const KeyParams = Type.Object({ key_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
 
 /**
@@ -39,14 +47,19 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/sign-in', { onRequest: checkOrigin(app), schema: { body: SignInBody } }, async (request, reply) => {
     const { email, password } = request.body
     // Always a new session id, whatever cookie came in; the old session (if any) ends.
-    const { sessionId, signedIn } = await services.signIn.signIn(email, password, request.ip, request.cookies[SESSION_COOKIE])
+    const { sessionId, signedIn } = await services.signIn.signIn(email, password, actorAddress(request), request.cookies[SESSION_COOKIE])
     setSessionCookie(app, reply, sessionId)
     return sessionBody(signedIn, sessionId)
   })
 
   app.post('/invite', { onRequest: checkOrigin(app), schema: { body: InviteBody } }, async (request, reply) => {
-    const accountId = await services.accountHolders.acceptInvite(request.body.token, request.body.password)
-    const { sessionId } = await services.sessions.create(accountId, request.cookies[SESSION_COOKIE])
+    const accountId = await services.accountHolders.acceptInvite(
+      request.body.token,
+      request.body.password,
+      undefined,
+      actorAddress(request),
+    )
+    const { sessionId } = await services.sessions.create(accountId, request.cookies[SESSION_COOKIE], undefined, actorAddress(request))
     const signedIn = await services.sessions.find(sessionId)
     setSessionCookie(app, reply, sessionId)
     return sessionBody(signedIn!, sessionId)
@@ -68,14 +81,14 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     })
 
     signedIn.post('/sign-out', async (request, reply) => {
-      await services.sessions.end(request.dashboardSession!.id)
+      await services.sessions.end(request.dashboardSession!.id, actorOf(request))
       clearSessionCookie(app, reply)
       return { success: true as const }
     })
 
     // Ends every session of the account, this one included.
     signedIn.post('/sign-out-everywhere', async (request, reply) => {
-      await services.sessions.endAll(request.principal.account.id)
+      await services.sessions.endAll(request.principal.account.id, actorOf(request))
       clearSessionCookie(app, reply)
       return { success: true as const }
     })
@@ -84,7 +97,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     signedIn.post('/password', { schema: { body: PasswordChangeBody } }, async (request) => {
       const { id, signedIn } = request.dashboardSession!
       const { current_password: current, new_password: next } = request.body
-      await services.signIn.changePassword(signedIn.account.id, signedIn.account.email, id, current, next, request.ip)
+      await services.signIn.changePassword(signedIn.account.id, signedIn.account.email, id, current, next, actorOf(request))
       return { success: true as const }
     })
 
@@ -94,7 +107,10 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     })
 
     signedIn.post('/keys', { schema: { body: KeyBody } }, async (request, reply) => {
-      const { key, apiKey } = await services.apiKeys.create(request.principal.account.id, request.body.name)
+      const { name, scopes, allowed_ips: allowedIps, expires_in_days: days } = request.body
+      const expiresInMs = days == null ? undefined : days * 86_400_000
+      const options = { scopes, allowedIps, expiresInMs }
+      const { key, apiKey } = await services.apiKeys.create(request.principal.account.id, name, options, actorOf(request))
       return reply.code(201).send({ success: true as const, key: presentDashboardKey(key), api_key: apiKey })
     })
 
@@ -102,7 +118,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       '/keys/:key_id',
       { preValidation: integerParameters('params', KeyParams), schema: { params: KeyParams } },
       async (request) => {
-        const key = await services.apiKeys.revokeForAccount(request.principal.account.id, request.params.key_id)
+        const key = await services.apiKeys.revokeForAccount(request.principal.account.id, request.params.key_id, actorOf(request))
         return { success: true as const, key: presentDashboardKey(key) }
       },
     )

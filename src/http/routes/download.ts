@@ -1,3 +1,4 @@
+import { publicActor } from '../actor.js'
 import contentDisposition from 'content-disposition'
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -257,7 +258,7 @@ export const downloadRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       await limitDownloads(request)
       try {
-        const { grant, expiresAt } = await downloads.grant(request.params.token, request.body.password, request.ip)
+        const { grant, expiresAt } = await downloads.grant(request.params.token, request.body.password, publicActor(request))
         const url = `${app.config.linkBaseUrl}/download/${request.params.token}/${grant}`
         return reply
           .code(303)

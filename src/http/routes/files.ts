@@ -1,3 +1,4 @@
+import { actorOf } from '../actor.js'
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
@@ -25,8 +26,6 @@ import {
   UploadResponse,
 } from '../schemas.js'
 
-const security = [{ bearerAuth: [] }]
-
 const upload: FastifyPluginAsyncTypebox = async (app) => {
   // In this scope only multipart bodies are parsed; any other body is left unread and refused.
   app.removeAllContentTypeParsers()
@@ -41,6 +40,7 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
     '/files/upload',
     {
       config: {
+        scope: 'files:write',
         continuesItself: true,
         // What is known before the body: its declared size, and the lifetime asked for.
         idempotency: (request) =>
@@ -59,7 +59,6 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
           ...IDEMPOTENCY_KEY_HEADER,
         }),
         consumes: ['multipart/form-data'],
-        security,
         response: { 201: UploadResponse, 400: ErrorBody, ...idempotencyErrors, ...authErrors, 507: ErrorBody },
       },
     },
@@ -70,7 +69,7 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
         throw new InvalidRequestError('The multipart boundary is missing or invalid: 1 to 70 characters (RFC 2046).')
       }
       const { principal } = request
-      const owner = { accountId: principal.account.id, limits: principal.limits }
+      const owner = { accountId: principal.account.id, limits: principal.limits, actor: actorOf(request) }
       const declaredLength = Number(request.headers['content-length'])
       if (declaredLength > owner.limits.maxFileSize + MULTIPART_FRAMING_ALLOWANCE) {
         throw new FileTooLargeError(owner.limits.maxFileSize)
@@ -115,12 +114,12 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/files',
     {
+      config: { scope: 'files:read' },
       preValidation: integerParameters('query', ListQuery),
       schema: {
         operationId: 'listFiles',
         summary: 'List files, newest first',
         querystring: ListQuery,
-        security,
         response: { 200: ListResponse, ...bodyErrors, ...authErrors },
       },
     },
@@ -151,12 +150,12 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/files/:file_id',
     {
+      config: { scope: 'files:read' },
       preValidation: integerParameters('params', FileIdParams),
       schema: {
         operationId: 'getFile',
         summary: 'Read the details of one file',
         params: FileIdParams,
-        security,
         response: { 200: DetailResponse, ...bodyErrors, 404: ErrorBody, ...authErrors },
       },
     },
@@ -170,7 +169,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/files/:file_id',
     {
       validatorCompiler: jsonFieldsValidator,
-      config: { bodyFieldsAreParameters: true },
+      config: { scope: 'files:write', bodyFieldsAreParameters: true },
       preValidation: integerParameters('params', FileIdParams),
       schema: {
         operationId: 'updateFile',
@@ -180,12 +179,11 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'From its expiry on, a file is gone for everyone: its links and API calls answer 404.',
         params: FileIdParams,
         body: FileUpdateBody,
-        security,
         response: { 200: DetailResponse, ...bodyErrors, 404: ErrorBody, ...authErrors },
       },
     },
     async (request) => {
-      const file = await app.services.files.update(request.principal.account.id, request.params.file_id, request.body)
+      const file = await app.services.files.update(request.principal.account.id, request.params.file_id, request.body, actorOf(request))
       return { success: true as const, file: presentFile(file, app.config.linkBaseUrl) }
     },
   )
@@ -193,17 +191,17 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/files/:file_id',
     {
+      config: { scope: 'files:delete' },
       preValidation: integerParameters('params', FileIdParams),
       schema: {
         operationId: 'deleteFile',
         summary: 'Delete a file; its public link stops working at once',
         params: FileIdParams,
-        security,
         response: { 200: DeleteResponse, ...bodyErrors, 404: ErrorBody, ...authErrors },
       },
     },
     async (request) => {
-      await app.services.files.delete(request.principal.account.id, request.params.file_id)
+      await app.services.files.delete(request.principal.account.id, request.params.file_id, actorOf(request))
       return { success: true as const, message: 'File deleted.' }
     },
   )

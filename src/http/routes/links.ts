@@ -1,3 +1,4 @@
+import { actorOf } from '../actor.js'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -19,8 +20,6 @@ import {
   LinkResponse,
 } from '../schemas.js'
 
-const security = [{ bearerAuth: [] }]
-
 /** Links as resources (../shared/spec/links.md): under /api/v1 with a key, and the dashboard's API with a session. */
 export const linksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { links } = app.services
@@ -34,7 +33,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/files/:file_id/links',
     {
       ...fields,
-      config: { ...fields.config, idempotency: canonicalBody },
+      config: { scope: 'links:write', ...fields.config, idempotency: canonicalBody },
       preValidation: [integerParameters('params', FileIdParams), emptyBodyIsNoFields],
       schema: {
         operationId: 'createLink',
@@ -45,12 +44,11 @@ export const linksRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: FileIdParams,
         headers: Type.Object(IDEMPOTENCY_KEY_HEADER),
         body: LinkBody,
-        security,
         response: { 201: LinkResponse, ...bodyErrors, 404: ErrorBody, ...idempotencyErrors, ...authErrors },
       },
     },
     async (request, reply) => {
-      const view = await links.create(request.principal.account.id, request.params.file_id, request.body)
+      const view = await links.create(request.principal.account.id, request.params.file_id, request.body, actorOf(request))
       return reply
         .code(201)
         .header('Location', `/api/v1/links/${view.link.id}`)
@@ -61,12 +59,12 @@ export const linksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/files/:file_id/links',
     {
+      config: { scope: 'links:read' },
       preValidation: integerParameters('params', FileIdParams),
       schema: {
         operationId: 'listLinks',
         summary: "A file's links: the default link first, then newest first (revoked ones for 30 days)",
         params: FileIdParams,
-        security,
         response: { 200: LinkListResponse, ...bodyErrors, 404: ErrorBody, ...authErrors },
       },
     },
@@ -79,12 +77,12 @@ export const linksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/links/:link_id',
     {
+      config: { scope: 'links:read' },
       preValidation: integerParameters('params', LinkIdParams),
       schema: {
         operationId: 'getLink',
         summary: 'Read one link',
         params: LinkIdParams,
-        security,
         response: { 200: LinkResponse, ...bodyErrors, 404: ErrorBody, ...authErrors },
       },
     },
@@ -95,6 +93,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/links/:link_id',
     {
       ...fields,
+      config: { ...fields.config, scope: 'links:write' },
       preValidation: integerParameters('params', LinkIdParams),
       schema: {
         operationId: 'updateLink',
@@ -104,30 +103,29 @@ export const linksRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'below the current `download_count`. A revoked link can only be read (404).',
         params: LinkIdParams,
         body: LinkBody,
-        security,
         response: { 200: LinkResponse, ...bodyErrors, 404: ErrorBody, ...authErrors },
       },
     },
     async (request) => ({
       success: true as const,
-      link: present(await links.update(request.principal.account.id, request.params.link_id, request.body)),
+      link: present(await links.update(request.principal.account.id, request.params.link_id, request.body, actorOf(request))),
     }),
   )
 
   app.delete(
     '/links/:link_id',
     {
+      config: { scope: 'links:write' },
       preValidation: integerParameters('params', LinkIdParams),
       schema: {
         operationId: 'deleteLink',
         summary: 'Revoke a link: its URL answers 404 at once (the default link cannot be deleted: 409)',
         params: LinkIdParams,
-        security,
         response: { 200: DeleteResponse, ...bodyErrors, 404: ErrorBody, 409: ErrorBody, ...authErrors },
       },
     },
     async (request) => {
-      await links.revoke(request.principal.account.id, request.params.link_id)
+      await links.revoke(request.principal.account.id, request.params.link_id, actorOf(request))
       return { success: true as const, message: 'Link revoked.' }
     },
   )
@@ -135,19 +133,19 @@ export const linksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/links/:link_id/rotate',
     {
+      config: { scope: 'links:write' },
       preValidation: integerParameters('params', LinkIdParams),
       schema: {
         operationId: 'rotateLink',
         summary: 'Give a link a new URL: the old one answers 404 at once; counts and policy stay',
         description: "Rotating the default link changes the file's public_link.",
         params: LinkIdParams,
-        security,
         response: { 200: LinkResponse, ...bodyErrors, 404: ErrorBody, ...authErrors },
       },
     },
     async (request) => ({
       success: true as const,
-      link: present(await links.rotate(request.principal.account.id, request.params.link_id)),
+      link: present(await links.rotate(request.principal.account.id, request.params.link_id, actorOf(request))),
     }),
   )
 }

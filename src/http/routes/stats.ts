@@ -6,10 +6,10 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/stats',
     {
+      config: { scope: 'stats:read' },
       schema: {
         operationId: 'getStats',
         summary: 'Account statistics and limits',
-        security: [{ bearerAuth: [] }],
         response: { 200: StatsResponse, ...bodyErrors, ...authErrors },
       },
     },

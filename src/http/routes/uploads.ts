@@ -1,3 +1,4 @@
+import { actorOf } from '../actor.js'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -38,7 +39,6 @@ export interface UploadsRoutesOptions {
   countsRequests: boolean
 }
 
-const security = [{ bearerAuth: [] }]
 const tusErrors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 412: ErrorBody, 413: ErrorBody, ...authErrors }
 
 function isOffsetStream(contentType: string | undefined): boolean {
@@ -107,9 +107,10 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
 
   // Relative to the public URL's path, so that it still works behind a proxy that serves us under one.
   const basePath = `${new URL(app.config.publicUrl).pathname.replace(/\/+$/, '')}${app.prefix}/uploads`
-  const owner = (principal: { account: { id: number }; limits: { maxFileSize: number; dailyUploads: number } }) => ({
-    accountId: principal.account.id,
-    limits: principal.limits,
+  const owner = (request: FastifyRequest) => ({
+    accountId: request.principal.account.id,
+    limits: request.principal.limits,
+    actor: actorOf(request),
   })
 
   /**
@@ -137,6 +138,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     '/uploads',
     {
       config: {
+        scope: 'files:write',
         continuesItself: true,
         // What is known before the body: the declared length (or its deferral), the metadata, the lifetime.
         idempotency: (request) =>
@@ -152,7 +154,6 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
           'Headers: `Tus-Resumable: 1.0.0`, `Upload-Length` or `Upload-Defer-Length: 1`, optional `Upload-Metadata` (`filename`, `expires_in`). ' +
           '`Fileshare-Expires-In: <seconds>` (or the metadata `expires_in`) gives the file a lifetime from its completion. ' +
           'A body of type application/offset+octet-stream is the first chunk. Answers 201 with `Location`, `Upload-Offset` and `Upload-Expires`.',
-        security,
         response: { 201: NoContent, ...tusErrors, 422: ErrorBody, 415: ErrorBody, 460: ErrorBody, 507: ErrorBody },
       },
     },
@@ -168,7 +169,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
       if (hasBody && !isOffsetStream(header(request, 'content-type'))) throw new UnsupportedMediaTypeError()
       // An empty upload is a file at once: a first chunk could only go past its length.
       if (length === 0 && (contentLength ?? 0) > 0) throw new UploadLengthExceededError(0)
-      const principal = owner(request.principal)
+      const principal = owner(request)
       let upload = await uploads.create(principal, { length, metadata, filename, fileLifetimeSeconds })
       if (hasBody) {
         // creation-with-upload: the creation stands or falls with its first chunk, whose client
@@ -198,17 +199,17 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     '/uploads/:upload_id',
     {
       ...deferred,
+      config: { ...deferred.config, scope: 'files:write' },
       schema: {
         operationId: 'getUploadOffset',
         summary: 'The offset of a resumable upload (tus HEAD)',
         params: UploadIdParams,
-        security,
         response: { 200: NoContent, ...tusErrors },
       },
     },
     async (request, reply) => {
       checkTusVersion(request, reply)
-      const upload = await uploads.status(request.principal.account.id, request.params.upload_id)
+      const upload = await uploads.status(request.principal.account.id, request.params.upload_id, actorOf(request))
       uploadHeaders(reply, upload)
       if (upload.metadata) reply.header('Upload-Metadata', upload.metadata)
       return reply.code(200).send()
@@ -218,16 +219,16 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
   app.get(
     '/uploads/:upload_id',
     {
+      config: { scope: 'files:read' },
       schema: {
         operationId: 'getUpload',
         summary: 'Where a resumable upload stands, and its file once complete',
         params: UploadIdParams,
-        security,
         response: { 200: UploadStatusResponse, 404: ErrorBody, 410: ErrorBody, ...authErrors },
       },
     },
     async (request) => {
-      const upload = await uploads.status(request.principal.account.id, request.params.upload_id)
+      const upload = await uploads.status(request.principal.account.id, request.params.upload_id, actorOf(request))
       return {
         success: true as const,
         upload: {
@@ -244,7 +245,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     '/uploads/:upload_id',
     {
       ...deferred,
-      config: { ...deferred.config, continuesItself: true },
+      config: { scope: 'files:write', ...deferred.config, continuesItself: true },
       schema: {
         operationId: 'appendToUpload',
         summary: 'Append a chunk at Upload-Offset (tus PATCH)',
@@ -253,7 +254,6 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
           '`Upload-Checksum` (sha1 or sha256) and, for a deferred length, `Upload-Length`. Answers 204 with the new `Upload-Offset`; ' +
           'the chunk that completes the upload also gets `Fileshare-File-Id`.',
         params: UploadIdParams,
-        security,
         response: { 204: NoContent, ...tusErrors, 415: ErrorBody, 423: ErrorBody, 460: ErrorBody, 507: ErrorBody },
       },
     },
@@ -264,7 +264,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
       const offset = integerHeader(request, 'Upload-Offset')
       if (offset === undefined) throw new InvalidRequestError('A PATCH needs Upload-Offset.')
       const length = uploadLengthHeader(request)
-      const { upload, received, declared } = await uploads.append(owner(request.principal), id, {
+      const { upload, received, declared } = await uploads.append(owner(request), id, {
         offset,
         length,
         source: request.raw,
@@ -284,11 +284,11 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     '/uploads/:upload_id',
     {
       ...deferred,
+      config: { ...deferred.config, scope: 'files:write' },
       schema: {
         operationId: 'terminateUpload',
         summary: 'Terminate an unfinished upload (tus termination): its bytes go, its daily upload slot comes back',
         params: UploadIdParams,
-        security,
         // 415: a body of a type other than JSON or text (read and ignored otherwise).
         response: { 204: NoContent, ...tusErrors, 415: ErrorBody, 423: ErrorBody },
       },

@@ -1,0 +1,38 @@
+import type { RouteOptions } from 'fastify'
+import type { Scope } from '../services/key-policy.js'
+
+/**
+ * Every API route names what it needs in its declaration: a scope, or `any-key` (any valid key,
+ * GET /key). The check (plugins/authenticate.ts) and the OpenAPI document (the scope under the
+ * bearer scheme, and `x-required-scope`) both read that one declaration. A route under the key
+ * check that names nothing is refused when it is registered (requireScopes), and
+ * test/contract/route-scopes.test.ts walks every route of the app.
+ */
+export type RouteScope = Scope | 'any-key'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    scope?: RouteScope
+  }
+}
+
+/** The OpenAPI security requirement of a route that needs `scope`. */
+function security(scope: RouteScope) {
+  return [{ bearerAuth: scope === 'any-key' ? [] : [scope] }]
+}
+
+/**
+ * An onRoute hook for a scope whose routes all need a key: each must name its scope, which also
+ * becomes its documented security requirement. HEAD twins of GET routes inherit the GET's config.
+ */
+export function requireScopes(route: RouteOptions): void {
+  const scope = route.config?.scope
+  if (scope === undefined) {
+    throw new Error(`${String(route.method)} ${route.url} needs an API key but names no scope: add config.scope to its declaration.`)
+  }
+  if (route.schema) {
+    const schema = route.schema as Record<string, unknown>
+    schema.security = security(scope)
+    if (scope !== 'any-key') schema['x-required-scope'] = scope
+  }
+}
