@@ -32,7 +32,7 @@ RUN npm run build \
 
 FROM ${NODE_IMAGE}
 # Keep in step with package.json (test/deploy/containerfile.test.ts checks); build-image passes it.
-ARG VERSION=0.1.0
+ARG VERSION=0.2.0
 LABEL org.opencontainers.image.title="Fileshare" \
       org.opencontainers.image.description="Self-hostable file-sharing service with a REST API (/api/v1)" \
       org.opencontainers.image.version="${VERSION}" \
@@ -64,9 +64,10 @@ USER fileshare
 # A named volume gets /data's owner (fileshare) when docker first creates it.
 VOLUME /data
 EXPOSE 3000
-# Node.js itself (no curl in the image); /readyz checks the database and the storage.
+# Node.js itself (no curl in the image); /readyz checks the database and the storage. No "$" in
+# it, so that compose files can repeat it as it is (deploy/, checked by test/deploy).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/readyz`, { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # The heap bounds of `npm start` (docs/configuration.md, "Memory").
 CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=1024", "dist/server.js"]
