@@ -10,6 +10,7 @@ import { presentDashboardKey, presentSession } from '../present-dashboard.js'
 import { presentStats } from '../present-stats.js'
 import { checkOrigin, clearSessionCookie, requireSession, SESSION_COOKIE, setSessionCookie } from '../plugins/dashboard-session.js'
 import { sameOriginTusHeaders } from '../tus-headers.js'
+import { auditEventsRoutes } from './audit-events.js'
 import { filesRoutes } from './files.js'
 import { linksRoutes } from './links.js'
 import { uploadsRoutes } from './uploads.js'
@@ -128,9 +129,11 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { success: true as const, ...presentStats(usage), requests_today: usage.requestsToday }
     })
 
-    // The API's own file and link routes (list, details, upload, change, delete; links), with the session as the principal.
+    // The API's own file, link and audit-log routes (list, details, upload, change, delete; links;
+    // the Activity page), with the session as the principal.
     await signedIn.register(filesRoutes)
     await signedIn.register(linksRoutes)
+    await signedIn.register(auditEventsRoutes)
 
     // Resumable uploads (tus), as under /api/v1 but not rate limited; the page uses tus-js-client.
     // Tus-Resumable goes on in onSend, so that a refused session or CSRF token carries it too.
