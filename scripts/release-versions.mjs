@@ -111,6 +111,9 @@ function places() {
     jsonPlace('package-lock.json', ['version'], 'version'),
     jsonPlace('package-lock.json', ['packages', '', 'version'], 'packages[""].version'),
     changelogPlace('CHANGELOG.md', 'keep-a-changelog'),
+    // The image's version label, when built without scripts/container/build-image's --build-arg.
+    textPlace('Containerfile', String.raw`ARG VERSION={V}`, 'ARG VERSION'),
+    textPlace('Dockerfile', String.raw`ARG VERSION={V}`, 'ARG VERSION'),
     jsonPlace('sdks/js/package.json', ['version'], 'version'),
     jsonPlace('sdks/js/package-lock.json', ['version'], 'version'),
     jsonPlace('sdks/js/package-lock.json', ['packages', '', 'version'], 'packages[""].version'),

@@ -71,6 +71,7 @@ describe('scripts/release-versions.mjs', () => {
     expect(JSON.parse(read('sdks/php/composer.json')).extra['branch-alias']['dev-main']).toBe('1.0.x-dev')
     expect(read('sdks/java/src/main/java/dev/fileshare/Version.java')).toContain('VERSION = "1.0.0"')
     expect(read('public/dashboard/pages/get-started.html')).toContain('dev.fileshare:fileshare-sdk:1.0.0')
+    expect(read('Containerfile')).toContain('ARG VERSION=1.0.0')
     // The root's changelog: Keep a Changelog's heading under a new, empty "Unreleased".
     expect(read('CHANGELOG.md')).toMatch(/^## Unreleased\n\n## \[1\.0\.0\] - 2027-01-15\n/m)
     // An SDK's: its Unreleased entries are the release's now, under `## 1.0.0` as its suite reads it.
