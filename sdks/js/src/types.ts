@@ -169,8 +169,12 @@ export interface CurrentKey extends Readonly<ApiCurrentKey> {
   readonly last_used: Date | null
 }
 
-/** Who did what an audit event records. */
-export type AuditActorType = 'key' | 'session' | 'operator' | 'public' | 'system' | (string & {})
+/**
+ * Who did what an audit event records: `key` (a call with an API key; `id` is its `key_id`),
+ * `session` (the dashboard), `operator` (the `fileshare` CLI), `public` (someone with a link) or
+ * `system` (the server itself: expiry, the collector).
+ */
+export type AuditActorType = 'key' | 'session' | 'operator' | 'public' | 'system'
 
 /**
  * The actions of the audit log (`file.uploaded`, …), or one newer than this SDK. Through the API a
@@ -214,7 +218,7 @@ export interface ApiAuditEvent {
   ip: string | null
   user_agent: string | null
   /** What the event is about (`{ type: 'file', id: 7 }`), or `null`. */
-  target: { type: string; id: number | string | null } | null
+  target: { type: string; id: number | null } | null
   /** A small object (a file's `filename` and `size`, …), may be `{}`; never a secret. */
   details: Record<string, unknown>
 }
