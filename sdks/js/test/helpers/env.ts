@@ -7,12 +7,14 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { inject } from 'vitest'
 import { Fileshare, type FileshareOptions } from '../../src/index.js'
+import type { LauncherInfo } from './launcher.js'
 
 export function server() {
   return inject('fileshare')
 }
 
-export function client(account: 'pro' | 'free' | 'limited' = 'pro', options: FileshareOptions = {}): Fileshare {
+/** A client with one of the launcher's keys (`read_only`, `ip_restricted` and `auditor` are keys of the pro account). */
+export function client(account: keyof LauncherInfo['keys'] = 'pro', options: FileshareOptions = {}): Fileshare {
   const info = server()
   return new Fileshare({ baseUrl: info.base_url, apiKey: info.keys[account], ...options })
 }

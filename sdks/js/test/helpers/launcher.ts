@@ -8,7 +8,11 @@ export const LAUNCHER = fileURLToPath(new URL('../../../launcher/launch-server.m
 export interface LauncherInfo {
   base_url: string
   server_url: string
-  keys: { pro: string; free: string; limited: string }
+  /**
+   * `read_only`: files:read, links:read, stats:read; `ip_restricted`: every scope, allowed only
+   * from 10.0.0.0/8; `auditor`: audit:read only. The three are keys of the pro account.
+   */
+  keys: { pro: string; free: string; limited: string; read_only: string; ip_restricted: string; auditor: string }
   accounts: { pro: number; free: number; limited: number }
   limits: {
     pro: { requests_per_minute: number; requests_per_day: number }
