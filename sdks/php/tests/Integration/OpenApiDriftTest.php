@@ -4,6 +4,11 @@ declare(strict_types=1);
 
 namespace Fileshare\Tests\Integration;
 
+use Fileshare\Model\AuditActor;
+use Fileshare\Model\AuditEvent;
+use Fileshare\Model\AuditPagination;
+use Fileshare\Model\AuditTarget;
+use Fileshare\Model\CurrentKey;
 use Fileshare\Model\Limits;
 use Fileshare\Model\Stats;
 use Fileshare\Model\FileRecord;
@@ -12,7 +17,7 @@ use Fileshare\Model\Pagination;
 use Fileshare\Tests\Support\IntegrationTestCase;
 use Fileshare\Tests\Support\Server;
 
-/** The SDK's records against the server's OpenAPI document (GET /api/v1/openapi.json). */
+/** The SDK's records and 403 codes against the server's OpenAPI document (GET /api/v1/openapi.json). */
 final class OpenApiDriftTest extends IntegrationTestCase
 {
     /** @return list<string> the record's API fields (its constructor's parameters but `extra`) */
@@ -44,8 +49,96 @@ final class OpenApiDriftTest extends IntegrationTestCase
         $codes = $schemas['Error']['properties']['error']['properties']['code']['enum'];
         foreach (['plan_not_supported', 'file_too_large', 'daily_upload_limit_exceeded', 'rate_limited', 'not_found', 'unauthorized',
             'link_limit_exceeded', 'default_link_required', 'invalid_password', 'storage_quota_exceeded', 'idempotency_in_progress',
-            'idempotency_key_reused'] as $code) {
+            'idempotency_key_reused', 'insufficient_scope', 'ip_not_allowed'] as $code) {
             self::assertContains($code, $codes);
         }
+        // getRequiredScope() reads error.required_scope.
+        self::assertArrayHasKey('required_scope', $schemas['Error']['properties']['error']['properties']);
+    }
+
+    /**
+     * The object schema of a 200 answer's property, resolving `$ref`s and a nullable `anyOf`.
+     *
+     * @param array<string, mixed> $document
+     * @param list<string>         $path     property names (`items` for an array's items)
+     *
+     * @return array<string, mixed>
+     */
+    private static function answer(array $document, string $route, array $path): array
+    {
+        $schema = $document['paths'][$route]['get']['responses']['200']['content']['application/json']['schema'] ?? null;
+        self::assertIsArray($schema, "GET $route has a 200 JSON answer");
+        foreach ($path as $name) {
+            $schema = self::resolve($document, $schema);
+            $schema = $name === 'items' ? ($schema['items'] ?? null) : ($schema['properties'][$name] ?? null);
+            self::assertIsArray($schema, "GET $route: " . implode('.', $path));
+        }
+
+        return self::resolve($document, $schema);
+    }
+
+    /**
+     * @param array<string, mixed> $document
+     * @param array<string, mixed> $schema
+     *
+     * @return array<string, mixed>
+     */
+    private static function resolve(array $document, array $schema): array
+    {
+        if (isset($schema['$ref'])) {
+            $schema = $document['components']['schemas'][substr($schema['$ref'], \strlen('#/components/schemas/'))];
+        }
+        foreach ($schema['anyOf'] ?? $schema['oneOf'] ?? [] as $option) {
+            $option = self::resolve($document, $option);
+            if (isset($option['properties'])) {
+                return $option; // the object of "object or null"
+            }
+        }
+
+        return $schema;
+    }
+
+    /**
+     * @param array<string, mixed> $schema
+     *
+     * @return array{list<string>, list<string>} the schema's property names and required names, sorted
+     */
+    private static function names(array $schema): array
+    {
+        $properties = array_keys($schema['properties'] ?? []);
+        $required = $schema['required'] ?? [];
+        sort($properties);
+        sort($required);
+
+        return [$properties, $required];
+    }
+
+    public function testTheKeyAndAuditRecordsHaveTheDocumentsFields(): void
+    {
+        $document = json_decode((string) file_get_contents(Server::info()['base_url'] . '/openapi.json'), true, flags: \JSON_THROW_ON_ERROR);
+
+        // GET /key: CurrentKey is the `key` object plus the answer's `plan`.
+        [$properties, $required] = self::names(self::answer($document, '/api/v1/key', ['key']));
+        $fields = array_values(array_diff(self::fields(CurrentKey::class), ['plan']));
+        self::assertSame($properties, $fields, 'key vs CurrentKey');
+        self::assertSame($required, $fields, 'key: required fields');
+        self::assertArrayHasKey('plan', self::answer($document, '/api/v1/key', [])['properties']);
+
+        // GET /audit-events.
+        foreach ([
+            [['events', 'items'], AuditEvent::class, true],
+            [['events', 'items', 'actor'], AuditActor::class, false],
+            [['events', 'items', 'target'], AuditTarget::class, true],
+            [['pagination'], AuditPagination::class, true],
+        ] as [$path, $class, $allRequired]) {
+            [$properties, $required] = self::names(self::answer($document, '/api/v1/audit-events', $path));
+            $where = implode('.', $path) . " vs $class";
+            self::assertSame($properties, self::fields($class), $where);
+            if ($allRequired) {
+                self::assertSame($required, self::fields($class), "$where: required fields");
+            }
+        }
+        // The actor's name may be absent.
+        self::assertSame(['id', 'type'], self::names(self::answer($document, '/api/v1/audit-events', ['events', 'items', 'actor']))[1]);
     }
 }
