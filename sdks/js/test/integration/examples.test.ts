@@ -38,6 +38,15 @@ const EXPECTED: Record<string, RegExp[]> = {
     /uploaded again with the same key: #\d+, the same file/,
     /other bytes with the same key: 422 idempotency_key_reused/,
   ],
+  'audit-log.mjs': [
+    /key fsk_\S+… "[^"]*" on the pro plan/,
+    /scopes: files:read files:write files:delete links:read links:write stats:read webhooks:manage requests:manage audit:read/,
+    /usable from: anywhere/,
+    /uploaded, renamed and deleted #\d+/,
+    /file\.deleted +file #\d+ +by key /,
+    /#\d+: file\.deleted after file\.updated after file\.uploaded/,
+    /[1-9]\d* events in the last 24 hours/,
+  ],
   'share-links.mjs': [
     /uploaded #\d+, gone at \d{4}-\d\d-\d\dT/,
     /link #\d+ http\S+: 3 downloads, until \d{4}-/,
