@@ -18,7 +18,7 @@ def main() -> None:
         key = client.key()
         where = ", ".join(key.allowed_ips) or "anywhere"
         expiry = key.expiry.isoformat() if key.expiry else "never"
-        print(f"key #{key.key_id} {key.name or ''} ({key.prefix}…) on a {key.plan} account, expires {expiry}, usable from {where}")
+        print(f"key #{key.key_id} {key.name!r} ({key.prefix}…) on a {key.plan} account, expires {expiry}, usable from {where}")
         print(f"scopes: {' '.join(key.scopes)}")
 
         if "audit:read" not in key.scopes:

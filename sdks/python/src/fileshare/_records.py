@@ -298,7 +298,7 @@ class CurrentKey(Record):
     where, and the account's plan. ``to_dict()`` gives the answer's ``key`` object with ``plan``."""
 
     key_id: int
-    name: str | None
+    name: str
     """The name given to the key when it was made (dashboard or CLI)."""
     prefix: str
     """The key's first characters (``fsk_Ab12Cd``), as the dashboard shows it; never the key."""
