@@ -161,8 +161,66 @@ def test_the_records_have_the_fields_of_the_openapi_schemas(openapi: dict[str, A
     assert without_default <= required
 
 
+def _answer_schema(openapi: dict[str, Any], path: str) -> dict[str, Any]:
+    schema: dict[str, Any] = openapi["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    return schema
+
+
+def _object(schema: dict[str, Any]) -> dict[str, Any]:
+    """An object schema, or the object branch of an ``anyOf`` with null (``target``)."""
+    for branch in schema.get("anyOf", [schema]):
+        if branch.get("type") == "object":
+            return dict(branch)
+    raise AssertionError(f"no object schema in {schema}")
+
+
+def _key_and_audit_schemas(openapi: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The schemas of GET /key and GET /audit-events: titled (CurrentKey, AuditEvent) but inline in
+    the operations, not in components.schemas."""
+    key = _answer_schema(openapi, "/api/v1/key")["properties"]
+    audit = _answer_schema(openapi, "/api/v1/audit-events")["properties"]
+    event = audit["events"]["items"]
+    return {
+        "CurrentKey": {**key["key"], "properties": {**key["key"]["properties"], "plan": key["plan"]}, "required": [*key["key"]["required"], "plan"]},
+        "AuditEvent": event,
+        "AuditActor": _object(event["properties"]["actor"]),
+        "AuditTarget": _object(event["properties"]["target"]),
+        "AuditPagination": audit["pagination"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("schema", "record"),
+    [
+        ("CurrentKey", fileshare.CurrentKey),
+        ("AuditEvent", fileshare.AuditEvent),
+        ("AuditActor", fileshare.AuditActor),
+        ("AuditTarget", fileshare.AuditTarget),
+        ("AuditPagination", fileshare.AuditPagination),
+    ],
+)
+def test_the_key_and_audit_records_have_the_fields_of_the_operations(openapi: dict[str, Any], schema: str, record: type[Any]) -> None:
+    found = _key_and_audit_schemas(openapi)[schema]
+    fields = {f.name for f in dataclasses.fields(record) if f.name != "extra"}
+    assert fields == set(found["properties"]), f"{record.__name__} vs the operation's {schema}"
+    without_default = {f.name for f in dataclasses.fields(record) if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    assert without_default <= set(found.get("required", []))
+    if "title" in found:
+        assert found["title"] == schema
+
+
 def test_the_error_codes_the_sdk_names_are_the_documents(openapi: dict[str, Any]) -> None:
     codes = set(openapi["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["code"]["enum"])
-    named = set(LIMIT_CODES) | {"idempotency_in_progress", "idempotency_key_reused", "plan_not_supported", "not_found", "invalid_password"}
+    named = set(LIMIT_CODES) | {
+        "idempotency_in_progress",
+        "idempotency_key_reused",
+        "plan_not_supported",
+        "insufficient_scope",
+        "ip_not_allowed",
+        "not_found",
+        "invalid_password",
+    }
     ahead = {"webhook_limit_exceeded"}  # named by sdks.md before the server has webhooks
     assert named - codes <= ahead, named - codes
+    error = openapi["components"]["schemas"]["Error"]["properties"]["error"]["properties"]
+    assert "required_scope" in error  # InsufficientScopeError.required_scope
