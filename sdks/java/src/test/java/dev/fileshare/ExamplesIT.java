@@ -21,7 +21,7 @@ class ExamplesIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"QuickStart", "ResumableUpload", "ErrorHandling", "AsyncCalls", "SharingLinks", "InspectAndTune"})
+    @ValueSource(strings = {"QuickStart", "ResumableUpload", "ErrorHandling", "AsyncCalls", "SharingLinks", "InspectAndTune", "KeysAndAudit"})
     void runs(String example) throws Exception {
         TestServer server = TestServer.get();
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -47,6 +47,9 @@ class ExamplesIT {
                     "gone: 404 not_found, request id header true");
             case "SharingLinks" -> List.of("without the password: invalid_password", "downloads now 1", "password removed: true, limit now 5",
                     "rotated: the old URL answers 404", ": revoked", "file expiry removed: true");
+            case "KeysAndAudit" -> List.of("on the pro plan holds [files:read, files:write, files:delete, links:read, links:write, "
+                    + "stats:read, webhooks:manage, requests:manage, audit:read], usable from anywhere", "uploaded, updated and deleted file ",
+                    " file.deleted by key ", " file.updated by key ", " file.uploaded by key ");
             default -> List.of("uploaded note-0.txt", "files now: ");
         };
         for (String line : expected) assertTrue(output.contains(line), example + " printed:\n" + output);
