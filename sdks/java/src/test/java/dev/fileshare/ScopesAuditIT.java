@@ -199,6 +199,31 @@ class ScopesAuditIT {
         }
     }
 
+    /**
+     * A key made to upload and nothing else ({@code --scopes files:write}): a multipart and a
+     * resumable upload both go through, including the resumable upload's last step, which reads the
+     * upload's status ({@code GET /uploads/{id}}) for the file it became.
+     */
+    @Test
+    void anUploadOnlyKeyUploadsMultipartAndResumable() {
+        String key = server.newKey(server.info.path("accounts").path("pro").asLong(), "--scopes", "files:write");
+        try (FileshareClient uploader = FileshareClient.builder().baseUrl(server.baseUrl).apiKey(key).build()) {
+            assertEquals(List.of("files:write"), uploader.key().scopes());
+            FileInfo multipart = upload(uploader, "upload-only.txt");
+            FileInfo resumable = uploader.files().upload(new byte[300_000],
+                    UploadOptions.builder().filename("upload-only.bin").resumable(true).chunkSize(100_000).build());
+            try {
+                assertEquals(300_000, resumable.size());
+                assertEquals(multipart.sha256(), pro.files().get(multipart.fileId()).sha256());
+                assertEquals("files:read", assertThrows(InsufficientScopeException.class,
+                        () -> uploader.files().get(multipart.fileId())).requiredScope());
+            } finally {
+                pro.files().delete(multipart.fileId());
+                pro.files().delete(resumable.fileId());
+            }
+        }
+    }
+
     @Test
     void badParametersAreInvalidParameter() {
         for (AuditEventListParams params : List.of(AuditEventListParams.builder().limit(0).build(),

@@ -121,6 +121,17 @@ final class TestServer {
         return cli("key", "create", Long.toString(accountId), "--json").get("api_key").asText();
     }
 
+    /** A new API key of an account with options of {@code fileshare key create}, e.g. {@code "--scopes", "files:write"}. */
+    String newKey(long accountId, String... options) {
+        String[] args = new String[options.length + 4];
+        args[0] = "key";
+        args[1] = "create";
+        args[2] = Long.toString(accountId);
+        System.arraycopy(options, 0, args, 3, options.length);
+        args[args.length - 1] = "--json";
+        return cli(args).get("api_key").asText();
+    }
+
     /** Runs the {@code fileshare} CLI on this server's data; returns the JSON of its last line of output. */
     private JsonNode cli(String... args) {
         Path root = repoRoot();
