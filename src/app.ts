@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import { batchedStdout } from './http/batched-stdout.js'
@@ -50,6 +50,8 @@ export interface BuildOptions {
   now?: () => number
   /** Lease and hand-over timing of resumable uploads: only tests shorten them. */
   resumableTiming?: BackendsOptions['resumableTiming']
+  /** Told of every route as it is registered (a test walks them all: test/contract/route-scopes.test.ts). */
+  onRoute?: (route: RouteOptions) => void
 }
 
 /** Builds the whole service from a validated config. Never listens: server.ts and tests do that. */
@@ -90,6 +92,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // and in the upload route after its own checks); a refusal goes out as the final answer instead.
   app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response))
 
+  if (options.onRoute) app.addHook('onRoute', options.onRoute)
   // First: its hooks see every request, even those the hooks below refuse.
   await app.register(observability, { metricsOn: config.metrics !== undefined })
 

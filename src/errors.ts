@@ -113,11 +113,12 @@ export class DailyUploadLimitExceededError extends AppError {
   }
 }
 export class InsufficientScopeError extends AppError {
-  constructor(readonly requiredScope: string) {
-    super(
-      'insufficient_scope',
-      `This API key does not hold the scope ${requiredScope}, which this call needs; create a key with it in the dashboard.`,
-    )
+  /** The scope to ask for: the first of those that allow the call. */
+  readonly requiredScope: string
+  constructor(allowing: readonly string[]) {
+    const named = allowing.length === 1 ? `the scope ${allowing[0]}` : `one of the scopes ${allowing.join(', ')}`
+    super('insufficient_scope', `This API key does not hold ${named}, which this call needs; create a key with it in the dashboard.`)
+    this.requiredScope = allowing[0] ?? ''
   }
 }
 

@@ -2,13 +2,20 @@ import type { RouteOptions } from 'fastify'
 import type { Scope } from '../services/key-policy.js'
 
 /**
- * Every API route names what it needs in its declaration: a scope, or `any-key` (any valid key,
- * GET /key). The check (plugins/authenticate.ts) and the OpenAPI document (the scope under the
+ * Every API route names what it needs in its declaration: a scope, several of which any one will
+ * do (GET /uploads/{id}: an upload-only key reads the status of its own upload), or `any-key` (any
+ * valid key, GET /key). The check (plugins/authenticate.ts) and the OpenAPI document (the scope under the
  * bearer scheme, and `x-required-scope`) both read that one declaration. A route under the key
  * check that names nothing is refused when it is registered (requireScopes), and
  * test/contract/route-scopes.test.ts walks every route of the app.
  */
-export type RouteScope = Scope | 'any-key'
+export type RouteScope = Scope | readonly [Scope, ...Scope[]] | 'any-key'
+
+/** The scopes that each allow a route (any one of them will do); none for `any-key`. */
+export function allowingScopes(scope: RouteScope): readonly Scope[] {
+  if (scope === 'any-key') return []
+  return typeof scope === 'string' ? [scope] : scope
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,9 +23,10 @@ declare module 'fastify' {
   }
 }
 
-/** The OpenAPI security requirement of a route that needs `scope`. */
+/** The OpenAPI security requirements of a route that needs `scope`: alternatives are separate requirements. */
 function security(scope: RouteScope) {
-  return [{ bearerAuth: scope === 'any-key' ? [] : [scope] }]
+  if (scope === 'any-key') return [{ bearerAuth: [] }]
+  return allowingScopes(scope).map((one) => ({ bearerAuth: [one] }))
 }
 
 /**
@@ -33,6 +41,6 @@ export function requireScopes(route: RouteOptions): void {
   if (route.schema) {
     const schema = route.schema as Record<string, unknown>
     schema.security = security(scope)
-    if (scope !== 'any-key') schema['x-required-scope'] = scope
+    if (scope !== 'any-key') schema['x-required-scope'] = allowingScopes(scope).join(' or ')
   }
 }

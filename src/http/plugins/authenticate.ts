@@ -3,6 +3,7 @@ import { InsufficientScopeError, IpNotAllowedError, PlanNotSupportedError, RateL
 import type { LimitDecision } from '../../limits/request-limiter.js'
 import type { Principal } from '../../services/api-keys.js'
 import { actorAddress } from '../actor.js'
+import { allowingScopes } from '../route-scope.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -69,8 +70,9 @@ export function authenticate(app: FastifyInstance) {
     if (!principal.allowsAddress(request.ip)) throw new IpNotAllowedError()
     const scope = request.routeOptions.config.scope
     // A route without a scope cannot be registered here (route-scope.ts); refuse rather than allow if one were.
-    if (scope === undefined) throw new InsufficientScopeError('unknown')
-    if (scope !== 'any-key' && !principal.allows(scope)) throw new InsufficientScopeError(scope)
+    if (scope === undefined) throw new Error(`${request.routeOptions.url} names no scope`)
+    const allowing = allowingScopes(scope)
+    if (allowing.length > 0 && !allowing.some(principal.allows)) throw new InsufficientScopeError(allowing)
     request.principal = principal
     services.apiKeys.recordUse(principal, request.ip)
     if (request.routeOptions.config.rateLimit !== 'deferred') return countRequest(app, request, reply)

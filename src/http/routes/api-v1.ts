@@ -18,7 +18,7 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
   // Browsers may call the API from any origin (cors.ts says why); the headers go on before any check.
   app.addHook('onRequest', corsHeaders)
   // A preflight needs no key. Any other OPTIONS is an unknown method, as elsewhere (tus has its own).
-  app.options('/*', { schema: { hide: true } }, async (request, reply) => {
+  app.options('/*', { schema: { hide: true, security: [] } }, async (request, reply) => {
     if (!isPreflight(request)) throw new NotFoundError(`No route for OPTIONS ${request.url.split('?')[0]}.`)
     return reply.code(204).headers(PREFLIGHT_HEADERS).send()
   })

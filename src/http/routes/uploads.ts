@@ -219,7 +219,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
   app.get(
     '/uploads/:upload_id',
     {
-      config: { scope: 'files:read' },
+      config: { scope: ['files:read', 'files:write'] },
       schema: {
         operationId: 'getUpload',
         summary: 'Where a resumable upload stands, and its file once complete',
