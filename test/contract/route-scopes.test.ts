@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { allowingScopes, type RouteScope } from '../../src/http/route-scope.js'
-import { SCOPES, type Scope } from '../../src/services/key-policy.js'
+import { SCOPES } from '../../src/services/key-policy.js'
 import { bearer, startTestApp, type TestApp } from '../helpers/test-app.js'
 
 /**
