@@ -13,7 +13,7 @@ import {
   type AuditEvent,
   type FileshareOptions,
 } from '../../src/index.js'
-import { client, newAccount, server } from '../helpers/env.js'
+import { client, fileshareCli, newAccount, server } from '../helpers/env.js'
 
 type Account = 'pro' | 'read_only' | 'ip_restricted' | 'auditor'
 
@@ -124,6 +124,24 @@ describe('scopes', () => {
     const error = await failure(client('read_only').files.upload(text('tus'), { filename: 'tus.txt', resumable: true }))
     expect(error).toBeInstanceOf(InsufficientScopeError)
     expect(error).toMatchObject({ requiredScope: 'files:write' })
+  })
+
+  it('an upload-only key (files:write, made with the CLI) uploads, multipart and resumably, and cannot list or delete', async () => {
+    const { id, client: owner } = await newAccount('upload-only')
+    const out = await fileshareCli('key', 'create', String(id), '--name', 'form', '--scopes', 'files:write', '--json')
+    const apiKey = (JSON.parse(out.trim().split('\n').pop()!) as { api_key: string }).api_key
+    const fs = new Fileshare({ baseUrl: server().base_url, apiKey })
+    expect((await fs.key()).scopes).toEqual(['files:write'])
+    const multipart = await fs.files.upload(text('from the form'), { filename: 'form.txt' })
+    // A resumable upload ends by reading its upload's status, which files:write allows as well as files:read.
+    const resumable = await fs.files.upload(text('resumable from the form'), { filename: 'form-tus.txt', resumable: true })
+    expect(resumable.filename).toBe('form-tus.txt')
+    expect(await failure(fs.files.list())).toMatchObject({ name: 'InsufficientScopeError', requiredScope: 'files:read' })
+    expect(await failure(fs.files.delete(multipart.file_id))).toMatchObject({
+      name: 'InsufficientScopeError',
+      requiredScope: 'files:delete',
+    })
+    expect((await owner.files.list()).files.map((f) => f.file_id).sort()).toEqual([multipart.file_id, resumable.file_id].sort())
   })
 
   it('every call with the ip_restricted key is an IpNotAllowedError, not retried', async () => {
