@@ -3,6 +3,9 @@
 // the ones in deploy/.env), and the bucket, which that key may read, write and own. It runs in the
 // Fileshare image (Node.js, no other tool) at every start of the stack and adds only what is
 // missing. Secrets are never printed.
+/* global fetch, AbortSignal */
+import { setTimeout as sleep } from 'node:timers/promises'
+
 const admin = process.env.GARAGE_ADMIN_URL ?? 'http://garage:3903'
 const token = required('GARAGE_ADMIN_TOKEN')
 const bucket = required('FILESHARE_S3_BUCKET')
@@ -42,7 +45,7 @@ for (let attempt = 1; !status; attempt++) {
   status = await call('GetClusterStatus').catch((error) => {
     if (attempt === 30) fail(`no answer from ${admin}: ${error.message}`)
   })
-  if (!status) await new Promise((resolve) => setTimeout(resolve, 2000))
+  if (!status) await sleep(2000)
 }
 
 if (status.layoutVersion === 0) {

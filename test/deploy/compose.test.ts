@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process'
 import fs from 'node:fs'
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -44,7 +44,10 @@ const embedded = compose['deploy/compose.yaml']!
 const scaleOut = compose['deploy/compose.scale-out.yaml']!
 
 /** The Containerfile's HEALTHCHECK, as compose writes it (["CMD", ...exec form]). */
-const imageHealthcheck = ['CMD', ...(JSON.parse(/^HEALTHCHECK .* CMD (\[.*\])$/m.exec(read('Containerfile').replace(/\\\n\s*/g, ''))![1]!) as string[])]
+const imageHealthcheck = [
+  'CMD',
+  ...(JSON.parse(/^HEALTHCHECK .* CMD (\[.*\])$/m.exec(read('Containerfile').replace(/\\\n\s*/g, ''))![1]!) as string[]),
+]
 
 const { $schema: _metaSchema, ...composeSpec } = JSON.parse(read('test/deploy/compose-spec/compose-spec.json')) as Record<string, unknown>
 const validateCompose = new Ajv({ strict: false, allErrors: true }).compile(composeSpec)
@@ -67,10 +70,12 @@ describe.each(FILES)('%s', (file) => {
 
   it('depends only on services it has, and mounts only volumes it declares and files that exist', () => {
     for (const [name, service] of Object.entries(document.services)) {
-      for (const dependency of Object.keys(service.depends_on ?? {})) expect(Object.keys(document.services), `${name} depends on ${dependency}`).toContain(dependency)
+      for (const dependency of Object.keys(service.depends_on ?? {}))
+        expect(Object.keys(document.services), `${name} depends on ${dependency}`).toContain(dependency)
       for (const volume of service.volumes ?? []) {
         const source = volume.split(':')[0]!
-        if (source.startsWith('.') || source.startsWith('/')) expect(fs.existsSync(path.resolve(DEPLOY, source)), `${name} mounts ${source}`).toBe(true)
+        if (source.startsWith('.') || source.startsWith('/'))
+          expect(fs.existsSync(path.resolve(DEPLOY, source)), `${name} mounts ${source}`).toBe(true)
         else expect(Object.keys(document.volumes ?? {}), `${name} mounts the volume ${source}`).toContain(source)
       }
       if (service.build) expect(service.build).toEqual({ context: '..' })
@@ -186,11 +191,14 @@ describe('deploy/garage/init.mjs', () => {
       for await (const chunk of request) data += chunk
       return data ? (JSON.parse(data) as Record<string, unknown>) : undefined
     }
-    server = createServer(async (request, response) => {
+    // A failed expectation answers 500 (init.mjs then fails, naming it) and is kept for the test.
+    const failures: unknown[] = []
+    const handle = async (request: IncomingMessage, response: ServerResponse) => {
       const url = new URL(request.url!, 'http://garage')
       const endpoint = url.pathname.replace('/v2/', '')
       calls.push(endpoint)
-      const answer = (status: number, value: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value))
+      const answer = (status: number, value: unknown) =>
+        response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value))
       if (request.headers.authorization !== `Bearer ${TOKEN}`) return answer(403, { code: 'Forbidden' })
       const sent = await body(request)
       switch (endpoint) {
@@ -204,7 +212,9 @@ describe('deploy/garage/init.mjs', () => {
           state.layoutVersion = 1
           return answer(200, {})
         case 'GetKeyInfo':
-          return state.keys.has(url.searchParams.get('id')!) ? answer(200, { accessKeyId: url.searchParams.get('id') }) : answer(404, { code: 'NoSuchAccessKey' })
+          return state.keys.has(url.searchParams.get('id')!)
+            ? answer(200, { accessKeyId: url.searchParams.get('id') })
+            : answer(404, { code: 'NoSuchAccessKey' })
         case 'ImportKey':
           expect(sent).toEqual({ accessKeyId: 'GK0123456789abcdef01234567', secretAccessKey: SECRET, name: 'fileshare' })
           state.keys.add(sent!.accessKeyId as string)
@@ -222,9 +232,15 @@ describe('deploy/garage/init.mjs', () => {
         default:
           return answer(404, { code: 'NoSuchEndpoint' })
       }
+    }
+    server = createServer((request, response) => {
+      handle(request, response).catch((error: unknown) => {
+        failures.push(error)
+        response.writeHead(500).end(String(error))
+      })
     })
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
-    return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, state, calls }
+    return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, state, calls, failures }
   }
 
   const runInit = (adminUrl: string) =>
@@ -269,12 +285,20 @@ describe('deploy/garage/init.mjs', () => {
     const second = await runInit(garage.url)
     expect(second.code, second.output).toBe(0)
     expect(garage.calls).toEqual(['GetClusterStatus', 'GetKeyInfo', 'GetBucketInfo', 'AllowBucketKey'])
+    expect(garage.failures).toEqual([])
   })
 
   it('stops with one line when the admin token is refused', async () => {
     const garage = await fakeGarage()
     const result = await promisify(execFile)(process.execPath, [path.join(DEPLOY, 'garage/init.mjs')], {
-      env: { PATH: process.env.PATH, GARAGE_ADMIN_URL: garage.url, GARAGE_ADMIN_TOKEN: 'wrong', FILESHARE_S3_BUCKET: 'b', AWS_ACCESS_KEY_ID: 'GK1', AWS_SECRET_ACCESS_KEY: 's' },
+      env: {
+        PATH: process.env.PATH,
+        GARAGE_ADMIN_URL: garage.url,
+        GARAGE_ADMIN_TOKEN: 'wrong',
+        FILESHARE_S3_BUCKET: 'b',
+        AWS_ACCESS_KEY_ID: 'GK1',
+        AWS_SECRET_ACCESS_KEY: 's',
+      },
     }).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => error,

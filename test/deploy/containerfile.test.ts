@@ -66,10 +66,12 @@ describe('Containerfile', () => {
     expect(commands).toMatch(/npm ci --omit=optional\b/)
     expect(commands).toMatch(/npm run build\b/)
     expect(commands).toMatch(/npm prune --omit=dev --omit=optional\b/)
-    expect(all(run, 'COPY')).toEqual(expect.arrayContaining(['--from=build /app/node_modules ./node_modules', '--from=build /app/dist ./dist']))
+    expect(all(run, 'COPY')).toEqual(
+      expect.arrayContaining(['--from=build /app/node_modules ./node_modules', '--from=build /app/dist ./dist']),
+    )
   })
 
-  it('carries OCI labels, its version being package.json\'s', () => {
+  it("carries OCI labels, its version being package.json's", () => {
     expect(all(run, 'ARG')).toContain(`VERSION=${packageJson.version}`)
     expect(pairs(all(run, 'LABEL'))).toMatchObject({
       'org.opencontainers.image.version': '${VERSION}',
@@ -102,7 +104,16 @@ describe('Containerfile', () => {
     const copied = [...all(build, 'COPY'), ...all(run, 'COPY')]
       .filter((args) => !args.startsWith('--from'))
       .flatMap((args) => args.split(/\s+/).slice(0, -1))
-    expect(copied.sort()).toEqual(['bin', 'package-lock.json', 'package.json', 'package.json', 'public', 'src', 'tsconfig.build.json', 'tsconfig.json'])
+    expect(copied.sort()).toEqual([
+      'bin',
+      'package-lock.json',
+      'package.json',
+      'package.json',
+      'public',
+      'src',
+      'tsconfig.build.json',
+      'tsconfig.json',
+    ])
     for (const file of copied) {
       expect(fs.existsSync(path.join(ROOT, file)), file).toBe(true)
       expect(ignored, file).not.toContain(file)
