@@ -130,6 +130,9 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     expect(await row.locator('td').allTextContents()).toEqual([
       'backup script',
       `${apiKey.slice(0, 10)}…`,
+      // A key made without choosing scopes or addresses holds every scope, from anywhere.
+      'Full access',
+      'Anywhere',
       expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/),
       'never',
       'Active',
@@ -139,14 +142,14 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     const stats = await fetch(`${t.api}/stats`, { headers: bearer(apiKey) })
     expect(stats.status).toBe(200)
     expect(await stats.json()).toMatchObject({ success: true, plan: 'pro' })
-    // After a reload the key is listed by its prefix only, with its last use.
+    // After a reload the key is listed by its prefix only, with its last use and the address it came from.
     await open('settings')
     expect(await page.locator('body').textContent()).not.toContain(apiKey)
-    await eventually(() => row.locator('td').nth(3).textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/)
+    await eventually(() => row.locator('td').nth(5).textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} from 127\.0\.0\.1$/)
 
     await row.getByRole('button', { name: 'Revoke key backup script' }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click()
-    await eventually(() => row.locator('td').nth(4).textContent()).toMatch(/^Revoked /)
+    await eventually(() => row.locator('td').nth(6).textContent()).toMatch(/^Revoked /)
     // Focus stays in the table (the Revoke button that took this one's place), never falls to <body>.
     await eventually(() => page.evaluate("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName")).toMatch(
       /^Revoke key /,

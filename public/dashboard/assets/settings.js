@@ -21,6 +21,12 @@ const newKey = document.getElementById('new-key')
 const newKeyValue = document.getElementById('new-key-value')
 const confirmDialog = document.getElementById('confirm-revoke')
 const nameInput = document.getElementById('key-name')
+const scopeBoxes = [...form.querySelectorAll('input[name=scope]')]
+const presetRadios = [...form.querySelectorAll('input[name=preset]')]
+const ipsInput = document.getElementById('key-ips')
+const expirySelect = document.getElementById('key-expiry')
+const daysField = document.getElementById('key-days-field')
+const daysInput = document.getElementById('key-days')
 const passwordForm = document.getElementById('password-form')
 const passwordError = document.getElementById('password-error')
 let accountEmail = ''
@@ -31,6 +37,49 @@ function keyState(key) {
   return 'Active'
 }
 
+/** Every scope, in the order the API lists them. */
+const SCOPES = [
+  'files:read',
+  'files:write',
+  'files:delete',
+  'links:read',
+  'links:write',
+  'stats:read',
+  'webhooks:manage',
+  'requests:manage',
+  'audit:read',
+]
+
+/** The form's presets: what each one ticks. "custom" is any other set. */
+const PRESETS = {
+  full: SCOPES,
+  read: ['files:read', 'links:read', 'stats:read'],
+  upload: ['files:write'],
+}
+
+const MAX_EXPIRY_DAYS = 3650
+
+/** A key's scopes in a few words: "Full access" when it holds all of them, else their names. */
+function scopesText(scopes) {
+  if (SCOPES.every((scope) => scopes.includes(scope))) return 'Full access'
+  return SCOPES.filter((scope) => scopes.includes(scope)).join(', ') || 'none'
+}
+
+function lastUseCell(key) {
+  const element = cell(formatDate(key.last_used_at), 'Last used (UTC)', 'date')
+  if (!key.last_used_at || !key.last_used_ip) return element
+  // The date and the address under it in one box, so that a phone's stacked card keeps them together.
+  const box = document.createElement('span')
+  box.className = 'last-use'
+  const from = document.createElement('span')
+  from.className = 'last-address'
+  from.textContent = `from ${key.last_used_ip}`
+  // The space keeps the cell's text one sentence for a screen reader; the address takes a line of its own.
+  box.append(formatDate(key.last_used_at), ' ', from)
+  element.replaceChildren(box)
+  return element
+}
+
 function keyRow(key) {
   const row = document.createElement('tr')
   const state = keyState(key)
@@ -39,8 +88,10 @@ function keyRow(key) {
     // `name` wraps a long name anywhere; `date` keeps a date on one line (dashboard.css).
     cell(key.name, 'Name', 'name'),
     cell(`${key.prefix}…`, 'Prefix', 'mono'),
+    cell(scopesText(key.scopes ?? SCOPES), 'Scopes', 'scopes'),
+    cell(key.allowed_ips?.length ? key.allowed_ips.join(', ') : 'Anywhere', 'Allowed from', 'addresses'),
     cell(formatDate(key.created_at), 'Created (UTC)', 'date'),
-    cell(formatDate(key.last_used_at), 'Last used (UTC)', 'date'),
+    lastUseCell(key),
     cell(state, 'State'),
   )
   const actions = cell('', '', 'actions')
@@ -110,25 +161,165 @@ function showAccess(session) {
   box.replaceChildren(lead, list)
 }
 
+// ---- The create form: presets tick scopes; the scopes say which preset they match. ----
+
+function checkedScopes() {
+  return scopeBoxes.filter((box) => box.checked).map((box) => box.value)
+}
+
+/** The preset that the ticked scopes are exactly, else "custom". */
+function syncPreset() {
+  const checked = checkedScopes()
+  const match = Object.entries(PRESETS).find(
+    ([, scopes]) => scopes.length === checked.length && scopes.every((scope) => checked.includes(scope)),
+  )
+  const name = match ? match[0] : 'custom'
+  for (const radio of presetRadios) radio.checked = radio.value === name
+}
+
+for (const radio of presetRadios) {
+  radio.addEventListener('change', () => {
+    const scopes = PRESETS[radio.value]
+    // "Custom" keeps the ticks as they are.
+    if (!scopes) return
+    for (const box of scopeBoxes) box.checked = scopes.includes(box.value)
+    clearFieldError('scopes')
+  })
+}
+for (const box of scopeBoxes) box.addEventListener('change', syncPreset)
+
+function syncExpiry() {
+  daysField.hidden = expirySelect.value !== 'custom'
+}
+expirySelect.addEventListener('change', syncExpiry)
+
+// ---- Field errors: the field gets aria-invalid and its message through aria-describedby. ----
+
+/** Each field the page checks: the elements to mark, the message's element, where focus goes. */
+const FIELDS = {
+  name: { marked: () => [nameInput], error: 'key-name-error', focus: () => nameInput },
+  scopes: { marked: () => [document.getElementById('key-scopes'), ...scopeBoxes], error: 'key-scopes-error', focus: () => scopeBoxes[0] },
+  allowed_ips: { marked: () => [ipsInput], error: 'key-ips-error', focus: () => ipsInput },
+  days: { marked: () => [daysInput], error: 'key-days-error', focus: () => daysInput },
+}
+
+function describedBy(element, id, on) {
+  const ids = (element.getAttribute('aria-describedby') ?? '').split(' ').filter((value) => value && value !== id)
+  if (on) ids.push(id)
+  if (ids.length > 0) element.setAttribute('aria-describedby', ids.join(' '))
+  else element.removeAttribute('aria-describedby')
+}
+
+function setFieldError(name, message) {
+  const field = FIELDS[name]
+  say(document.getElementById(field.error), message)
+  for (const element of field.marked()) {
+    // A fieldset is a group, where aria-invalid has no meaning: it gets the message only.
+    if (element.tagName !== 'FIELDSET') element.setAttribute('aria-invalid', 'true')
+    describedBy(element, field.error, true)
+  }
+}
+
+function clearFieldError(name) {
+  const field = FIELDS[name]
+  say(document.getElementById(field.error), '')
+  for (const element of field.marked()) {
+    element.removeAttribute('aria-invalid')
+    describedBy(element, field.error, false)
+  }
+}
+
+// ---- The address rules of the server (src/services/key-policy.ts), checked here first. ----
+
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/
+
+/** 4 or 6 for an IPv4 or IPv6 address as the server reads it, else 0. */
+function ipFamily(text) {
+  if (IPV4.test(text)) return 4
+  // The browser's URL parser knows IPv6 (with an IPv4 tail too); a zone (%eth0) is refused, as it means nothing elsewhere.
+  if (!text.includes(':') || !/^[0-9A-Fa-f:.]+$/.test(text)) return 0
+  try {
+    new URL(`http://[${text}]/`)
+    return 6
+  } catch {
+    return 0
+  }
+}
+
+/** Whether one entry is an address or a CIDR range: 10.0.0.0/8, 2001:db8::/32, 192.0.2.7. */
+function isAddressOrRange(entry) {
+  const [address = '', prefix, ...rest] = entry.split('/')
+  const family = ipFamily(address)
+  if (family === 0 || rest.length > 0) return false
+  if (prefix === undefined) return true
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
+}
+
+/** The entries of the addresses field: one per line, or separated by commas (or spaces). */
+function addressEntries(text) {
+  return text.split(/[\s,]+/).filter((entry) => entry !== '')
+}
+
+/** The request's body, or null after marking every field at fault (focus on the first). */
+function readForm() {
+  for (const name of Object.keys(FIELDS)) clearFieldError(name)
+  const faults = []
+  const name = nameInput.value.trim()
+  if (!name) faults.push(['name', 'Give the key a name.'])
+  const scopes = checkedScopes()
+  if (scopes.length === 0) faults.push(['scopes', 'Tick at least one scope, or choose a preset.'])
+  const addresses = addressEntries(ipsInput.value)
+  const bad = addresses.filter((entry) => !isAddressOrRange(entry))
+  if (bad.length > 0) {
+    const list = bad.map((entry) => `"${entry}"`).join(', ')
+    faults.push([
+      'allowed_ips',
+      `${list} ${bad.length === 1 ? 'is not an IP address or a CIDR range' : 'are not IP addresses or CIDR ranges'} (such as 10.0.0.0/8 or 2001:db8::/32).`,
+    ])
+  }
+  let days = null
+  if (expirySelect.value === 'custom') {
+    days = Number(daysInput.value)
+    if (!/^\d+$/.test(daysInput.value.trim()) || days < 1 || days > MAX_EXPIRY_DAYS) {
+      faults.push(['days', `Give a whole number of days from 1 to ${MAX_EXPIRY_DAYS}.`])
+    }
+  } else if (expirySelect.value !== 'never') {
+    days = Number(expirySelect.value)
+  }
+  if (faults.length > 0) {
+    for (const [field, message] of faults) setFieldError(field, message)
+    FIELDS[faults[0][0]].focus().focus()
+    return null
+  }
+  // All nine: no list, so that the key holds every scope, present and future ("*").
+  const body = { name, expires_in_days: days }
+  if (scopes.length < SCOPES.length) body.scopes = scopes
+  if (addresses.length > 0) body.allowed_ips = addresses
+  return body
+}
+
 form.addEventListener('submit', async (event) => {
   event.preventDefault()
   say(formError, '')
-  const name = nameInput.value.trim()
-  if (!name) {
-    say(formError, 'Give the key a name.')
-    nameInput.focus()
-    return
-  }
+  const body = readForm()
+  if (!body) return
+  const submit = form.querySelector('button[type=submit]')
+  submit.disabled = true
   try {
-    const created = await api('keys', { method: 'POST', body: { name } })
+    const created = await api('keys', { method: 'POST', body })
     newKeyValue.value = created.api_key
     newKey.hidden = false
     newKey.focus()
     form.reset()
+    syncPreset()
+    syncExpiry()
     say(status, `Created the key ${created.key.name}. Copy it now: it is not shown again.`)
     await loadKeys()
   } catch (error) {
+    // The server's word, next to the form (the page checks the same rules first, so this is rare).
     say(formError, error.message)
+  } finally {
+    submit.disabled = false
   }
 })
 
