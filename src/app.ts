@@ -1,3 +1,4 @@
+import { documentScope } from './http/route-scope.js'
 import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -93,6 +94,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response))
 
   if (options.onRoute) app.addHook('onRoute', options.onRoute)
+  // Before the OpenAPI plugin, which reads each route's schema as it is registered.
+  app.addHook('onRoute', documentScope)
   // First: its hooks see every request, even those the hooks below refuse.
   await app.register(observability, { metricsOn: config.metrics !== undefined })
 

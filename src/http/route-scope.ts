@@ -30,17 +30,21 @@ function security(scope: RouteScope) {
 }
 
 /**
- * An onRoute hook for a scope whose routes all need a key: each must name its scope, which also
- * becomes its documented security requirement. HEAD twins of GET routes inherit the GET's config.
+ * An onRoute hook of the whole app, added before the OpenAPI plugin (which reads each route's schema
+ * as it is registered): a route's scope becomes its documented security requirement and
+ * `x-required-scope`.
  */
-export function requireScopes(route: RouteOptions): void {
+export function documentScope(route: RouteOptions): void {
   const scope = route.config?.scope
-  if (scope === undefined) {
+  if (scope === undefined || !route.schema) return
+  const schema = route.schema as Record<string, unknown>
+  schema.security = security(scope)
+  if (scope !== 'any-key') schema['x-required-scope'] = allowingScopes(scope).join(' or ')
+}
+
+/** An onRoute hook for a scope whose routes all need a key: each must name its scope. */
+export function requireScopes(route: RouteOptions): void {
+  if (route.config?.scope === undefined) {
     throw new Error(`${String(route.method)} ${route.url} needs an API key but names no scope: add config.scope to its declaration.`)
-  }
-  if (route.schema) {
-    const schema = route.schema as Record<string, unknown>
-    schema.security = security(scope)
-    if (scope !== 'any-key') schema['x-required-scope'] = allowingScopes(scope).join(' or ')
   }
 }

@@ -88,6 +88,8 @@ describe('the OpenAPI document', () => {
         'GET /api/v1/uploads/{upload_id} getUpload',
         'PATCH /api/v1/uploads/{upload_id} appendToUpload',
         'DELETE /api/v1/uploads/{upload_id} terminateUpload',
+        'GET /api/v1/key getCurrentKey',
+        'GET /api/v1/audit-events listAuditEvents',
       ].sort(),
     )
   })
@@ -112,11 +114,15 @@ describe('the OpenAPI document', () => {
     }
   })
 
-  it('marks public operations with security: [] and the others with the bearer key', () => {
+  it('marks public operations with security: [] and the others with the bearer key and the scope it needs', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(item)) {
         const isPublic = !path.startsWith('/api/v1/') || path === '/api/v1/openapi.json' || method === 'options'
-        expect(op.security, `${method} ${path}`).toEqual(isPublic ? [] : [{ bearerAuth: [] }])
+        const scope = (op as Record<string, unknown>)['x-required-scope'] as string | undefined
+        if (isPublic) expect(op.security, `${method} ${path}`).toEqual([])
+        // GET /key takes any valid key; every other operation names its scope (alternatives: one requirement each).
+        else if (op.operationId === 'getCurrentKey') expect(op.security).toEqual([{ bearerAuth: [] }])
+        else expect(op.security, `${method} ${path}`).toEqual(scope!.split(' or ').map((one) => ({ bearerAuth: [one] })))
       }
     }
   })

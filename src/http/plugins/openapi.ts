@@ -2,6 +2,8 @@ import swagger from '@fastify/swagger'
 import fp from 'fastify-plugin'
 import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
 import {
+  AuditEventObject,
+  CurrentKeyObject,
   DownloadOfferResponse,
   ErrorBody,
   FileObject,
@@ -29,6 +31,8 @@ const NAMED_SCHEMAS = new Set(
     FileUpdateBody,
     DownloadOfferResponse,
     GrantResponse,
+    CurrentKeyObject,
+    AuditEventObject,
   ].map((schema) => (schema as { title?: string }).title),
 )
 
