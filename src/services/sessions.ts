@@ -44,7 +44,7 @@ export class SessionService {
     accountId: number,
     replaces?: string,
     now = this.now(),
-    from: Pick<Actor, 'ip' | 'userAgent'> = {},
+    from: Pick<Actor, 'ip' | 'userAgent' | 'name'> = {},
   ): Promise<{ sessionId: string; expiresAt: number }> {
     if (replaces) await this.end(replaces)
     await this.sessions.deleteExpired(now, this.idleSince(now))

@@ -46,7 +46,7 @@ export class SignInService {
       () => this.holders.verify(email, password, from),
       () => new SignInFailedError(),
     )
-    const { sessionId, expiresAt } = await this.sessions.create(account.id, previousSessionId, undefined, from)
+    const { sessionId, expiresAt } = await this.sessions.create(account.id, previousSessionId, undefined, { ...from, name: account.email })
     return { sessionId, signedIn: this.sessions.signedIn(account, expiresAt) }
   }
 

@@ -199,7 +199,7 @@ describe('the audit log', () => {
     const session_actor = { type: 'session', id: accountId, name: email }
     for (const event of page.slice(0, 4)) expect(event.actor).toEqual(session_actor)
     expect(page[3]!.details).toMatchObject({ name: 'form key', scopes: ['files:write'], allowed_ips: ['192.0.2.0/24'] })
-    expect(page[4]).toMatchObject({ actor: { type: 'session', id: accountId }, user_agent: 'browser/3' })
+    expect(page[4]).toMatchObject({ actor: session_actor, user_agent: 'browser/3' })
     expect(page[5]).toMatchObject({ actor: { type: 'public', id: null }, target: { type: 'account', id: accountId } })
     const text = JSON.stringify(page)
     for (const secret of [PASSWORD, 'another long password', 'wrong password!', newKey, cookie.split('=')[1]!, csrf]) {

@@ -417,8 +417,8 @@ describe.skipIf(!chromiumAvailable)('scoped keys and the Activity page in the da
     // The keys made through the form (and the one the operator made), the sign-ins too, newest first.
     const byHolder = rows.filter((row) => row.action === 'key.created' && row.actor === `Dashboard: ${email}`)
     expect(byHolder.map((row) => row.details[0])).toEqual(['name: phone key', 'name: everything', 'name: upload form', 'name: backup job'])
-    // A sign-in's actor is the account (the server gives it no name).
-    expect(rows.filter((row) => row.action === 'session.signed_in' && row.actor === `Dashboard: account #${accountId}`)).toHaveLength(2)
+    // A sign-in's actor is the account, named by its email as the other dashboard events.
+    expect(rows.filter((row) => row.action === 'session.signed_in' && row.actor === `Dashboard: ${email}`)).toHaveLength(2)
     const ids = await desktop
       .locator('#events-body tr')
       .evaluateAll((all) => all.map((row) => Number((row as unknown as { dataset: { eventId: string } }).dataset.eventId)))

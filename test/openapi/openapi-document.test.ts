@@ -118,7 +118,7 @@ describe('the OpenAPI document', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(item)) {
         const isPublic = !path.startsWith('/api/v1/') || path === '/api/v1/openapi.json' || method === 'options'
-        const scope = (op as Record<string, unknown>)['x-required-scope'] as string | undefined
+        const scope = (op as unknown as Record<string, unknown>)['x-required-scope'] as string | undefined
         if (isPublic) expect(op.security, `${method} ${path}`).toEqual([])
         // GET /key takes any valid key; every other operation names its scope (alternatives: one requirement each).
         else if (op.operationId === 'getCurrentKey') expect(op.security).toEqual([{ bearerAuth: [] }])

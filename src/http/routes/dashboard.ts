@@ -24,6 +24,7 @@ const PAGES = {
   invite: { title: 'Choose your password', script: 'invite.js', public: true },
   files: { title: 'Files', script: 'files.js', public: false },
   usage: { title: 'Usage', script: 'usage.js', public: false },
+  activity: { title: 'Activity', script: 'activity.js', public: false },
   settings: { title: 'Account settings', script: 'settings.js', public: false },
   reference: { title: 'API reference', script: 'reference.js', public: false },
   'get-started': { title: 'Get started', script: 'get-started.js', public: false },
@@ -33,6 +34,7 @@ type PageName = keyof typeof PAGES
 const NAV: [PageName, string][] = [
   ['files', 'Files'],
   ['usage', 'Usage'],
+  ['activity', 'Activity'],
   ['settings', 'Account settings'],
   ['get-started', 'Get started'],
   ['reference', 'API reference'],
