@@ -8,17 +8,18 @@
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
-# A proxy's CA for npm inside the build, when the network needs one (scripts/container/build-image
-# mounts the host's bundle and passes its path); empty otherwise. Build stage only.
-ARG NODE_EXTRA_CA_CERTS
 ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --omit=optional: the `node` package pins a runtime for hosts whose system Node.js is too old; the
 # image takes Node.js from its base. --ignore-scripts: nothing needs an install script any more
 # (better-sqlite3 13 ships prebuilt Node-API binaries), and esbuild's, without its optional
-# platform package, would fetch it from the registry.
-RUN npm ci --omit=optional --ignore-scripts --loglevel=warn
+# platform package, would fetch it from the registry. Behind a TLS-inspecting proxy, give npm the
+# proxy's CA as the build secret npm_ca (`--secret id=npm_ca,src=ca.pem`, as build-image does):
+# it serves this step only and lands in no layer.
+RUN --mount=type=secret,id=npm_ca \
+    if [ -f /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi \
+ && npm ci --omit=optional --ignore-scripts --loglevel=warn
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # Then production dependencies only, without better-sqlite3's C sources and the binaries of other
