@@ -10,6 +10,7 @@ import { MIGRATION_NAMES, migrateTo, migrateToLatest } from '../../src/db/migrat
 import { AccountHoldersRepository } from '../../src/db/repositories/account-holders-repository.js'
 import { AccountsRepository, releaseUploadSlotIn, takeUploadSlotIn } from '../../src/db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../../src/db/repositories/api-keys-repository.js'
+import { AuditEventsRepository } from '../../src/db/repositories/audit-events-repository.js'
 import { FilesRepository } from '../../src/db/repositories/files-repository.js'
 import { LinksRepository } from '../../src/db/repositories/links-repository.js'
 import type { Database, FileRow, NewFileRow } from '../../src/db/schema.js'
@@ -112,6 +113,17 @@ for (const dialect of DIALECTS) {
         await sql`delete from accounts where id = 5`.execute(handle.db)
         expect(await migrateToLatest(handle)).toEqual(MIGRATION_NAMES.slice(MIGRATION_NAMES.indexOf('006-account-email-case')))
         await expect(repository.create('C@EXAMPLE.TEST', 'pro', T0)).rejects.toThrow()
+      })
+
+      it('009 leaves every existing key with every scope, from anywhere', async () => {
+        const handle = open()
+        await migrateTo(handle, '008-quotas-idempotency-paging')
+        const account = await new AccountsRepository(handle.db).create('before-scopes@example.test', 'pro', T0)
+        await sql`insert into api_keys (account_id, name, prefix, key_hash, created_at)
+          values (${account.id}, 'old', 'fsk_oldkey', ${'e'.repeat(64)}, ${T0})`.execute(handle.db)
+        expect(await migrateToLatest(handle)).toEqual(MIGRATION_NAMES.slice(MIGRATION_NAMES.indexOf('009-key-scopes-audit')))
+        const found = await new ApiKeysRepository(handle.db).findByHash('e'.repeat(64))
+        expect(found?.key).toMatchObject({ scopes: '*', allowed_ips: null, last_used_ip: null })
       })
 
       it('007 gives every existing file its default link, with the token and downloads it had', async () => {
@@ -788,6 +800,51 @@ for (const dialect of DIALECTS) {
           const key = { account_id: account.id, name: 'a', prefix: 'fsk_x', key_hash: 'd'.repeat(64), created_at: T0, expires_at: null }
           await apiKeys.create(key)
           await expect(apiKeys.create({ ...key, name: 'b' })).rejects.toThrow()
+        })
+      })
+
+      describe('audit events', () => {
+        const event = (accountId: number, action: string, at: number) => ({
+          account_id: accountId,
+          at,
+          action,
+          actor_type: 'system',
+          actor_id: null,
+          actor_name: null,
+          ip: null,
+          user_agent: null,
+          target_type: 'file',
+          target_id: 1,
+          details: '{"n":1}',
+        })
+
+        it('lists an account newest first, by exact action, family and time, and removes old ones in batches', async () => {
+          const events = new AuditEventsRepository(db)
+          const one = await newAccount()
+          const other = await newAccount()
+          for (const [action, at] of [
+            ['file.uploaded', T0],
+            ['file.deleted', T0 + 1000],
+            ['link.created', T0 + 2000],
+            ['file.uploaded', T0 + 3000],
+          ] as const) {
+            await events.record(event(one.id, action, at))
+          }
+          await events.record(event(other.id, 'file.uploaded', T0))
+          const all = await events.list(one.id, { limit: 10 })
+          expect(all.map((row) => row.action)).toEqual(['file.uploaded', 'link.created', 'file.deleted', 'file.uploaded'])
+          expect(all.map((row) => Number(row.id))).toEqual([...all.map((row) => Number(row.id))].sort((a, b) => b - a))
+          expect(await events.list(one.id, { limit: 2, beforeId: Number(all[1]!.id) })).toEqual(all.slice(2))
+          expect((await events.list(one.id, { limit: 10, action: { exact: 'file.uploaded' } })).length).toBe(2)
+          expect((await events.list(one.id, { limit: 10, action: { prefix: 'file.' } })).length).toBe(3)
+          expect((await events.list(one.id, { limit: 10, sinceMs: T0 + 2000 })).map((row) => row.action)).toEqual([
+            'file.uploaded',
+            'link.created',
+          ])
+          expect(await events.removeOlderThan(T0 + 2500, 2)).toBe(2)
+          expect(await events.removeOlderThan(T0 + 2500, 2)).toBe(2)
+          expect(await events.removeOlderThan(T0 + 2500, 2)).toBe(0)
+          expect((await events.list(one.id, { limit: 10 })).map((row) => row.at)).toEqual([T0 + 3000])
         })
       })
     })
