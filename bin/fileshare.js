@@ -8,7 +8,8 @@ import { MINIMUM_NODE_MAJOR, pinnedNode, runningNodeTooOld } from './pinned-node
 
 if (runningNodeTooOld()) {
   // Started by an older system Node (a global install on a machine with Node 20, say): run again on
-  // the runtime the package pins, passing signals on so that `fileshare serve` still stops cleanly.
+  // the runtime the package pins, with the same Node.js flags (the memory bounds of the systemd
+  // unit), passing signals on so that `fileshare serve` still stops cleanly.
   const runtime = pinnedNode()
   if (runtime === undefined) {
     console.error(
@@ -16,7 +17,7 @@ if (runningNodeTooOld()) {
     )
     process.exit(1)
   }
-  const child = spawn(runtime, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })
+  const child = spawn(runtime, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)))
 } else {
