@@ -38,6 +38,7 @@ interface GcJson {
   download_grants_removed: number
   storage_reservations_released: number
   idempotency_keys_removed: number
+  audit_events_removed: number
   open_resumable_upload_writes_kept: number
   bytes_freed: number
   failures: number
@@ -148,6 +149,7 @@ describe('fileshare gc', () => {
       download_grants_removed: 0,
       storage_reservations_released: 0,
       idempotency_keys_removed: 0,
+      audit_events_removed: 0,
       open_resumable_upload_writes_kept: 0,
       bytes_freed: 570,
       failures: 0,
