@@ -109,6 +109,10 @@ export const EnvSchema = Type.Object({
   // (truncated: IPv4 /24, IPv6 /48), and how many days events are kept before the collector removes them.
   FILESHARE_AUDIT_IP: Type.Union([Type.Literal('full'), Type.Literal('truncated'), Type.Literal('off')], { default: 'truncated' }),
   FILESHARE_AUDIT_RETENTION_DAYS: Integer({ default: 90, minimum: 1, maximum: 36_500 }),
+  // Webhooks (../shared/spec/webhooks.md): targets on private networks, and plain http, are refused
+  // unless the operator allows them (tests do, for their local receivers).
+  FILESHARE_WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  FILESHARE_WEBHOOKS_ALLOW_HTTP: Type.Boolean({ default: false }),
   // Prometheus metrics (GET /metrics) on a listener of their own, host:port (127.0.0.1:9464, [::1]:9464); unset: no metrics.
   FILESHARE_METRICS_ADDR: Type.Optional(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$' })),
 })
@@ -304,6 +308,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     gcGraceMs: valid.FILESHARE_GC_GRACE_MS,
     uploadExpiryMs: valid.FILESHARE_UPLOAD_EXPIRY_MS,
     auditIp: valid.FILESHARE_AUDIT_IP,
+    webhooks: { allowPrivate: valid.FILESHARE_WEBHOOKS_ALLOW_PRIVATE, allowHttp: valid.FILESHARE_WEBHOOKS_ALLOW_HTTP },
     auditRetentionMs: valid.FILESHARE_AUDIT_RETENTION_DAYS * 86_400_000,
     databaseUrl: valid.FILESHARE_DATABASE_URL,
     databaseSchema: valid.FILESHARE_DATABASE_SCHEMA,

@@ -14,6 +14,9 @@ export const ERROR_REGISTRY = {
   // Scoped keys (../shared/spec/keys-and-audit.md).
   insufficient_scope: { status: 403, message: 'The API key does not hold the scope this call needs.' },
   ip_not_allowed: { status: 403, message: 'The API key may not be used from this address.' },
+  // Webhooks (../shared/spec/webhooks.md).
+  webhook_url_not_allowed: { status: 400, message: 'The webhook URL is not allowed: it must reach a public address over HTTPS.' },
+  webhook_limit_exceeded: { status: 403, message: 'The account has as many webhook endpoints as it may have.' },
   // Links (../shared/spec/links.md).
   invalid_password: { status: 401, message: 'The password of this link is missing or wrong.' },
   link_limit_exceeded: { status: 403, message: 'The file has as many links as it may have.' },
@@ -119,6 +122,18 @@ export class InsufficientScopeError extends AppError {
     const named = allowing.length === 1 ? `the scope ${allowing[0]}` : `one of the scopes ${allowing.join(', ')}`
     super('insufficient_scope', `This API key does not hold ${named}, which this call needs; create a key with it in the dashboard.`)
     this.requiredScope = allowing[0] ?? ''
+  }
+}
+
+export class WebhookUrlNotAllowedError extends AppError {
+  constructor(message?: string) {
+    super('webhook_url_not_allowed', message)
+  }
+}
+
+export class WebhookLimitExceededError extends AppError {
+  constructor(limit: number) {
+    super('webhook_limit_exceeded', `An account may have at most ${limit} webhook endpoints; delete one first.`)
   }
 }
 
