@@ -30,6 +30,7 @@ from ._errors import (
     RateLimitError,
     RateLimitInfo,
     ServerError,
+    WebhookVerificationError,
 )
 from ._records import (
     AuditActor,
@@ -55,6 +56,7 @@ from ._sync._download import Destination, FileOrLink
 from ._sync._files import Files
 from ._sync._links import Links
 from ._version import __version__
+from ._webhooks import Webhooks
 
 __all__ = [
     "Client",
@@ -102,5 +104,7 @@ __all__ = [
     "APITimeoutError",
     "IntegrityError",
     "ConfigurationError",
+    "WebhookVerificationError",
+    "Webhooks",
     "__version__",
 ]

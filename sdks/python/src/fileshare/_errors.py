@@ -27,6 +27,7 @@ __all__ = [
     "APITimeoutError",
     "IntegrityError",
     "ConfigurationError",
+    "WebhookVerificationError",
 ]
 
 
@@ -173,6 +174,13 @@ class IntegrityError(FileshareError):
 
 class ConfigurationError(FileshareError):
     """The client is not set up right: no base URL, no key, an unsupported source, ..."""
+
+
+class WebhookVerificationError(FileshareError):
+    """A webhook message did not pass :meth:`fileshare.Webhooks.verify` (a header missing, a
+    timestamp out of the tolerance, no matching signature, a body that is not a JSON object), or
+    the secret given to :class:`fileshare.Webhooks` is not one. The message says which. Answer
+    the sender with a 4xx (400 or 401) and do not act on the message."""
 
 
 LIMIT_CODES = frozenset(
