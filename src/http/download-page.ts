@@ -2,7 +2,7 @@ import escapeHtml from 'escape-html'
 import prettyBytes from 'pretty-bytes'
 import type { DownloadOffer } from '../services/downloads.js'
 import { page } from './html-page.js'
-import { formatUploadDate } from './present-file.js'
+import { formatUtcTime } from '../lib/utc-time.js'
 
 /** Why the page is shown again after its form was sent. */
 export type LandingProblem = 'password_required' | 'wrong_password' | 'rate_limited'
@@ -22,7 +22,7 @@ export function landingPage(offer: DownloadOffer, problem?: LandingProblem): str
   const details = [
     `<dt>Size</dt><dd>${escapeHtml(prettyBytes(offer.size))} (${offer.size.toLocaleString('en-US')} bytes)</dd>`,
     offer.downloadsLeft === null ? '' : `<dt>Downloads left</dt><dd>${offer.downloadsLeft}</dd>`,
-    offer.expiresAt === null ? '' : `<dt>Available until</dt><dd>${formatUploadDate(offer.expiresAt)} UTC</dd>`,
+    offer.expiresAt === null ? '' : `<dt>Available until</dt><dd>${formatUtcTime(offer.expiresAt)} UTC</dd>`,
   ].join('')
   const message = problem ? `      <p class="error" id="problem" role="alert">${PROBLEMS[problem]}</p>\n` : ''
   const described = problem ? ' aria-describedby="problem"' : ''

@@ -1,33 +1,8 @@
 import type { ListedFile } from '../db/schema.js'
+import { fileRecord } from '../services/records.js'
 import type { FileObject } from './schemas.js'
-import { utcDay } from '../lib/utc-day.js'
 
-const DAY_MS = 86_400_000
-/** Where toISOString stops writing four-digit years (10000-01-01). */
-const YEAR_10000_MS = 253_402_300_800_000
-const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'))
-
-/**
- * `YYYY-MM-DD HH:MM:SS` in UTC, as `toISOString().slice(0, 19).replace('T', ' ')` writes it. A list
- * page formats a hundred dates, mostly of the same day: utcDay keeps the day's text and the time is
- * plain arithmetic (toISOString per row was a tenth of GET /files' CPU).
- */
-export function formatUploadDate(epochMs: number): string {
-  if (!(epochMs >= 0 && epochMs < YEAR_10000_MS)) return new Date(epochMs).toISOString().slice(0, 19).replace('T', ' ')
-  const seconds = Math.floor((epochMs % DAY_MS) / 1000)
-  return `${utcDay(epochMs)} ${TWO_DIGITS[Math.floor(seconds / 3600)]}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}:${TWO_DIGITS[seconds % 60]}`
-}
-
+/** The file object of the API (services/records.ts, also the `data` of file webhooks). */
 export function presentFile(file: ListedFile, linkBaseUrl: string): FileObject {
-  return {
-    file_id: file.id,
-    filename: file.filename,
-    size: file.size,
-    upload_date: formatUploadDate(file.created_at),
-    download_count: file.download_count,
-    public_link: `${linkBaseUrl}/download/${file.token}`,
-    content_type: file.content_type,
-    sha256: file.sha256,
-    expires_at: file.expires_at === null ? null : formatUploadDate(file.expires_at),
-  }
+  return fileRecord(file, linkBaseUrl)
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { integerParameters } from '../integer-parameters.js'
-import { formatUploadDate } from '../present-file.js'
+import { formatUtcTime } from '../../lib/utc-time.js'
 import { AuditEventsQuery, AuditEventsResponse, authErrors, bodyErrors } from '../schemas.js'
 
 const DEFAULT_LIMIT = 20
@@ -27,7 +27,7 @@ export const auditEventsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const page = await app.services.auditLog.list(request.principal.account.id, { limit, beforeId, action, since })
       return {
         success: true as const,
-        events: page.events.map((event) => ({ ...event, at: formatUploadDate(event.at) })),
+        events: page.events.map((event) => ({ ...event, at: formatUtcTime(event.at) })),
         pagination: { limit, next_before_id: page.nextBeforeId },
       }
     },

@@ -14,7 +14,7 @@ import { landingPage, type LandingProblem } from '../download-page.js'
 import { emptyBodyIsNoFields } from '../empty-body.js'
 import { FORM_PAGE_HEADERS } from '../html-page.js'
 import { prefersHtml } from '../not-found-page.js'
-import { formatUploadDate } from '../present-file.js'
+import { formatUtcTime } from '../../lib/utc-time.js'
 import { DownloadOfferResponse, ErrorBody, FileContent, GrantParams, GrantResponse, TokenParams } from '../schemas.js'
 
 const DEAD_LINK_404 = {
@@ -111,7 +111,7 @@ function presentOffer(offer: DownloadOffer) {
     size: offer.size,
     content_type: offer.contentType,
     password_required: offer.passwordRequired,
-    expires_at: offer.expiresAt === null ? null : formatUploadDate(offer.expiresAt),
+    expires_at: offer.expiresAt === null ? null : formatUtcTime(offer.expiresAt),
     downloads_left: offer.downloadsLeft,
   }
 }
@@ -264,7 +264,7 @@ export const downloadRoutes: FastifyPluginAsyncTypebox = async (app) => {
           .code(303)
           .header('Location', url)
           .header('Cache-Control', 'no-store')
-          .send({ success: true as const, download_url: url, expires_at: formatUploadDate(expiresAt) })
+          .send({ success: true as const, download_url: url, expires_at: formatUtcTime(expiresAt) })
       } catch (error) {
         // A browser that sent the form gets the page again, saying what went wrong.
         const problem: LandingProblem | undefined =

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { allowedIpList, grantedScopes } from '../../services/key-policy.js'
-import { formatUploadDate } from '../present-file.js'
+import { formatOptionalUtcTime, formatUtcTime } from '../../lib/utc-time.js'
 import { authErrors, bodyErrors, CurrentKeyResponse } from '../schemas.js'
-
-const time = (epochMs: number | null) => (epochMs === null ? null : formatUploadDate(epochMs))
 
 /** GET /key: the calling key as its holder may see it (any valid key; it counts against the rate limits). */
 export const keyRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -29,9 +27,9 @@ export const keyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           prefix: shown.prefix,
           scopes: grantedScopes(shown.scopes),
           allowed_ips: allowedIpList(shown.allowed_ips),
-          created_at: formatUploadDate(shown.created_at),
-          expires_at: time(shown.expires_at),
-          last_used_at: time(shown.last_used_at),
+          created_at: formatUtcTime(shown.created_at),
+          expires_at: formatOptionalUtcTime(shown.expires_at),
+          last_used_at: formatOptionalUtcTime(shown.last_used_at),
         },
         plan: account.plan,
       }

@@ -7,7 +7,8 @@ import type { ResumableUpload } from '../../services/resumable-uploads.js'
 import { requestedFileLifetime } from '../expires-in-header.js'
 import { sendError } from '../plugins/error-handler.js'
 import { countRequest, showLimits } from '../plugins/authenticate.js'
-import { formatUploadDate, presentFile } from '../present-file.js'
+import { formatUtcTime } from '../../lib/utc-time.js'
+import { presentFile } from '../present-file.js'
 import { continueIfExpected } from '../refused-body.js'
 import { authErrors, ErrorBody, IDEMPOTENCY_KEY_HEADER, NoContent, UploadIdParams, UploadStatusResponse } from '../schemas.js'
 import {
@@ -234,7 +235,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
         upload: {
           offset: upload.offset,
           length: upload.length,
-          expires_at: formatUploadDate(upload.expiresAt),
+          expires_at: formatUtcTime(upload.expiresAt),
           file: upload.file ? presentFile(upload.file, app.config.linkBaseUrl) : null,
         },
       }

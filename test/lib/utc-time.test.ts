@@ -1,11 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { formatUploadDate } from '../../src/http/present-file.js'
+import { formatUtcTime } from '../../src/lib/utc-time.js'
 
-/** The formula formatUploadDate replaced: it must write the same text for every time. */
+/** The formula formatUtcTime replaced: it must write the same text for every time. */
 const reference = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 19).replace('T', ' ')
 
-describe('formatUploadDate', () => {
+describe('formatUtcTime', () => {
   it('writes what toISOString writes, to the second, across days, leap days and the edges of its fast path', () => {
     const samples = [
       0,
@@ -22,7 +22,7 @@ describe('formatUploadDate', () => {
       -1,
       -86_400_001,
     ]
-    for (const epochMs of samples) expect(formatUploadDate(epochMs)).toBe(reference(epochMs))
+    for (const epochMs of samples) expect(formatUtcTime(epochMs)).toBe(reference(epochMs))
   })
 
   it('agrees with toISOString on any time, in any order (the day it keeps must never leak into another)', () => {
@@ -30,7 +30,7 @@ describe('formatUploadDate', () => {
       fc.property(
         fc.array(fc.integer({ min: -62_198_755_200_000, max: 300_000_000_000_000 }), { minLength: 1, maxLength: 20 }),
         (times) => {
-          for (const epochMs of times) expect(formatUploadDate(epochMs)).toBe(reference(epochMs))
+          for (const epochMs of times) expect(formatUtcTime(epochMs)).toBe(reference(epochMs))
         },
       ),
     )
