@@ -135,6 +135,14 @@ export class IntegrityError extends FileshareError {
 /** The client is not set up right: no base URL, no key, a source this platform cannot read, ... */
 export class ConfigurationError extends FileshareError {}
 
+/**
+ * A webhook message that `Webhooks.verify` refuses: a header missing or malformed, a secret that is
+ * not a `whsec_…` secret, a timestamp outside the tolerance (stale or in the future), no signature
+ * that matches, or a body that is not the raw JSON. The message says which. Answer such a request
+ * with a 400 and do not act on it.
+ */
+export class WebhookVerificationError extends FileshareError {}
+
 function headerNumber(headers: Headers, name: string): number | undefined {
   const raw = headers.get(name)
   if (raw === null || !/^\d+$/.test(raw.trim())) return undefined

@@ -7,6 +7,9 @@ export type { WithResponse } from './api-promise.js'
 export { Files } from './resources/files.js'
 export { Links } from './resources/links.js'
 export { AuditEvents } from './resources/audit-events.js'
+export { Webhooks } from './resources/webhooks.js'
+export { DEFAULT_WEBHOOK_TOLERANCE_SECONDS } from './webhook-verify.js'
+export type { WebhookBody, WebhookHeaders, WebhookVerifyOptions } from './webhook-verify.js'
 export {
   APIConnectionError,
   APITimeoutError,
@@ -22,6 +25,7 @@ export {
   PermissionDeniedError,
   RateLimitError,
   ServerError,
+  WebhookVerificationError,
 } from './errors.js'
 export type { FileshareErrorInit, RateLimitInfo } from './errors.js'
 export type { DownloadDestination, FileOrLink, NodeWritableLike } from './download.js'
@@ -37,6 +41,7 @@ export {
   PAGINATION_FIELDS,
   SCOPES,
   STATS_FIELDS,
+  WEBHOOK_EVENT_TYPES,
 } from './types.js'
 export type {
   ApiAuditEvent,
@@ -72,5 +77,8 @@ export type {
   Stats,
   StatsResult,
   UploadOptions,
+  WebhookEvent,
+  WebhookEventData,
+  WebhookEventType,
 } from './types.js'
 export { VERSION, USER_AGENT } from './version.js'

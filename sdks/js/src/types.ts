@@ -261,6 +261,52 @@ export interface AuditEventList {
   }>
 }
 
+/** The event types the server sends to webhook endpoints, in the order of the spec. */
+export const WEBHOOK_EVENT_TYPES = [
+  'file.uploaded',
+  'file.deleted',
+  'link.created',
+  'link.updated',
+  'link.revoked',
+  'link.exhausted',
+  'link.downloaded',
+  'upload.expired',
+  'webhook.test',
+] as const
+/** A webhook event type: one of {@link WEBHOOK_EVENT_TYPES}. */
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+
+/** The `data` of each webhook event type: the API's JSON, as sent. */
+export interface WebhookEventData {
+  /** A file was stored (multipart, resumable, upload request): the file record. */
+  'file.uploaded': ApiFile
+  /** A file was deleted by its owner, expired, or was removed by an operator (or found infected). */
+  'file.deleted': { file_id: number; filename: string; reason: 'owner' | 'expired' | 'operator' | 'infected' | (string & {}) }
+  /** A link was made: the link record. */
+  'link.created': ApiLink
+  /** A link's policy changed: the link record. */
+  'link.updated': ApiLink
+  /** A link was revoked: the link record. */
+  'link.revoked': ApiLink
+  /** A limited link gave its last download: the link record. */
+  'link.exhausted': ApiLink
+  /** A link with a policy granted a download (never per range); `downloads_left` is `null` when unlimited. */
+  'link.downloaded': { link_id: number; file_id: number; downloads_left: number | null }
+  /** A resumable upload expired unfinished; `length` is `null` when it was never declared. */
+  'upload.expired': { upload_id: string; filename: string; offset: number; length: number | null }
+  /** `client.webhooks.test(id)` sent it, to this endpoint only. */
+  'webhook.test': { webhook_id: number }
+}
+
+/**
+ * A verified webhook message (`Webhooks.verify`): its `type`, `timestamp` (ISO 8601, UTC, when the
+ * event happened) and `data`. Switch on `type` to get the `data` of that type. A type newer than
+ * this SDK comes through as it was sent.
+ */
+export type WebhookEvent = {
+  [T in WebhookEventType]: { type: T; timestamp: string; data: WebhookEventData[T] }
+}[WebhookEventType]
+
 /** The error codes of `components.schemas.Error` (`error.code`). */
 export const ERROR_CODES = [
   'missing_file',

@@ -16,7 +16,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const types: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html' }
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8">
-<script type="importmap">{ "imports": { "@noble/hashes/sha2.js": "/noble/sha2.js" } }</script>
+<script type="importmap">{ "imports": { "@noble/hashes/": "/noble/" } }</script>
 </head><body>fileshare sdk test</body></html>`
 
 let site: Server
@@ -111,6 +111,35 @@ describe.skipIf(!existsSync(CHROMIUM))('in Chromium', () => {
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)
+
+  it('verifies a webhook message (the Standard Webhooks reference vector) with @noble/hashes, and refuses a tampered one', async () => {
+    const page = await browser.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    await page.goto(origin)
+    const result = (await page.evaluate(`(async () => {
+      const { Webhooks, WebhookVerificationError } = await import('/sdk/index.js')
+      const headers = new Headers({
+        'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+        'webhook-timestamp': '1614265330',
+        'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+      })
+      const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+      const event = Webhooks.verify(new TextEncoder().encode('{"test": 2432232314}'), headers, secret, { now: 1614265330 })
+      let refused = 'accepted'
+      try {
+        Webhooks.verify('{"test": 2432232315}', headers, secret, { now: 1614265330 })
+      } catch (e) {
+        refused = e instanceof WebhookVerificationError ? e.message : String(e)
+      }
+      return { event, refused, node: typeof process }
+    })()`)) as { event: unknown; refused: string; node: string }
+    expect(result.node).toBe('undefined')
+    expect(result.event).toEqual({ test: 2432232314 })
+    expect(result.refused).toMatch(/^no signature matches/)
+    expect(errors).toEqual([])
+    await page.close()
+  })
 
   it("downloads a password-protected link through its grant, on a page of the server's origin (fetch follows the 303)", async () => {
     // /download/… has no CORS headers: a download() into a WritableStream needs a page on the
