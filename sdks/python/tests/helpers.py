@@ -264,6 +264,7 @@ class BlockingAsync:
         self.files = _BlockingCalls(self, client.files)
         self.links = _BlockingCalls(self, client.links)
         self.audit_events = _BlockingCalls(self, client.audit_events)
+        self.webhooks = _BlockingCalls(self, client.webhooks)
 
     def with_options(self, **options: Any) -> BlockingAsync:
         return BlockingAsync(self.client.with_options(**options), self.loop)
@@ -277,6 +278,7 @@ class BlockingAsync:
             files = _BlockingCalls(owner, raw.files)
             links = _BlockingCalls(owner, raw.links)
             audit_events = _BlockingCalls(owner, raw.audit_events)
+            webhooks = _BlockingCalls(owner, raw.webhooks)
 
             def stats(self, **kwargs: Any) -> Any:
                 return owner.run(raw.stats(**kwargs))
@@ -317,7 +319,8 @@ class BlockingAsync:
 
 
 class _BlockingCalls:
-    """``client.files``, ``client.links`` or ``client.audit_events`` of an AsyncClient, each call run to its end."""
+    """``client.files``, ``client.links``, ``client.audit_events`` or ``client.webhooks`` of an
+    AsyncClient, each call run to its end."""
 
     def __init__(self, owner: BlockingAsync, resource: Any) -> None:
         self.owner = owner
@@ -332,8 +335,12 @@ class _BlockingCalls:
         return call
 
     def iterate(self, **kwargs: Any) -> Iterator[Any]:
-        iterator: AsyncIterator[Any] = self.resource.iterate(**kwargs)
+        return self._drive(self.resource.iterate(**kwargs))
 
+    def iterate_deliveries(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        return self._drive(self.resource.iterate_deliveries(*args, **kwargs))
+
+    def _drive(self, iterator: AsyncIterator[Any]) -> Iterator[Any]:
         async def step() -> Any:
             try:
                 return await iterator.__anext__()

@@ -13,6 +13,7 @@ from ._async._audit_events import AsyncAuditEvents
 from ._async._client import AsyncClient
 from ._async._files import AsyncFiles
 from ._async._links import AsyncLinks
+from ._async._webhook_endpoints import AsyncWebhookEndpoints
 from ._common import ProgressCallback, Since, Timeout, TusCapabilities
 from ._errors import (
     APIConnectionError,
@@ -47,6 +48,10 @@ from ._records import (
     Pagination,
     Stats,
     StatsResult,
+    Webhook,
+    WebhookDelivery,
+    WebhookDeliveryList,
+    WebhookDeliveryPagination,
 )
 from ._response import RawResponse
 from ._source import UploadInput
@@ -55,6 +60,7 @@ from ._sync._client import Client
 from ._sync._download import Destination, FileOrLink
 from ._sync._files import Files
 from ._sync._links import Links
+from ._sync._webhook_endpoints import WebhookEndpoints
 from ._version import __version__
 from ._webhooks import Webhooks
 
@@ -67,6 +73,8 @@ __all__ = [
     "AsyncLinks",
     "AuditEvents",
     "AsyncAuditEvents",
+    "WebhookEndpoints",
+    "AsyncWebhookEndpoints",
     "FileRecord",
     "Link",
     "FileList",
@@ -81,6 +89,10 @@ __all__ = [
     "AuditTarget",
     "AuditEventList",
     "AuditPagination",
+    "Webhook",
+    "WebhookDelivery",
+    "WebhookDeliveryList",
+    "WebhookDeliveryPagination",
     "RawResponse",
     "TusCapabilities",
     "ProgressCallback",

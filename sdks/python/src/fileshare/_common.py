@@ -159,7 +159,8 @@ def id_path(collection: str, value: int | str) -> str:
     """``/files/7`` or ``/links/12``, once the id is known to be a positive integer."""
     text = str(value)
     if isinstance(value, bool) or not re.fullmatch(r"[1-9][0-9]*", text):
-        raise ConfigurationError(f"a {collection.rstrip('s')} id is a positive integer, got {text[:40]!r}")
+        singular = "delivery" if collection == "deliveries" else collection.removesuffix("s")
+        raise ConfigurationError(f"a {singular} id is a positive integer, got {text[:40]!r}")
     return f"/{collection}/{text}"
 
 

@@ -27,6 +27,10 @@ __all__ = [
     "AuditEvent",
     "AuditPagination",
     "AuditEventList",
+    "Webhook",
+    "WebhookDelivery",
+    "WebhookDeliveryPagination",
+    "WebhookDeliveryList",
 ]
 
 
@@ -454,3 +458,119 @@ class AuditEventList(Record):
         if not isinstance(raw, Mapping) or not isinstance(raw.get("events"), list) or "pagination" not in raw:
             raise FileshareError("the answer holds no list of audit events")
         return cls([AuditEvent.from_json(e) for e in raw["events"]], AuditPagination.from_json(raw["pagination"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Webhook(Record):
+    """A webhook endpoint (``client.webhooks``): where the server sends which events, signed with
+    its secret (check them with :class:`fileshare.Webhooks`)."""
+
+    webhook_id: int
+    url: str
+    """The https URL the messages are POSTed to."""
+    events: list[str]
+    """The event types sent there (``file.uploaded``, ``link.created``, ...), or ``["*"]``: all."""
+    description: str | None
+    enabled: bool
+    """False: nothing is sent (see ``disabled_reason``); ``update(id, enabled=True)`` turns it on again."""
+    disabled_reason: str | None
+    """Why the endpoint is off: ``gone`` (it answered 410), ``failing`` (no success for 5 days),
+    ``owner`` (turned off by the account); None while it is enabled."""
+    created_at: str
+    """UTC, ``YYYY-MM-DD HH:MM:SS``; :attr:`created` is the same as an aware datetime."""
+    secret: str | None = field(default=None, repr=False, compare=False)
+    """The signing secret (``whsec_...``): only in the answers of ``create()`` and
+    ``rotate_secret()``, None elsewhere. Keep it where the receiver can read it: it is not shown
+    again. Never in ``repr``; not compared by ``==``."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Fields the server sent that this SDK does not know yet."""
+
+    @property
+    def created(self) -> datetime:
+        """``created_at`` as an aware :class:`~datetime.datetime` in UTC."""
+        return parse_upload_date(self.created_at)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The API's JSON object as a dict; ``secret`` only when the answer had one."""
+        data = Record.to_dict(self)
+        if self.secret is None:
+            data.pop("secret", None)
+        return data
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Webhook:
+        known, extra = _split(cls, raw, "webhook object")
+        known["events"] = _strings(known["events"], "events")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookDelivery(Record):
+    """One message to one endpoint and its attempts (``client.webhooks.deliveries()``); kept 30 days."""
+
+    delivery_id: int
+    event_type: str
+    """The event's ``type``: ``file.uploaded``, ``webhook.test``, ..."""
+    message_id: str
+    """``msg_...``: the ``webhook-id`` header the receiver saw (the same on every attempt)."""
+    attempts: int
+    """Attempts made so far."""
+    last_status: int | None
+    """The HTTP status of the last attempt; None before the first, or when it got no answer."""
+    last_error: str | None
+    """A short reason for the last attempt's failure (a timeout, a refused address, ...), or None."""
+    next_attempt_at: str | None
+    """UTC, ``YYYY-MM-DD HH:MM:SS``: when the next attempt is due; None once it ``succeeded`` or
+    ``failed``. :attr:`next_attempt` is the same as an aware datetime."""
+    state: str
+    """``pending`` (attempts to come), ``succeeded`` (a 2xx) or ``failed`` (no more attempts;
+    ``webhooks.retry_delivery()`` sends it again)."""
+    created_at: str
+    """UTC, ``YYYY-MM-DD HH:MM:SS``; :attr:`created` is the same as an aware datetime."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Fields the server sent that this SDK does not know yet."""
+
+    @property
+    def created(self) -> datetime:
+        """``created_at`` as an aware :class:`~datetime.datetime` in UTC."""
+        return parse_upload_date(self.created_at)
+
+    @property
+    def next_attempt(self) -> datetime | None:
+        """``next_attempt_at`` as an aware :class:`~datetime.datetime` in UTC, or None."""
+        return parse_optional_date(self.next_attempt_at)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> WebhookDelivery:
+        known, extra = _split(cls, raw, "webhook delivery")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookDeliveryPagination(Record):
+    limit: int
+    next_before_id: int | None = None
+    """The ``delivery_id`` to pass as ``before_id`` for the next (older) page; None on the last page."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> WebhookDeliveryPagination:
+        known, extra = _split(cls, raw, "pagination")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookDeliveryList(Record):
+    """One page of an endpoint's deliveries (``webhooks.deliveries()``), newest first."""
+
+    deliveries: list[WebhookDelivery]
+    pagination: WebhookDeliveryPagination
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> WebhookDeliveryList:
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("deliveries"), list) or "pagination" not in raw:
+            raise FileshareError("the answer holds no list of webhook deliveries")
+        return cls(
+            [WebhookDelivery.from_json(d) for d in raw["deliveries"]],
+            WebhookDeliveryPagination.from_json(raw["pagination"]),
+        )

@@ -23,6 +23,7 @@ from ._download import Destination, FileOrLink
 from ._files import AsyncFiles
 from ._links import AsyncLinks
 from ._raw import AsyncClientWithRawResponse
+from ._webhook_endpoints import AsyncWebhookEndpoints
 
 T = TypeVar("T")
 
@@ -46,6 +47,10 @@ class AsyncClient:
     """A file's links: create, list, get, update, delete, rotate."""
     audit_events: AsyncAuditEvents
     """The account's audit log: list, iterate (scope ``audit:read``)."""
+    webhooks: AsyncWebhookEndpoints
+    """Webhook endpoints: create, list, get, update, delete, rotate_secret, test, deliveries,
+    iterate_deliveries, retry_delivery (scope ``webhooks:manage``). Verify the messages with
+    :class:`fileshare.Webhooks`."""
     base_url: str
     max_retries: int
     timeout: c.Timeout
@@ -92,6 +97,7 @@ class AsyncClient:
         self.files = AsyncFiles(self)
         self.links = AsyncLinks(self)
         self.audit_events = AsyncAuditEvents(self)
+        self.webhooks = AsyncWebhookEndpoints(self)
 
     def with_options(
         self,

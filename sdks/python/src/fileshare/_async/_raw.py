@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ._client import AsyncClient
     from ._files import AsyncFiles
     from ._links import AsyncLinks
+    from ._webhook_endpoints import AsyncWebhookEndpoints
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -40,13 +41,14 @@ def to_raw_response(call: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[Ra
 
 
 class AsyncClientWithRawResponse:
-    """``client.with_raw_response``: ``files``, ``links``, ``audit_events``, ``stats``, ``key`` and
-    ``download`` as on the client."""
+    """``client.with_raw_response``: ``files``, ``links``, ``audit_events``, ``webhooks``, ``stats``,
+    ``key`` and ``download`` as on the client."""
 
     def __init__(self, client: AsyncClient) -> None:
         self.files = AsyncFilesWithRawResponse(client.files)
         self.links = AsyncLinksWithRawResponse(client.links)
         self.audit_events = AsyncAuditEventsWithRawResponse(client.audit_events)
+        self.webhooks = AsyncWebhookEndpointsWithRawResponse(client.webhooks)
         self.stats = to_raw_response(client.stats)
         self.key = to_raw_response(client.key)
         self.download = to_raw_response(client.download)
@@ -80,3 +82,19 @@ class AsyncAuditEventsWithRawResponse:
 
     def __init__(self, audit_events: AsyncAuditEvents) -> None:
         self.list = to_raw_response(audit_events.list)
+
+
+class AsyncWebhookEndpointsWithRawResponse:
+    """``client.with_raw_response.webhooks``. ``iterate_deliveries`` is not here: it is many calls
+    (use ``deliveries``)."""
+
+    def __init__(self, webhooks: AsyncWebhookEndpoints) -> None:
+        self.create = to_raw_response(webhooks.create)
+        self.list = to_raw_response(webhooks.list)
+        self.get = to_raw_response(webhooks.get)
+        self.update = to_raw_response(webhooks.update)
+        self.delete = to_raw_response(webhooks.delete)
+        self.rotate_secret = to_raw_response(webhooks.rotate_secret)
+        self.test = to_raw_response(webhooks.test)
+        self.deliveries = to_raw_response(webhooks.deliveries)
+        self.retry_delivery = to_raw_response(webhooks.retry_delivery)

@@ -24,6 +24,7 @@ from ._download import Destination, FileOrLink
 from ._files import Files
 from ._links import Links
 from ._raw import ClientWithRawResponse
+from ._webhook_endpoints import WebhookEndpoints
 
 T = TypeVar("T")
 
@@ -47,6 +48,10 @@ class Client:
     """A file's links: create, list, get, update, delete, rotate."""
     audit_events: AuditEvents
     """The account's audit log: list, iterate (scope ``audit:read``)."""
+    webhooks: WebhookEndpoints
+    """Webhook endpoints: create, list, get, update, delete, rotate_secret, test, deliveries,
+    iterate_deliveries, retry_delivery (scope ``webhooks:manage``). Verify the messages with
+    :class:`fileshare.Webhooks`."""
     base_url: str
     max_retries: int
     timeout: c.Timeout
@@ -93,6 +98,7 @@ class Client:
         self.files = Files(self)
         self.links = Links(self)
         self.audit_events = AuditEvents(self)
+        self.webhooks = WebhookEndpoints(self)
 
     def with_options(
         self,

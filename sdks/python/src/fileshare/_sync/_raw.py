@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ._client import Client
     from ._files import Files
     from ._links import Links
+    from ._webhook_endpoints import WebhookEndpoints
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -41,13 +42,14 @@ def to_raw_response(call: Callable[P, T]) -> Callable[P, RawResponse[T]]:
 
 
 class ClientWithRawResponse:
-    """``client.with_raw_response``: ``files``, ``links``, ``audit_events``, ``stats``, ``key`` and
-    ``download`` as on the client."""
+    """``client.with_raw_response``: ``files``, ``links``, ``audit_events``, ``webhooks``, ``stats``,
+    ``key`` and ``download`` as on the client."""
 
     def __init__(self, client: Client) -> None:
         self.files = FilesWithRawResponse(client.files)
         self.links = LinksWithRawResponse(client.links)
         self.audit_events = AuditEventsWithRawResponse(client.audit_events)
+        self.webhooks = WebhookEndpointsWithRawResponse(client.webhooks)
         self.stats = to_raw_response(client.stats)
         self.key = to_raw_response(client.key)
         self.download = to_raw_response(client.download)
@@ -81,3 +83,19 @@ class AuditEventsWithRawResponse:
 
     def __init__(self, audit_events: AuditEvents) -> None:
         self.list = to_raw_response(audit_events.list)
+
+
+class WebhookEndpointsWithRawResponse:
+    """``client.with_raw_response.webhooks``. ``iterate_deliveries`` is not here: it is many calls
+    (use ``deliveries``)."""
+
+    def __init__(self, webhooks: WebhookEndpoints) -> None:
+        self.create = to_raw_response(webhooks.create)
+        self.list = to_raw_response(webhooks.list)
+        self.get = to_raw_response(webhooks.get)
+        self.update = to_raw_response(webhooks.update)
+        self.delete = to_raw_response(webhooks.delete)
+        self.rotate_secret = to_raw_response(webhooks.rotate_secret)
+        self.test = to_raw_response(webhooks.test)
+        self.deliveries = to_raw_response(webhooks.deliveries)
+        self.retry_delivery = to_raw_response(webhooks.retry_delivery)
