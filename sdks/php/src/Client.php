@@ -55,6 +55,12 @@ final class Client
     public readonly Links $links;
     /** The account's audit log: list, iterate (the key needs `audit:read`). */
     public readonly AuditEvents $auditEvents;
+    /**
+     * The account's webhook endpoints: create, list, get, update, delete, rotateSecret, test,
+     * deliveries, iterateDeliveries, retryDelivery (the key needs `webhooks:manage`). Verifying a
+     * message needs no client: Webhooks::verify().
+     */
+    public readonly Webhooks $webhooks;
     public readonly string $baseUrl;
     public readonly int $maxRetries;
     /** Seconds: connect and idle timeout (never a deadline for a whole transfer). */
@@ -201,6 +207,7 @@ final class Client
         $this->files = new Files($this->http, $this->resumableThreshold, $this->chunkSize, fn (): array => $this->resumableUploads());
         $this->links = new Links($this->http);
         $this->auditEvents = new AuditEvents($this->http);
+        $this->webhooks = new Webhooks($this->http);
     }
 
     /** A base URL as the client keeps it (no trailing slash), or a ConfigurationException saying what is wrong. */

@@ -8,8 +8,9 @@ use Fileshare\Internal\RawResponses;
 
 /**
  * `$client->withRawResponse()`: the same calls, each answering a RawResponse (status, headers,
- * and the usual result as `->data` / `->parse()`). `files->iterate()` and `auditEvents->iterate()`
- * are the exceptions (they read many pages): use `list()` page by page.
+ * and the usual result as `->data` / `->parse()`). `files->iterate()`, `auditEvents->iterate()`
+ * and `webhooks->iterateDeliveries()` are the exceptions (they read many pages): use `list()` or
+ * `deliveries()` page by page.
  *
  * ```php
  * $raw = $client->withRawResponse()->files->get($id);
@@ -28,6 +29,8 @@ final class RawResponseClient
     public readonly RawResponses $links;
     /** `auditEvents` with list() answering a RawResponse (iterate() reads many pages: use list()). */
     public readonly RawResponses $auditEvents;
+    /** `webhooks` with each management call answering a RawResponse (iterateDeliveries() reads many pages: use deliveries()). */
+    public readonly RawResponses $webhooks;
     private readonly RawResponses $client;
 
     /** @internal */
@@ -37,6 +40,7 @@ final class RawResponseClient
         $this->files = new RawResponses($client->files, $recorder);
         $this->links = new RawResponses($client->links, $recorder);
         $this->auditEvents = new RawResponses($client->auditEvents, $recorder);
+        $this->webhooks = new RawResponses($client->webhooks, $recorder);
     }
 
     /** @param list<mixed> $arguments */

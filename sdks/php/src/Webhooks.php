@@ -5,7 +5,13 @@ declare(strict_types=1);
 namespace Fileshare;
 
 use Fileshare\Exception\ConfigurationException;
+use Fileshare\Exception\FileshareException;
 use Fileshare\Exception\WebhookVerificationException;
+use Fileshare\Internal\Http;
+use Fileshare\Internal\Params;
+use Fileshare\Model\Webhook;
+use Fileshare\Model\WebhookDelivery;
+use Fileshare\Model\WebhookDeliveryList;
 use Fileshare\Model\WebhookEvent;
 use Psr\Http\Message\MessageInterface;
 use Psr\Http\Message\StreamInterface;
@@ -19,6 +25,10 @@ use Psr\Http\Message\StreamInterface;
  * $event = Fileshare\Webhooks::verify(file_get_contents('php://input'), getallheaders(), getenv('FILESHARE_WEBHOOK_SECRET'));
  * if ($event->type === 'file.uploaded') { … $event->data['file_id'] … }
  * ```
+ *
+ * `$client->webhooks` manages the account's endpoints (the key needs the scope `webhooks:manage`,
+ * else InsufficientScopeException): create, list, get, update, delete, rotateSecret, test,
+ * deliveries, iterateDeliveries, retryDelivery.
  */
 final class Webhooks
 {
@@ -30,6 +40,228 @@ final class Webhooks
     public const HEADER_ID = 'webhook-id';
     public const HEADER_TIMESTAMP = 'webhook-timestamp';
     public const HEADER_SIGNATURE = 'webhook-signature';
+
+    /** @internal */
+    public function __construct(private readonly Http $http)
+    {
+    }
+
+    /**
+     * A new endpoint: `url` (absolute https, at most 2048 characters, no credentials; http only
+     * where the operator allows it), `events` (event types, the WebhookEvent constants, or `['*']`:
+     * all), `description` (optional). The answer holds the endpoint's `secret` (`whsec_…`): store
+     * it now, the API never shows it again. A URL refused by the server's guard (a private or
+     * loopback address, http) is a BadRequestException `webhook_url_not_allowed`; another bad
+     * field `invalid_parameter`; a 21st endpoint LimitExceededException `webhook_limit_exceeded`.
+     *
+     * The call carries an idempotency key (request option `idempotency_key`; default a new UUID),
+     * so a retry never makes a second endpoint: the same key again answers with the first one.
+     *
+     * @param list<string> $events
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation, idempotency_key?: string} $requestOptions
+     */
+    public function create(string $url, array $events, ?string $description = null, array $requestOptions = []): Webhook
+    {
+        $requestOptions = Params::requestOptions($requestOptions, 'webhook', ['idempotency_key']);
+        $key = Params::idempotencyKey($requestOptions['idempotency_key'] ?? null);
+        $body = ['url' => $url, 'events' => self::events($events)];
+        if ($description !== null && $description !== '') {
+            $body['description'] = $description;
+        }
+        $http = $this->http->with($requestOptions);
+        [, $data] = $http->write('POST', $http->url('/webhooks'), $body, $key);
+
+        return Webhook::fromArray($data);
+    }
+
+    /**
+     * The account's endpoints (without their secrets).
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $requestOptions
+     *
+     * @return list<Webhook>
+     */
+    public function list(array $requestOptions = []): array
+    {
+        [, $data] = $this->http($requestOptions)->call('GET', $this->http->url('/webhooks'));
+
+        return Webhook::listFromArray($data);
+    }
+
+    /**
+     * One endpoint (without its secret).
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $requestOptions
+     */
+    public function get(int|string|Webhook $webhookId, array $requestOptions = []): Webhook
+    {
+        [, $data] = $this->http($requestOptions)->call('GET', $this->url($webhookId));
+
+        return Webhook::fromArray($data);
+    }
+
+    /**
+     * Changes an endpoint: each argument given is changed, the others are left as they are.
+     * `description: ''` removes the description (sent as null). `enabled: true` re-enables an
+     * endpoint the server disabled (`disabled_reason` `gone` or `failing`); `enabled: false`
+     * disables it (`owner`).
+     *
+     * @param list<string>|null $events
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $requestOptions
+     */
+    public function update(int|string|Webhook $webhookId, ?string $url = null, ?array $events = null, ?string $description = null,
+        ?bool $enabled = null, array $requestOptions = []): Webhook
+    {
+        $body = [];
+        if ($url !== null) {
+            $body['url'] = $url;
+        }
+        if ($events !== null) {
+            $body['events'] = self::events($events);
+        }
+        if ($description !== null) {
+            $body['description'] = $description === '' ? null : $description;
+        }
+        if ($enabled !== null) {
+            $body['enabled'] = $enabled;
+        }
+        if ($body === []) {
+            throw new ConfigurationException('update() needs at least one of url, events, description, enabled');
+        }
+        [, $data] = $this->http($requestOptions)->write('PATCH', $this->url($webhookId), $body);
+
+        return Webhook::fromArray($data);
+    }
+
+    /**
+     * Deletes an endpoint; its pending deliveries are dropped.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $requestOptions
+     */
+    public function delete(int|string|Webhook $webhookId, array $requestOptions = []): void
+    {
+        $this->http($requestOptions)->call('DELETE', $this->url($webhookId));
+    }
+
+    /**
+     * A new secret for an endpoint, in the answer's `secret` (store it now). The previous secret
+     * keeps signing too for 24 hours: each message carries both signatures meanwhile, so a
+     * receiver still on the old secret keeps verifying while you deploy the new one.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $requestOptions
+     */
+    public function rotateSecret(int|string|Webhook $webhookId, array $requestOptions = []): Webhook
+    {
+        [, $data] = $this->http($requestOptions)->write('POST', $this->url($webhookId) . '/rotate-secret', null);
+
+        return Webhook::fromArray($data);
+    }
+
+    /**
+     * Sends a `webhook.test` event (`data`: `webhook_id`) to this endpoint only, through the
+     * delivery queue (the server answers 202 at once). Returns the message's id (`msg_…`, its
+     * `webhook-id` header and the delivery's `message_id`), or null when the server names none.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $requestOptions
+     */
+    public function test(int|string|Webhook $webhookId, array $requestOptions = []): ?string
+    {
+        [, $data] = $this->http($requestOptions)->write('POST', $this->url($webhookId) . '/test', null);
+
+        return \is_string($data['message_id'] ?? null) ? $data['message_id'] : null;
+    }
+
+    /**
+     * One page of an endpoint's deliveries, newest first: `limit` 1 to 100, `beforeId` (the
+     * deliveries whose delivery_id is lower, as `pagination->next_before_id` names the next page's
+     * start). Deliveries are kept 30 days.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $requestOptions
+     */
+    public function deliveries(int|string|Webhook $webhookId, ?int $limit = null, ?int $beforeId = null, array $requestOptions = []): WebhookDeliveryList
+    {
+        [, $data] = $this->http($requestOptions)->call('GET', $this->url($webhookId) . '/deliveries'
+            . self::query(['limit' => $limit, 'before_id' => $beforeId]));
+
+        return WebhookDeliveryList::fromArray($data);
+    }
+
+    /**
+     * Every delivery of an endpoint, newest first, `limit` per request: the first page, then
+     * `before_id` = the page's `next_before_id` until there is none. A delivery is never yielded
+     * twice; deliveries made while iterating are newer, so they are not yielded.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $requestOptions
+     *
+     * @return \Generator<int, WebhookDelivery>
+     */
+    public function iterateDeliveries(int|string|Webhook $webhookId, int $limit = 100, array $requestOptions = []): \Generator
+    {
+        Params::requestOptions($requestOptions, 'webhook');
+        $this->url($webhookId);
+        $beforeId = null;
+        for (;;) {
+            $page = $this->deliveries($webhookId, $limit, $beforeId, $requestOptions);
+            foreach ($page->deliveries as $delivery) {
+                yield $delivery;
+            }
+            $next = $page->pagination->next_before_id;
+            if ($next === null) {
+                return;
+            }
+            if ($beforeId !== null && $next >= $beforeId) {
+                throw new FileshareException("the server's next_before_id ($next) does not go down from $beforeId");
+            }
+            $beforeId = $next;
+        }
+    }
+
+    /**
+     * Sends a delivery again now (a failed one, or a pending one without waiting for its next
+     * attempt); the server answers 202 and the attempt goes through the delivery queue.
+     *
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: Cancellation} $requestOptions
+     */
+    public function retryDelivery(int|string|Webhook $webhookId, int|string|WebhookDelivery $deliveryId, array $requestOptions = []): void
+    {
+        $delivery = Params::id($deliveryId instanceof WebhookDelivery ? $deliveryId->delivery_id : $deliveryId, 'delivery');
+        $this->http($requestOptions)->write('POST', $this->url($webhookId) . "/deliveries/$delivery/retry", null);
+    }
+
+    /** @param array<string, mixed> $requestOptions */
+    private function http(array $requestOptions): Http
+    {
+        return $this->http->with(Params::requestOptions($requestOptions, 'webhook'));
+    }
+
+    private function url(int|string|Webhook $webhookId): string
+    {
+        return $this->http->url('/webhooks/' . Params::id($webhookId instanceof Webhook ? $webhookId->webhook_id : $webhookId, 'webhook'));
+    }
+
+    /** @param array<string, ?int> $query */
+    private static function query(array $query): string
+    {
+        $query = array_filter($query, static fn (?int $v): bool => $v !== null);
+
+        return $query === [] ? '' : '?' . http_build_query($query, '', '&', \PHP_QUERY_RFC3986);
+    }
+
+    /**
+     * @param array<mixed> $events
+     *
+     * @return list<string>
+     */
+    private static function events(array $events): array
+    {
+        foreach ($events as $event) {
+            if (!\is_string($event)) {
+                throw new ConfigurationException('events must be a list of event type names (file.uploaded, …) or [\'*\']');
+            }
+        }
+
+        return array_values($events);
+    }
 
     /**
      * Verifies a webhook message and returns its event, or throws WebhookVerificationException

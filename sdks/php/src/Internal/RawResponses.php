@@ -10,17 +10,21 @@ use Fileshare\RawResponse;
 use Psr\Http\Message\ResponseInterface;
 
 /**
- * `$client->withRawResponse()->files`, `->links` and `->auditEvents`: each call of the resource answers a
+ * `$client->withRawResponse()->files`, `->links`, `->auditEvents` and `->webhooks`: each call of the resource answers a
  * RawResponse (the call's last HTTP response and its usual result).
  *
  * @method RawResponse upload(mixed $source, array $options = [])                          files
  * @method RawResponse uploadBytes(string $bytes, array $options = [])                     files
- * @method RawResponse list(mixed ...$arguments)                                           files, links, auditEvents
- * @method RawResponse get(int|string $id, array $requestOptions = [])                     files, links
- * @method RawResponse update(mixed $id, array $changes, array $requestOptions = [])       files, links
- * @method RawResponse delete(mixed $id, array $requestOptions = [])                       files, links
- * @method RawResponse create(mixed $fileId, array $options = [], array $requestOptions = []) links
+ * @method RawResponse list(mixed ...$arguments)                                           files, links, auditEvents, webhooks
+ * @method RawResponse get(int|string $id, array $requestOptions = [])                     files, links, webhooks
+ * @method RawResponse update(mixed $id, mixed ...$changes)                                files, links, webhooks
+ * @method RawResponse delete(mixed $id, array $requestOptions = [])                       files, links, webhooks
+ * @method RawResponse create(mixed ...$arguments)                                         links, webhooks
  * @method RawResponse rotate(mixed $linkId, array $requestOptions = [])                   links
+ * @method RawResponse rotateSecret(mixed $webhookId, array $requestOptions = [])          webhooks
+ * @method RawResponse test(mixed $webhookId, array $requestOptions = [])                  webhooks
+ * @method RawResponse deliveries(mixed $webhookId, mixed ...$arguments)                   webhooks
+ * @method RawResponse retryDelivery(mixed $webhookId, mixed $deliveryId, array $requestOptions = []) webhooks
  */
 final class RawResponses
 {
