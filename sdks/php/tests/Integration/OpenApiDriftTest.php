@@ -14,10 +14,16 @@ use Fileshare\Model\Stats;
 use Fileshare\Model\FileRecord;
 use Fileshare\Model\Link;
 use Fileshare\Model\Pagination;
+use Fileshare\Model\Webhook;
+use Fileshare\Model\WebhookDelivery;
+use Fileshare\Model\WebhookDeliveryPagination;
 use Fileshare\Tests\Support\IntegrationTestCase;
 use Fileshare\Tests\Support\Server;
 
-/** The SDK's records and 403 codes against the server's OpenAPI document (GET /api/v1/openapi.json). */
+/**
+ * The SDK's records and 403 codes against the server's OpenAPI document (GET /api/v1/openapi.json).
+ * The webhook checks run once the document has the `/webhooks` paths (skipped before).
+ */
 final class OpenApiDriftTest extends IntegrationTestCase
 {
     /** @return list<string> the record's API fields (its constructor's parameters but `extra`) */
@@ -140,5 +146,96 @@ final class OpenApiDriftTest extends IntegrationTestCase
         }
         // The actor's name may be absent.
         self::assertSame(['id', 'type'], self::names(self::answer($document, '/api/v1/audit-events', ['events', 'items', 'actor']))[1]);
+    }
+
+    /**
+     * The path of the document matching $route, whatever its parameters are called
+     * (`/api/v1/webhooks/{}/test` matches `/api/v1/webhooks/{webhook_id}/test`), or null.
+     *
+     * @param array<string, mixed> $document
+     */
+    private static function route(array $document, string $route): ?string
+    {
+        foreach (array_keys($document['paths'] ?? []) as $path) {
+            if (preg_replace('/\{[^}]*\}/', '{}', (string) $path) === $route) {
+                return (string) $path;
+            }
+        }
+
+        return null;
+    }
+
+    /**
+     * The object schema of a JSON answer's property (as answer() for any method and status).
+     *
+     * @param array<string, mixed> $document
+     * @param list<string>         $path
+     *
+     * @return array<string, mixed>
+     */
+    private static function answerOf(array $document, string $method, string $route, string $status, array $path): array
+    {
+        $found = self::route($document, $route);
+        self::assertNotNull($found, "the document has $route");
+        $schema = $document['paths'][$found][$method]['responses'][$status]['content']['application/json']['schema'] ?? null;
+        self::assertIsArray($schema, strtoupper($method) . " $route has a $status JSON answer");
+        foreach ($path as $name) {
+            $schema = self::resolve($document, $schema);
+            $schema = $name === 'items' ? ($schema['items'] ?? null) : ($schema['properties'][$name] ?? null);
+            self::assertIsArray($schema, strtoupper($method) . " $route $status: " . implode('.', $path));
+        }
+
+        return self::resolve($document, $schema);
+    }
+
+    public function testTheWebhookRecordsHaveTheDocumentsFields(): void
+    {
+        $document = json_decode((string) file_get_contents(Server::info()['base_url'] . '/openapi.json'), true, flags: \JSON_THROW_ON_ERROR);
+        if (self::route($document, '/api/v1/webhooks') === null) {
+            self::markTestSkipped('the server has no /webhooks paths yet');
+        }
+
+        // Every call of $client->webhooks has its route.
+        foreach ([
+            ['post', '/api/v1/webhooks'], ['get', '/api/v1/webhooks'], ['get', '/api/v1/webhooks/{}'], ['patch', '/api/v1/webhooks/{}'],
+            ['delete', '/api/v1/webhooks/{}'], ['post', '/api/v1/webhooks/{}/rotate-secret'], ['post', '/api/v1/webhooks/{}/test'],
+            ['get', '/api/v1/webhooks/{}/deliveries'], ['post', '/api/v1/webhooks/{}/deliveries/{}/retry'],
+        ] as [$method, $route]) {
+            $found = self::route($document, $route);
+            self::assertNotNull($found, "the document has $route");
+            self::assertArrayHasKey($method, $document['paths'][$found], strtoupper($method) . " $route");
+        }
+
+        // Webhook: the list's, get's, create's and rotate-secret's object; `secret` only in the last two.
+        $fields = array_values(array_diff(self::fields(Webhook::class), ['secret']));
+        foreach ([
+            ['get', '/api/v1/webhooks', '200', ['webhooks', 'items'], false],
+            ['get', '/api/v1/webhooks/{}', '200', ['webhook'], false],
+            ['patch', '/api/v1/webhooks/{}', '200', ['webhook'], false],
+            ['post', '/api/v1/webhooks', '201', ['webhook'], true],
+            ['post', '/api/v1/webhooks/{}/rotate-secret', '200', ['webhook'], true],
+        ] as [$method, $route, $status, $path, $secret]) {
+            [$properties, $required] = self::names(self::answerOf($document, $method, $route, $status, $path));
+            $where = strtoupper($method) . " $route vs Webhook";
+            self::assertSame($secret, \in_array('secret', $properties, true), "$where: secret");
+            self::assertSame($fields, array_values(array_diff($properties, ['secret'])), $where);
+            self::assertSame([], array_diff(['webhook_id', 'url', 'events', 'enabled', 'created_at'], $required), "$where: required fields");
+        }
+        // The test call names its message.
+        self::assertArrayHasKey('message_id', self::answerOf($document, 'post', '/api/v1/webhooks/{}/test', '202', [])['properties'] ?? []);
+
+        // WebhookDelivery and its pagination.
+        [$properties, $required] = self::names(self::answerOf($document, 'get', '/api/v1/webhooks/{}/deliveries', '200', ['deliveries', 'items']));
+        self::assertSame(self::fields(WebhookDelivery::class), $properties, 'deliveries.items vs WebhookDelivery');
+        self::assertSame([], array_diff(['delivery_id', 'event_type', 'message_id', 'attempts', 'state', 'created_at'], $required),
+            'deliveries.items: required fields');
+        [$properties] = self::names(self::answerOf($document, 'get', '/api/v1/webhooks/{}/deliveries', '200', ['pagination']));
+        self::assertSame(self::fields(WebhookDeliveryPagination::class), $properties, 'pagination vs WebhookDeliveryPagination');
+
+        // The webhook error codes are known (webhook_limit_exceeded is a LimitExceededException).
+        $codes = $document['components']['schemas']['Error']['properties']['error']['properties']['code']['enum'];
+        foreach (['webhook_limit_exceeded', 'webhook_url_not_allowed'] as $code) {
+            self::assertContains($code, $codes);
+        }
     }
 }
