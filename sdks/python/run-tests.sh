@@ -23,6 +23,10 @@ if [ "${1:-}" = "--install-deps" ]; then
   "$PYTHON" -c 'import pip' 2>/dev/null || missing+=(python3-pip)
   "$PYTHON" -c 'import setuptools' 2>/dev/null || missing+=(python3-setuptools)
   "$PYTHON" -c 'import wheel' 2>/dev/null || missing+=(python3-wheel)
+  # The webhook verifier's tests with FastAPI's (Starlette) and Flask's (Werkzeug) request headers;
+  # skipped without them.
+  "$PYTHON" -c 'import starlette' 2>/dev/null || missing+=(python3-starlette)
+  "$PYTHON" -c 'import werkzeug' 2>/dev/null || missing+=(python3-werkzeug)
   command -v mypy >/dev/null || missing+=(mypy)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "== installing ${missing[*]} (apt-get)"

@@ -1,6 +1,7 @@
 """Unit tests of the webhook verifier (issue 33): fileshare.Webhooks(secret).verify(body, headers)
 against the Standard Webhooks reference vector, every way a message can fail, and headers as a
-dict in any letter case, as httpx.Headers and as (name, value) pairs."""
+dict in any letter case, as httpx.Headers, as (name, value) pairs, and as Starlette's and Werkzeug's
+headers where those are installed."""
 
 from __future__ import annotations
 
@@ -103,6 +104,21 @@ def test_headers_as_pairs_of_text_or_bytes() -> None:
     assert Webhooks(SECRET).verify(BODY, text_pairs, now=TS) == {"test": 2432232314}
     asgi_scope_headers = [(k.lower().encode(), v.encode()) for k, v in text_pairs]  # an ASGI scope's "headers"
     assert Webhooks(SECRET).verify(BODY, asgi_scope_headers, now=TS) == {"test": 2432232314}
+
+
+def test_headers_of_starlette_as_fastapi_gives_them() -> None:
+    datastructures = pytest.importorskip("starlette.datastructures", reason="Starlette is not installed (python3-starlette)")
+    scope_headers = [(k.encode(), v.encode()) for k, v in headers().items()]
+    request_headers = datastructures.Headers(scope={"type": "http", "headers": scope_headers})  # FastAPI's request.headers
+    assert Webhooks(SECRET).verify(BODY, request_headers, now=TS) == {"test": 2432232314}
+
+
+def test_headers_of_werkzeug_as_flask_gives_them() -> None:
+    test = pytest.importorskip("werkzeug.test", reason="Werkzeug is not installed (python3-werkzeug)")
+    datastructures = pytest.importorskip("werkzeug.datastructures")
+    environ = test.EnvironBuilder(method="POST", data=BODY, headers=headers()).get_environ()
+    request_headers = datastructures.EnvironHeaders(environ)  # Flask's request.headers
+    assert Webhooks(SECRET).verify(BODY, request_headers, now=TS) == {"test": 2432232314}
 
 
 def test_surrounding_spaces_in_header_values_are_ignored() -> None:
