@@ -22,7 +22,7 @@ use Psr\Http\Message\StreamInterface;
  * `Webhooks::verify()` checks a message your endpoint received, with no client and no request:
  *
  * ```php
- * $event = Fileshare\Webhooks::verify(file_get_contents('php://input'), getallheaders(), getenv('FILESHARE_WEBHOOK_SECRET'));
+ * $event = Fileshare\Webhooks::verify(file_get_contents('php://input'), getallheaders(), $secret); // $secret: whsec_…
  * if ($event->type === 'file.uploaded') { … $event->data['file_id'] … }
  * ```
  *
