@@ -7,6 +7,7 @@ import { toCurrentKey, toStats } from './records.js'
 import { AuditEvents } from './resources/audit-events.js'
 import { Files } from './resources/files.js'
 import { Links } from './resources/links.js'
+import { Webhooks } from './resources/webhooks.js'
 import type { RetryPolicy } from './retry.js'
 import { env } from './runtime.js'
 import { detectTus, type TusCapabilities } from './tus.js'
@@ -98,6 +99,8 @@ export class Fileshare {
   readonly links: Links
   /** The account's audit log: list, iterate (scope `audit:read`). */
   readonly auditEvents: AuditEvents
+  /** The account's webhook endpoints and their deliveries (scope `webhooks:manage`). `Webhooks.verify` checks what they receive. */
+  readonly webhooks: Webhooks
   readonly baseUrl: string
   readonly maxRetries: number
   readonly timeoutMs: number
@@ -153,6 +156,7 @@ export class Fileshare {
     })
     this.links = new Links(this.#http)
     this.auditEvents = new AuditEvents(this.#http)
+    this.webhooks = new Webhooks(this.#http)
   }
 
   /**

@@ -41,7 +41,9 @@ export {
   PAGINATION_FIELDS,
   SCOPES,
   STATS_FIELDS,
+  WEBHOOK_DELIVERY_FIELDS,
   WEBHOOK_EVENT_TYPES,
+  WEBHOOK_FIELDS,
 } from './types.js'
 export type {
   ApiAuditEvent,
@@ -77,8 +79,21 @@ export type {
   Stats,
   StatsResult,
   UploadOptions,
+  ApiWebhook,
+  ApiWebhookDelivery,
+  Webhook,
+  WebhookCreateParams,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookDeliveryListOptions,
+  WebhookDeliveryState,
+  WebhookDisabledReason,
   WebhookEvent,
   WebhookEventData,
+  WebhookEventSelector,
   WebhookEventType,
+  WebhookTestResult,
+  WebhookUpdateParams,
+  WebhookWithSecret,
 } from './types.js'
 export { VERSION, USER_AGENT } from './version.js'

@@ -13,11 +13,19 @@ import type {
   FileRecord,
   Link,
   StatsResult,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookWithSecret,
+  ApiWebhook,
+  ApiWebhookDelivery,
 } from './types.js'
 
 export type RawFile = ApiFile & Record<string, unknown>
 export type RawLink = ApiLink & Record<string, unknown>
 export type RawAuditEvent = ApiAuditEvent & Record<string, unknown>
+export type RawWebhook = ApiWebhook & Record<string, unknown>
+export type RawWebhookDelivery = ApiWebhookDelivery & Record<string, unknown>
 
 /** `YYYY-MM-DD HH:MM:SS` (UTC) as a Date; also accepts ISO 8601. */
 export function parseUploadDate(value: string): Date {
@@ -97,6 +105,34 @@ export function toAuditEvent(raw: RawAuditEvent): AuditEvent {
 export function toAuditEventList(raw: { events?: RawAuditEvent[]; pagination?: AuditEventList['pagination'] }): AuditEventList {
   if (!raw || !Array.isArray(raw.events) || !raw.pagination) throw new FileshareError('the answer holds no audit event list')
   return { events: raw.events.map(toAuditEvent), pagination: { ...raw.pagination } }
+}
+
+/** A webhook endpoint from the API's object (a `secret` in it is kept). */
+export function toWebhook(raw: RawWebhook): Webhook {
+  return record<Webhook>(raw, 'webhook_id', 'webhook', { created: parseUploadDate(raw?.created_at) })
+}
+
+/** The endpoint of a create or rotate-secret answer, which must hold its `secret`. */
+export function toWebhookWithSecret(raw: RawWebhook): WebhookWithSecret {
+  const webhook = toWebhook(raw) as Webhook & { secret?: unknown }
+  if (typeof webhook.secret !== 'string' || webhook.secret === '') throw new FileshareError('the answer holds no webhook secret')
+  return webhook as WebhookWithSecret
+}
+
+/** A delivery from the API's object. */
+export function toWebhookDelivery(raw: RawWebhookDelivery): WebhookDelivery {
+  return record<WebhookDelivery>(raw, 'delivery_id', 'delivery', {
+    created: parseUploadDate(raw?.created_at),
+    next_attempt: optionalDate(raw?.next_attempt_at),
+  })
+}
+
+export function toWebhookDeliveryList(raw: {
+  deliveries?: RawWebhookDelivery[]
+  pagination?: WebhookDeliveryList['pagination']
+}): WebhookDeliveryList {
+  if (!raw || !Array.isArray(raw.deliveries) || !raw.pagination) throw new FileshareError('the answer holds no delivery list')
+  return { deliveries: raw.deliveries.map(toWebhookDelivery), pagination: { ...raw.pagination } }
 }
 
 /**

@@ -307,6 +307,131 @@ export type WebhookEvent = {
   [T in WebhookEventType]: { type: T; timestamp: string; data: WebhookEventData[T] }
 }[WebhookEventType]
 
+/** Field names of a webhook endpoint (`webhook` of the webhook calls; `secret` comes on top, once). */
+export const WEBHOOK_FIELDS = ['webhook_id', 'url', 'events', 'description', 'enabled', 'disabled_reason', 'created_at'] as const
+/** Field names of a delivery of `GET /webhooks/{webhook_id}/deliveries`. */
+export const WEBHOOK_DELIVERY_FIELDS = [
+  'delivery_id',
+  'event_type',
+  'message_id',
+  'attempts',
+  'last_status',
+  'last_error',
+  'next_attempt_at',
+  'state',
+  'created_at',
+] as const
+
+/** What an endpoint subscribes to: event types, or `'*'` for every type (also later ones). */
+export type WebhookEventSelector = WebhookEventType | '*' | (string & {})
+
+/**
+ * Why the server disabled an endpoint: `gone` (it answered 410), `failing` (no success for 5 days),
+ * `owner` (disabled with `update(id, { enabled: false })`); `null` while it is enabled.
+ */
+export type WebhookDisabledReason = 'gone' | 'failing' | 'owner'
+
+/** A webhook endpoint as the API returns it (`webhook`). */
+export interface ApiWebhook {
+  webhook_id: number
+  /** Where the messages are POSTed. */
+  url: string
+  events: WebhookEventSelector[]
+  description: string | null
+  enabled: boolean
+  disabled_reason: WebhookDisabledReason | null
+  /** UTC, `YYYY-MM-DD HH:MM:SS`. */
+  created_at: string
+}
+
+/** A webhook endpoint (`Webhook` in every SDK): the API's fields plus `created`, `created_at` as a `Date`. */
+export interface Webhook extends Readonly<ApiWebhook> {
+  /** `created_at` as a `Date` (UTC). */
+  readonly created: Date
+}
+
+/**
+ * What `webhooks.create()` and `webhooks.rotateSecret()` answer: the endpoint with its `secret`,
+ * which no other call shows again. Keep it where the receiver reads it, for `Webhooks.verify`.
+ */
+export interface WebhookWithSecret extends Webhook {
+  /** `whsec_<base64>`: the key the messages are signed with. */
+  readonly secret: string
+}
+
+/** `pending` (attempts remain), `succeeded` (a 2xx came back) or `failed` (every attempt failed). */
+export type WebhookDeliveryState = 'pending' | 'succeeded' | 'failed'
+
+/** A delivery of one message to one endpoint as the API returns it. */
+export interface ApiWebhookDelivery {
+  delivery_id: number
+  event_type: WebhookEventType | (string & {})
+  /** The message's `webhook-id` (the same on every attempt): what receivers deduplicate by. */
+  message_id: string
+  /** Attempts made so far. */
+  attempts: number
+  /** The HTTP status of the last attempt; `null` before one, or when no answer came. */
+  last_status: number | null
+  /** A short reason the last attempt failed (a timeout, a refused connection, …), or `null`. */
+  last_error: string | null
+  /** UTC, `YYYY-MM-DD HH:MM:SS`: when the next attempt is due; `null` when none is. */
+  next_attempt_at: string | null
+  state: WebhookDeliveryState
+  /** UTC, `YYYY-MM-DD HH:MM:SS`. */
+  created_at: string
+}
+
+/** A delivery (`WebhookDelivery` in every SDK): the API's fields plus its dates as `Date`s. */
+export interface WebhookDelivery extends Readonly<ApiWebhookDelivery> {
+  /** `created_at` as a `Date` (UTC). */
+  readonly created: Date
+  /** `next_attempt_at` as a `Date`, or `null`. */
+  readonly next_attempt: Date | null
+}
+
+/** The answer of `webhooks.deliveries()`: newest first. */
+export interface WebhookDeliveryList {
+  readonly deliveries: WebhookDelivery[]
+  readonly pagination: Readonly<{
+    limit: number
+    /** The last delivery's `delivery_id` when older ones follow, else `null`: pass it as `before_id`. */
+    next_before_id: number | null
+  }>
+}
+
+/** The fields of {@link Webhooks.create} (the API's names). */
+export interface WebhookCreateParams {
+  /** An absolute https URL (at most 2,048 characters, no credentials in it) that reaches a public address. */
+  url: string
+  /** The event types to send, or `['*']` for all of them. */
+  events: WebhookEventSelector[]
+  description?: string | null | undefined
+}
+
+/** The fields of {@link Webhooks.update}: those given are set, the others kept. */
+export interface WebhookUpdateParams {
+  url?: string | undefined
+  events?: WebhookEventSelector[] | undefined
+  description?: string | null | undefined
+  /** `false` disables the endpoint (`disabled_reason: 'owner'`); `true` enables it again, whatever disabled it. */
+  enabled?: boolean | undefined
+}
+
+/** Options of {@link Webhooks.deliveries}. */
+export interface WebhookDeliveryListOptions {
+  /** Deliveries per page, 1 to 100 (default 20). */
+  limit?: number | undefined
+  /** The deliveries whose `delivery_id` is lower than this (a page's `pagination.next_before_id`). */
+  before_id?: number | undefined
+  /** The same as `before_id`. */
+  beforeId?: number | undefined
+}
+
+/** What `webhooks.test()` answers: the id of the `webhook.test` message on its way (its `webhook-id`). */
+export interface WebhookTestResult {
+  readonly message_id: string
+}
+
 /** The error codes of `components.schemas.Error` (`error.code`). */
 export const ERROR_CODES = [
   'missing_file',
@@ -337,6 +462,8 @@ export const ERROR_CODES = [
   'idempotency_key_reused',
   'insufficient_scope',
   'ip_not_allowed',
+  'webhook_url_not_allowed',
+  'webhook_limit_exceeded',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 

@@ -1,18 +1,10 @@
 // client.auditEvents: the account's audit log (scope audit:read), newest first.
-import { ConfigurationError, FileshareError } from '../errors.js'
+import { FileshareError } from '../errors.js'
 import { call, type APIPromise } from '../api-promise.js'
 import type { Http } from '../http.js'
 import { formatSince, toAuditEventList } from '../records.js'
 import type { AuditEvent, AuditEventIterateOptions, AuditEventList, AuditEventListOptions, RequestOptions } from '../types.js'
-
-/** `before_id` or its alias `beforeId` (the same value when both are given). */
-function beforeId(options: AuditEventListOptions): number | undefined {
-  const { before_id: snake, beforeId: camel } = options
-  if (snake !== undefined && camel !== undefined && snake !== camel) {
-    throw new ConfigurationError('before_id and beforeId are the same option: give one')
-  }
-  return snake ?? camel
-}
+import { beforeIdOption } from './params.js'
 
 export class AuditEvents {
   /** @internal */
@@ -29,7 +21,7 @@ export class AuditEvents {
     return call(this.http, options, async (http) => {
       const query = {
         limit: options.limit,
-        before_id: beforeId(options),
+        before_id: beforeIdOption(options),
         action: options.action,
         since: options.since === undefined ? undefined : formatSince(options.since),
       }

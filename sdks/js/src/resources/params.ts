@@ -3,8 +3,8 @@ import { ConfigurationError } from '../errors.js'
 import { formatApiDate } from '../records.js'
 import type { DateInput } from '../types.js'
 
-/** A file or link id for a path: a positive integer, checked before anything is sent. */
-export function resourceId(id: number | string, what: 'file' | 'link'): string {
+/** A file, link, webhook or delivery id for a path: a positive integer, checked before anything is sent. */
+export function resourceId(id: number | string, what: 'file' | 'link' | 'webhook' | 'delivery'): string {
   const text = String(id)
   if (!/^[1-9]\d*$/.test(text)) throw new ConfigurationError(`a ${what} id is a positive integer, got ${JSON.stringify(text).slice(0, 40)}`)
   return text
@@ -55,4 +55,13 @@ export function idempotencyHeader(key: string | undefined): { 'idempotency-key':
     throw new ConfigurationError('idempotencyKey must be 1 to 255 printable ASCII characters')
   }
   return { 'idempotency-key': key }
+}
+
+/** `before_id` or its alias `beforeId` (the same value when both are given). */
+export function beforeIdOption(options: { before_id?: number | undefined; beforeId?: number | undefined }): number | undefined {
+  const { before_id: snake, beforeId: camel } = options
+  if (snake !== undefined && camel !== undefined && snake !== camel) {
+    throw new ConfigurationError('before_id and beforeId are the same option: give one')
+  }
+  return snake ?? camel
 }

@@ -1,6 +1,8 @@
 // The SDK's record types against the server's OpenAPI document (GET /api/v1/openapi.json): the
 // field lists must match, and the TypeScript types generated from the document (openapi-typescript,
-// from the repository's root node_modules) must be exactly the SDK's types.
+// from the repository's root node_modules) must be exactly the SDK's types. The webhook checks run
+// when the document has the /webhooks paths, and are skipped (shown as skipped) while the server
+// under test has none.
 import { execFile } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -15,6 +17,8 @@ import {
   LINK_FIELDS,
   PAGINATION_FIELDS,
   STATS_FIELDS,
+  WEBHOOK_DELIVERY_FIELDS,
+  WEBHOOK_FIELDS,
 } from '../../src/index.js'
 import { server } from '../helpers/env.js'
 
@@ -47,6 +51,36 @@ function answerSchema(document: Document, name: 'CurrentKey' | 'AuditEvent'): Sc
   return name === 'CurrentKey'
     ? resolve(answer.properties!.key!)
     : resolve((answer.properties!.events! as Schema & { items: Schema }).items)
+}
+
+/** The codes that come with the webhook paths: the document of a server without them may lack them. */
+const WEBHOOK_ERROR_CODES = ['webhook_url_not_allowed', 'webhook_limit_exceeded']
+
+type Operation = {
+  parameters?: { name: string; in: string }[]
+  responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>
+}
+
+/** The document's key for an API path (`/webhooks/{webhook_id}`), whether it holds the `/api/v1` prefix or not. */
+function pathKey(document: Document, suffix: string): string | undefined {
+  return Object.keys(document.paths).find((p) => p === suffix || p.endsWith(`/api/v1${suffix}`))
+}
+
+function hasWebhooks(document: Document): boolean {
+  return pathKey(document, '/webhooks') !== undefined
+}
+
+/** The schema of a path's JSON answer, `$ref`s resolved. */
+function answerOf(document: Document, suffix: string, method: string, status: string): Schema & { items?: Schema } {
+  const operation = document.paths[pathKey(document, suffix)!]![method] as Operation | undefined
+  expect(operation, `${method.toUpperCase()} ${suffix}`).toBeDefined()
+  const schema = operation!.responses?.[status]?.content?.['application/json']?.schema
+  expect(schema, `the ${status} answer of ${method.toUpperCase()} ${suffix}`).toBeDefined()
+  return resolveRef(document, schema!)
+}
+
+function resolveRef(document: Document, schema: Schema & { $ref?: string }): Schema & { items?: Schema } {
+  return schema.$ref ? document.components.schemas[schema.$ref.replace('#/components/schemas/', '')]! : schema
 }
 
 describe('the SDK and the OpenAPI document agree', () => {
@@ -87,13 +121,70 @@ describe('the SDK and the OpenAPI document agree', () => {
     expect(query.sort()).toEqual(['action', 'before_id', 'limit', 'since'])
   })
 
-  it('the error codes match', async () => {
-    const codes = (await openapi()).components.schemas.Error!.properties!.error!.properties!.code!.enum
-    expect([...(codes ?? [])].sort()).toEqual([...ERROR_CODES].sort())
+  it('the error codes match (the webhook codes once the document has the /webhooks paths)', async () => {
+    const document = await openapi()
+    const codes: string[] = [...(document.components.schemas.Error!.properties!.error!.properties!.code!.enum ?? [])]
+    const known: string[] = [...ERROR_CODES]
+    if (hasWebhooks(document)) {
+      expect(codes.sort()).toEqual(known.sort())
+    } else {
+      const others = (list: string[]) => list.filter((code) => !WEBHOOK_ERROR_CODES.includes(code)).sort()
+      expect(others(codes)).toEqual(others(known))
+    }
+  })
+
+  it('the webhook calls the SDK makes are in the document, deliveries with limit and before_id', async (context) => {
+    const document = await openapi()
+    if (!hasWebhooks(document)) return context.skip('the server under test has no /webhooks paths yet')
+    const calls: [string, string][] = [
+      ['post', '/webhooks'],
+      ['get', '/webhooks'],
+      ['get', '/webhooks/{webhook_id}'],
+      ['patch', '/webhooks/{webhook_id}'],
+      ['delete', '/webhooks/{webhook_id}'],
+      ['post', '/webhooks/{webhook_id}/rotate-secret'],
+      ['post', '/webhooks/{webhook_id}/test'],
+      ['get', '/webhooks/{webhook_id}/deliveries'],
+      ['post', '/webhooks/{webhook_id}/deliveries/{delivery_id}/retry'],
+    ]
+    for (const [method, suffix] of calls) {
+      const key = pathKey(document, suffix)
+      expect(key, suffix).toBeDefined()
+      expect(document.paths[key!]![method], `${method.toUpperCase()} ${suffix}`).toBeDefined()
+    }
+    const deliveries = document.paths[pathKey(document, '/webhooks/{webhook_id}/deliveries')!]!.get as Operation
+    const query = (deliveries.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)
+    expect(query.sort()).toEqual(['before_id', 'limit'])
+  })
+
+  it('Webhook and WebhookDelivery have the fields the SDK knows, all required; secret only in the create and rotate answers', async (context) => {
+    const document = await openapi()
+    if (!hasWebhooks(document)) return context.skip('the server under test has no /webhooks paths yet')
+    const fieldsOf = (schema: Schema) => ({
+      properties: Object.keys(schema.properties ?? {}).sort(),
+      required: [...(schema.required ?? [])].sort(),
+    })
+    const webhook = resolveRef(document, answerOf(document, '/webhooks/{webhook_id}', 'get', '200').properties!.webhook!)
+    expect(fieldsOf(webhook)).toEqual({ properties: [...WEBHOOK_FIELDS].sort(), required: [...WEBHOOK_FIELDS].sort() })
+    for (const [suffix, status] of [
+      ['/webhooks', '201'],
+      ['/webhooks/{webhook_id}/rotate-secret', '200'],
+    ] as const) {
+      const withSecret = resolveRef(document, answerOf(document, suffix, 'post', status).properties!.webhook!)
+      const withSecretFields = [...WEBHOOK_FIELDS, 'secret'].sort()
+      expect(fieldsOf(withSecret), `the webhook of POST ${suffix}`).toEqual({ properties: withSecretFields, required: withSecretFields })
+    }
+    const list = answerOf(document, '/webhooks/{webhook_id}/deliveries', 'get', '200')
+    const delivery = resolveRef(document, (list.properties!.deliveries! as Schema & { items: Schema }).items)
+    expect(fieldsOf(delivery)).toEqual({ properties: [...WEBHOOK_DELIVERY_FIELDS].sort(), required: [...WEBHOOK_DELIVERY_FIELDS].sort() })
+    expect(
+      Object.keys(list.properties!.pagination ? (resolveRef(document, list.properties!.pagination).properties ?? {}) : {}).sort(),
+    ).toEqual(['limit', 'next_before_id'])
   })
 
   it('the types generated from the document are exactly the SDK types', async () => {
     const document = await openapi()
+    const webhooks = hasWebhooks(document)
     const entry = new URL('../../../../node_modules/openapi-typescript/dist/index.mjs', import.meta.url)
     const generator = (await import(entry.href)) as {
       default: (schema: unknown) => Promise<unknown>
@@ -105,6 +196,7 @@ describe('the SDK and the OpenAPI document agree', () => {
       `${work}check.ts`,
       `import type { components, paths } from './openapi.js'
 import type { ApiAuditEvent, ApiCurrentKey, ApiFile, ApiLink, ApiPagination, ErrorCode, Limits, Stats } from '../../../src/types.js'
+import type { ApiWebhook, ApiWebhookDelivery } from '../../../src/types.js'
 type S = components['schemas']
 type Answer<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': infer A } } } } } ? A : never
 type CurrentKey = Answer<'/api/v1/key'> extends { key: infer K } ? K : never
@@ -120,7 +212,17 @@ export const checks: [
   Same<ApiCurrentKey, CurrentKey>,
   Same<ApiAuditEvent, AuditEvent>,
 ] = [true, true, true, true, true, true, true, true]
-`,
+${
+  webhooks
+    ? `type WebhookPath = Extract<keyof paths, \`\${string}/webhooks/{webhook_id}\`>
+type DeliveriesPath = Extract<keyof paths, \`\${string}/webhooks/{webhook_id}/deliveries\`>
+type Webhook = Answer<WebhookPath> extends { webhook: infer W } ? W : never
+type Delivery = Answer<DeliveriesPath> extends { deliveries: (infer D)[] } ? D : never
+export const webhookChecks: [Same<ApiWebhook, Webhook>, Same<ApiWebhookDelivery, Delivery>] = [true, true]
+`
+    : `export type Unused = [ApiWebhook, ApiWebhookDelivery]
+`
+}`,
     )
     const tsc = `${root}node_modules/typescript/bin/tsc`
     const args = [
