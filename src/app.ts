@@ -11,6 +11,7 @@ import { ServiceUnavailableError } from './errors.js'
 import errorHandler, { sendError, writeClientError } from './http/plugins/error-handler.js'
 import { continueIfExpected } from './http/refused-body.js'
 import garbageCollection from './http/plugins/garbage-collection.js'
+import webhookDispatch from './http/plugins/webhook-dispatch.js'
 import idempotency from './http/plugins/idempotency.js'
 import observability from './http/plugins/observability.js'
 import openapi from './http/plugins/openapi.js'
@@ -51,6 +52,8 @@ export interface BuildOptions {
   now?: () => number
   /** Lease and hand-over timing of resumable uploads: only tests shorten them. */
   resumableTiming?: BackendsOptions['resumableTiming']
+  /** The webhook dispatcher's timing: only tests shorten it. */
+  webhookDispatch?: BackendsOptions['webhookDispatch']
   /** Told of every route as it is registered (a test walks them all: test/contract/route-scopes.test.ts). */
   onRoute?: (route: RouteOptions) => void
 }
@@ -122,8 +125,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     ...(options.passwordHashCost ? { passwordHashCost: options.passwordHashCost } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.resumableTiming ? { resumableTiming: options.resumableTiming } : {}),
+    ...(options.webhookDispatch ? { webhookDispatch: options.webhookDispatch } : {}),
   })
   await app.register(garbageCollection)
+  await app.register(webhookDispatch)
   await app.register(idempotency)
   await app.register(openapi)
   await app.register(healthRoutes)

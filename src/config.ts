@@ -113,6 +113,8 @@ export const EnvSchema = Type.Object({
   // unless the operator allows them (tests do, for their local receivers).
   FILESHARE_WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   FILESHARE_WEBHOOKS_ALLOW_HTTP: Type.Boolean({ default: false }),
+  // Whether this instance sends webhook messages (instances that do share the work); off: API only.
+  FILESHARE_WEBHOOKS_DELIVER: Type.Boolean({ default: true }),
   // Prometheus metrics (GET /metrics) on a listener of their own, host:port (127.0.0.1:9464, [::1]:9464); unset: no metrics.
   FILESHARE_METRICS_ADDR: Type.Optional(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$' })),
 })
@@ -308,7 +310,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     gcGraceMs: valid.FILESHARE_GC_GRACE_MS,
     uploadExpiryMs: valid.FILESHARE_UPLOAD_EXPIRY_MS,
     auditIp: valid.FILESHARE_AUDIT_IP,
-    webhooks: { allowPrivate: valid.FILESHARE_WEBHOOKS_ALLOW_PRIVATE, allowHttp: valid.FILESHARE_WEBHOOKS_ALLOW_HTTP },
+    webhooks: {
+      allowPrivate: valid.FILESHARE_WEBHOOKS_ALLOW_PRIVATE,
+      allowHttp: valid.FILESHARE_WEBHOOKS_ALLOW_HTTP,
+      deliver: valid.FILESHARE_WEBHOOKS_DELIVER,
+    },
     auditRetentionMs: valid.FILESHARE_AUDIT_RETENTION_DAYS * 86_400_000,
     databaseUrl: valid.FILESHARE_DATABASE_URL,
     databaseSchema: valid.FILESHARE_DATABASE_SCHEMA,

@@ -212,6 +212,9 @@ async function main() {
         ...process.env,
         FILESHARE_LOG_LEVEL: 'warn',
         FILESHARE_PLANS: JSON.stringify(TEST_PLANS),
+        // The suites' webhook receivers listen on 127.0.0.1 over plain http.
+        FILESHARE_WEBHOOKS_ALLOW_PRIVATE: 'true',
+        FILESHARE_WEBHOOKS_ALLOW_HTTP: 'true',
         ...options.env,
         FILESHARE_DATA_DIR: dataDir,
         FILESHARE_PUBLIC_URL: origin,

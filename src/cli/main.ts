@@ -199,6 +199,7 @@ function gcReportJson(report: GarbageCollectionReport) {
     storage_reservations_released: report.reservationsReleased,
     idempotency_keys_removed: report.idempotencyKeysRemoved,
     audit_events_removed: report.auditEventsRemoved,
+    webhook_messages_removed: report.webhookMessagesRemoved,
     open_resumable_upload_writes_kept: report.openUploadWritesKept,
     bytes_freed: report.bytesFreed,
     failures: report.failures,

@@ -11,6 +11,7 @@ import * as accountEmailCase from './migrations/006-account-email-case.js'
 import * as links from './migrations/007-links.js'
 import * as quotasIdempotencyPaging from './migrations/008-quotas-idempotency-paging.js'
 import * as keyScopesAudit from './migrations/009-key-scopes-audit.js'
+import * as webhooks from './migrations/010-webhooks.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '007-links': links,
   '008-quotas-idempotency-paging': quotasIdempotencyPaging,
   '009-key-scopes-audit': keyScopesAudit,
+  '010-webhooks': webhooks,
 }
 
 /** Every migration's name, in the order they run. */

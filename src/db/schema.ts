@@ -206,6 +206,54 @@ export interface AuditEventsTable {
   details: string
 }
 
+export interface WebhooksTable {
+  id: Generated<number>
+  account_id: number
+  url: string
+  /** '*' for every event type, else the types separated by spaces. */
+  events: string
+  description: string | null
+  enabled: Generated<number>
+  disabled_reason: string | null
+  secret: string
+  previous_secret: string | null
+  previous_secret_until: number | null
+  failing_since: number | null
+  created_at: number
+}
+
+/** The outbox: one row per message, written in the transaction of its change. */
+export interface WebhookMessagesTable {
+  id: Generated<number>
+  account_id: number
+  message_id: string
+  event_type: string
+  body: string
+  created_at: number
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>
+  webhook_id: number
+  message_id: number
+  state: 'pending' | 'succeeded' | 'failed'
+  attempts: Generated<number>
+  next_attempt_at: number | null
+  locked_until: number | null
+  last_status: number | null
+  last_error: string | null
+  created_at: number
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>
+  delivery_id: number
+  at: number
+  status: number | null
+  duration_ms: number
+  error: string | null
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -219,11 +267,17 @@ export interface Database {
   storage_reservations: StorageReservationsTable
   idempotency_keys: IdempotencyKeysTable
   audit_events: AuditEventsTable
+  webhooks: WebhooksTable
+  webhook_messages: WebhookMessagesTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_attempts: WebhookAttemptsTable
 }
 
 export type AccountRow = Selectable<AccountsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type AuditEventRow = Selectable<AuditEventsTable>
+export type WebhookRow = Selectable<WebhooksTable>
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>
 export type NewAuditEventRow = Insertable<AuditEventsTable>
 export type FileRow = Selectable<FilesTable>
 export type NewFileRow = Insertable<FilesTable>

@@ -360,3 +360,76 @@ export const AuditEventsResponse = Type.Object({
     next_before_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as before_id for the next page; null on the last.' }),
   }),
 })
+
+export const WebhookIdParams = Type.Object({ webhook_id: SafeId('The webhook_id of an endpoint.') })
+export const WebhookDeliveryParams = Type.Object({
+  webhook_id: SafeId('The webhook_id of an endpoint.'),
+  delivery_id: SafeId('The delivery_id of one of its deliveries.'),
+})
+
+export const WebhookObject = Type.Object(
+  {
+    webhook_id: Type.Integer(),
+    url: Type.String({ format: 'uri' }),
+    events: Type.Array(Type.String(), { description: 'The event types it receives, or ["*"] for all.' }),
+    description: Type.Union([Type.String(), Type.Null()]),
+    enabled: Type.Boolean(),
+    disabled_reason: Type.Union([Type.Literal('gone'), Type.Literal('failing'), Type.Literal('owner'), Type.Null()], {
+      description: 'gone: it answered 410; failing: no success for 5 days while failing; owner: turned off by its owner.',
+    }),
+    created_at: Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS.' }),
+    secret: Type.Optional(
+      Type.String({ description: 'whsec_…: only in the answers of create and rotate-secret. Signs every message (webhooks.md).' }),
+    ),
+  },
+  { title: 'Webhook' },
+)
+
+/** The fields of an endpoint's create and update; on update, absent fields stay. */
+export const WebhookBody = Type.Object(
+  {
+    url: Type.Optional(
+      Type.String({ maxLength: 2048, description: 'https:// (http:// only when the operator allows it), public hosts only.' }),
+    ),
+    events: Type.Optional(Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20, description: 'Event types, or ["*"].' })),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, title: 'WebhookFields' },
+)
+
+export const WebhookResponse = Type.Object({ success: Type.Literal(true), webhook: WebhookObject })
+export const WebhookListResponse = Type.Object({ success: Type.Literal(true), webhooks: Type.Array(WebhookObject) })
+export const WebhookTestResponse = Type.Object({ success: Type.Literal(true), message_id: Type.String() })
+export const AcceptedResponse = Type.Object({ success: Type.Literal(true) })
+
+export const WebhookDeliveryObject = Type.Object(
+  {
+    delivery_id: Type.Integer(),
+    event_type: Type.String(),
+    message_id: Type.String({ description: 'The webhook-id header of every attempt.' }),
+    attempts: Type.Integer(),
+    last_status: Type.Union([Type.Integer(), Type.Null()]),
+    last_error: Type.Union([Type.String(), Type.Null()]),
+    next_attempt_at: NullableTime('When the next attempt is due; null once it succeeded or failed for good.'),
+    state: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+    created_at: Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS.' }),
+  },
+  { title: 'WebhookDelivery' },
+)
+
+export const WebhookDeliveriesQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    before_id: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Deliveries with a lower delivery_id.' }),
+    ),
+  },
+  { additionalProperties: true },
+)
+
+export const WebhookDeliveriesResponse = Type.Object({
+  success: Type.Literal(true),
+  deliveries: Type.Array(WebhookDeliveryObject),
+  pagination: Type.Object({ limit: Type.Integer(), next_before_id: Type.Union([Type.Integer(), Type.Null()]) }),
+})

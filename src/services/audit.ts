@@ -1,8 +1,12 @@
 import ipaddr from 'ipaddr.js'
 import type { Config } from '../config.js'
 import { InvalidParameterError } from '../errors.js'
-import type { AuditEventsRepository, PendingEvent } from '../db/repositories/audit-events-repository.js'
-import type { AuditEventRow, NewAuditEventRow } from '../db/schema.js'
+import type { AuditEventsRepository, ChangeRecord, PendingEvent } from '../db/repositories/audit-events-repository.js'
+import type { OutboxMessage } from '../db/repositories/webhooks-repository.js'
+import type { AuditEventRow, ListedFile, NewAuditEventRow } from '../db/schema.js'
+import { randomToken } from '../lib/random-token.js'
+import type { LinkView } from './links.js'
+import { fileRecord, linkRecord } from './records.js'
 
 /**
  * The audit log (../shared/spec/keys-and-audit.md): who changed what in an account, when and from
@@ -30,6 +34,10 @@ export const AUDIT_ACTIONS = [
   'link.rotated',
   'link.password_failed',
   'link.exhausted',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.disabled',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -51,7 +59,7 @@ export const SYSTEM_ACTOR: Actor = { type: 'system', id: null }
 export const OPERATOR_ACTOR: Actor = { type: 'operator', id: null }
 
 export interface AuditTarget {
-  type: 'key' | 'file' | 'link' | 'account' | 'session'
+  type: 'key' | 'file' | 'link' | 'account' | 'session' | 'webhook'
   id: number | null
 }
 
@@ -61,7 +69,23 @@ export interface EventContent {
   target?: AuditTarget | null
   /** Small and never secret: names, sizes, the fields changed; never a key, password, token or URL. */
   details?: Record<string, unknown>
+  /** The file or link changed, whose record a webhook message carries (never the audit row). */
+  subject?: { file: ListedFile } | { link: LinkView }
 }
+
+/** The webhook event types (../shared/spec/webhooks.md). */
+export const WEBHOOK_EVENT_TYPES = [
+  'file.uploaded',
+  'file.deleted',
+  'link.created',
+  'link.updated',
+  'link.revoked',
+  'link.exhausted',
+  'link.downloaded',
+  'upload.expired',
+  'webhook.test',
+] as const
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
 const USER_AGENT_MAX_LENGTH = 200
 
@@ -77,10 +101,13 @@ export function auditAddress(address: string | null | undefined, mode: Config['a
   return ipaddr.fromByteArray(bytes.map((byte, index) => (index < keep ? byte : 0))).toString()
 }
 
-/** Makes the rows of the log: the one place that decides what an event keeps of its actor. */
+/**
+ * Makes what a change records: its audit row (the one place that decides what an event keeps of its
+ * actor) and, for the changes webhooks tell of, its message for the outbox.
+ */
 export class AuditTrail {
   constructor(
-    private readonly config: Pick<Config, 'auditIp'>,
+    private readonly config: Pick<Config, 'auditIp'> & Partial<Pick<Config, 'linkBaseUrl'>>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -101,9 +128,58 @@ export class AuditTrail {
     }
   }
 
-  /** The event of a change whose content comes from the row the change writes (inside its transaction). */
+  /** The records of a change whose content comes from the row the change writes (inside its transaction). */
   pending<Changed>(action: AuditAction, actor: Actor, content: (changed: Changed) => EventContent): PendingEvent<Changed> {
-    return (changed) => this.row(action, actor, content(changed))
+    return (changed) => {
+      const made = content(changed)
+      const record: ChangeRecord = { audit: this.row(action, actor, made) }
+      const webhook = this.webhookOf(action, actor, made)
+      if (webhook) record.webhook = this.message(made.accountId, webhook.type, webhook.data)
+      return record
+    }
+  }
+
+  /** A change webhooks tell of but the audit log does not record (a download, an upload's expiry). */
+  webhookOnly<Changed>(type: WebhookEventType, content: (changed: Changed) => { accountId: number; data: unknown }): PendingEvent<Changed> {
+    return (changed) => {
+      const { accountId, data } = content(changed)
+      return { webhook: this.message(accountId, type, data) }
+    }
+  }
+
+  /** A message for the outbox: its id, and its body exactly as it is signed and sent. */
+  message(accountId: number, type: WebhookEventType, data: unknown): OutboxMessage {
+    const createdAt = this.now()
+    return {
+      accountId,
+      messageId: `msg_${randomToken(18)}`,
+      type,
+      body: JSON.stringify({ type, timestamp: new Date(createdAt).toISOString(), data }),
+      createdAt,
+    }
+  }
+
+  /** The webhook event of an audited change, if webhooks tell of it. */
+  private webhookOf(action: AuditAction, actor: Actor, content: EventContent): { type: WebhookEventType; data: unknown } | undefined {
+    const linkBaseUrl = this.config.linkBaseUrl ?? ''
+    const subject = content.subject
+    const fileId = content.target?.id ?? null
+    const filename = content.details?.filename ?? null
+    switch (action) {
+      case 'file.uploaded':
+        return subject && 'file' in subject ? { type: 'file.uploaded', data: fileRecord(subject.file, linkBaseUrl) } : undefined
+      case 'file.deleted':
+        return { type: 'file.deleted', data: { file_id: fileId, filename, reason: actor.type === 'operator' ? 'operator' : 'owner' } }
+      case 'file.expired':
+        return { type: 'file.deleted', data: { file_id: fileId, filename, reason: 'expired' } }
+      case 'link.created':
+      case 'link.updated':
+      case 'link.revoked':
+      case 'link.exhausted':
+        return subject && 'link' in subject ? { type: action, data: linkRecord(subject.link, linkBaseUrl) } : undefined
+      default:
+        return undefined
+    }
   }
 }
 

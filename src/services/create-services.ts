@@ -4,6 +4,7 @@ import { AccountHoldersRepository } from '../db/repositories/account-holders-rep
 import { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../db/repositories/api-keys-repository.js'
 import { AuditEventsRepository } from '../db/repositories/audit-events-repository.js'
+import { WebhooksRepository } from '../db/repositories/webhooks-repository.js'
 import { FilesRepository } from '../db/repositories/files-repository.js'
 import { LinksRepository } from '../db/repositories/links-repository.js'
 import { StorageReservationsRepository } from '../db/repositories/storage-reservations-repository.js'
@@ -19,6 +20,8 @@ import { AccountHolderService } from './account-holders.js'
 import { AccountService } from './accounts.js'
 import { ApiKeyService } from './api-keys.js'
 import { AuditLogService, AuditTrail } from './audit.js'
+import { WebhookDispatcher, type DispatcherOptions, type WebhookEvents } from './webhook-dispatcher.js'
+import { WebhookService } from './webhooks.js'
 import { DownloadService } from './downloads.js'
 import { FileService } from './files.js'
 import { GarbageCollector } from './garbage-collector.js'
@@ -33,8 +36,11 @@ import type { UploadEvents } from './upload-events.js'
 export interface Services {
   accounts: AccountService
   auditLog: AuditLogService
-  /** Makes the audit rows every change writes in its own transaction. */
+  /** Makes the audit rows and webhook messages every change writes in its own transaction. */
   trail: AuditTrail
+  webhooks: WebhookService
+  /** Sends the outbox's webhook messages; the server starts it (http/plugins/webhook-dispatch.ts). */
+  webhookDispatcher: WebhookDispatcher
   apiKeys: ApiKeyService
   files: FileService
   links: LinkService
@@ -71,17 +77,32 @@ export interface ServiceOptions {
   resumableTiming?: Partial<Omit<ResumableUploadTiming, 'expiryMs'>>
   /** Told when upload bytes are kept and files stored (the server's metrics); unset: no one is told. */
   uploadEvents?: UploadEvents
+  /** Told of each webhook attempt (the server's metrics). */
+  webhookEvents?: WebhookEvents
+  /** The webhook dispatcher's timing; tests shorten it. */
+  webhookDispatch?: Partial<DispatcherOptions>
 }
 
 /** Wires the domain services over one database and one blob store; shared by the server and the CLI. */
 export function createServices(
-  { db }: DatabaseHandle,
+  { db, dialect }: DatabaseHandle,
   store: BlobStore & ResumableBlobStore,
   limiters: ServiceLimiters,
-  config: Pick<Config, 'plans' | 'cacheTtlMs' | 'uploadExpiryMs' | 'sessionIdleTimeoutMs' | 'auditIp' | 'auditRetentionMs'>,
+  config: Pick<
+    Config,
+    'plans' | 'cacheTtlMs' | 'uploadExpiryMs' | 'sessionIdleTimeoutMs' | 'auditIp' | 'auditRetentionMs' | 'linkBaseUrl' | 'webhooks'
+  >,
   options: ServiceOptions = {},
 ): Services {
-  const { onBackgroundError = () => {}, passwordHashCost, now = Date.now, resumableTiming, uploadEvents } = options
+  const {
+    onBackgroundError = () => {},
+    passwordHashCost,
+    now = Date.now,
+    resumableTiming,
+    uploadEvents,
+    webhookEvents,
+    webhookDispatch,
+  } = options
   const accountsRepository = new AccountsRepository(db)
   const filesRepository = new FilesRepository(db)
   const trail = new AuditTrail(config, now)
@@ -112,9 +133,23 @@ export function createServices(
   const quota = new StorageQuota(new StorageReservationsRepository(db), now, onBackgroundError)
   const idempotency = new IdempotencyService(new IdempotencyKeysRepository(db), now, onBackgroundError)
   const links = new LinkService(linksRepository, filesRepository, passwordHashCost, now, trail)
+  const webhooksRepository = new WebhooksRepository(db, dialect)
+  const webhookDispatcher = new WebhookDispatcher(
+    webhooksRepository,
+    trail,
+    config.webhooks,
+    now,
+    webhookDispatch,
+    undefined,
+    undefined,
+    webhookEvents,
+    onBackgroundError,
+  )
   return {
     auditLog,
     trail,
+    webhooks: new WebhookService(webhooksRepository, trail, config.webhooks, now),
+    webhookDispatcher,
     apiKeys,
     accounts: new AccountService(accountsRepository, filesRepository, apiKeys, config, limiters.requests, now),
     files: new FileService(filesRepository, accountsRepository, store, onBackgroundError, now, uploadEvents, quota, trail),
@@ -127,6 +162,7 @@ export function createServices(
       idempotency,
       auditLog,
       trail,
+      webhooks: webhookDispatcher,
     }),
     accountHolders,
     sessions,

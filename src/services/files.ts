@@ -39,6 +39,7 @@ export function fileEvent(file: FileRow, extra: Record<string, unknown> = {}): E
     accountId: file.account_id,
     target: { type: 'file', id: file.id },
     details: { filename: file.filename, size: file.size, ...extra },
+    subject: { file },
   }
 }
 

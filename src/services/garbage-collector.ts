@@ -1,4 +1,5 @@
 import { SYSTEM_ACTOR, type AuditLogService, type AuditTrail } from './audit.js'
+import type { WebhookDispatcher } from './webhook-dispatcher.js'
 import { fileEvent } from './files.js'
 import type { FilesRepository } from '../db/repositories/files-repository.js'
 import type { FileRow } from '../db/schema.js'
@@ -51,6 +52,8 @@ export interface GarbageCollectionReport {
   idempotencyKeysRemoved: number
   /** Audit events past FILESHARE_AUDIT_RETENTION_DAYS. */
   auditEventsRemoved: number
+  /** Webhook messages (with their deliveries) older than 30 days. */
+  webhookMessagesRemoved: number
   /** Unfinished writes that belong to resumable uploads still open, whatever their age: kept. */
   openUploadWritesKept: number
   /** blobBytesRemoved + unfinishedWriteBytesRemoved + expiredFileBytesRemoved. */
@@ -89,6 +92,7 @@ export function emptyGarbageCollectionReport({
     reservationsReleased: 0,
     idempotencyKeysRemoved: 0,
     auditEventsRemoved: 0,
+    webhookMessagesRemoved: 0,
     openUploadWritesKept: 0,
     bytesFreed: 0,
     failures: 0,
@@ -119,6 +123,7 @@ export class GarbageCollector {
       idempotency?: Pick<IdempotencyService, 'purgeExpired'>
       auditLog?: Pick<AuditLogService, 'removeExpired'>
       trail?: Pick<AuditTrail, 'pending'>
+      webhooks?: Pick<WebhookDispatcher, 'purge'>
     } = {},
   ) {}
 
@@ -134,10 +139,11 @@ export class GarbageCollector {
       const purged = await this.links.purge(this.now() - REVOKED_LINK_RETENTION_MS, this.now())
       report.revokedLinksRemoved = purged.links
       report.grantsRemoved = purged.grants
-      const { quota, idempotency, auditLog } = this.housekeeping
+      const { quota, idempotency, auditLog, webhooks } = this.housekeeping
       if (quota) report.reservationsReleased = await quota.releaseAbandoned()
       if (idempotency) report.idempotencyKeysRemoved = await idempotency.purgeExpired()
       if (auditLog) report.auditEventsRemoved = await auditLog.removeExpired()
+      if (webhooks) report.webhookMessagesRemoved = await webhooks.purge()
     }
 
     const removeUnreferenced = async (batch: BlobEntry[]) => {

@@ -54,8 +54,9 @@ export function hasDownloadPolicy(link: Pick<LinkRow, 'max_downloads' | 'passwor
 }
 
 /** What a link's events say about it: never its token, URL or password. */
-export function linkEvent(link: LinkRow, extra: Record<string, unknown> = {}): EventContent {
+export function linkEvent(link: LinkRow, extra: Record<string, unknown> = {}, status?: LinkStatus): EventContent {
   return {
+    ...(status && { subject: { link: { link, status } } }),
     accountId: link.account_id,
     target: { type: 'link', id: link.id },
     details: {
@@ -107,7 +108,7 @@ export class LinkService {
         created_at: now,
       },
       MAX_LINKS_PER_FILE,
-      this.trail.pending('link.created', actor, (row: LinkRow) => linkEvent(row)),
+      this.trail.pending('link.created', actor, (row: LinkRow) => linkEvent(row, {}, linkStatus(row, file, now))),
     )
     if (!link) throw new LinkLimitExceededError(MAX_LINKS_PER_FILE)
     return { link, status: linkStatus(link, file, now) }
@@ -141,7 +142,11 @@ export class LinkService {
     }
     // The names of the fields changed, never their values (a password above all).
     const event = this.trail.pending('link.updated', actor, (row: LinkRow) =>
-      linkEvent(row, { changed: Object.keys(changes).map((name) => (name === 'password_hash' ? 'password' : name)) }),
+      linkEvent(
+        row,
+        { changed: Object.keys(changes).map((name) => (name === 'password_hash' ? 'password' : name)) },
+        linkStatus(row, file, now),
+      ),
     )
     const updated =
       changes.max_downloads != null
@@ -163,7 +168,7 @@ export class LinkService {
     const { link } = await this.owned(accountId, linkId, now)
     if (link.is_default === 1) throw new DefaultLinkRequiredError()
     // An already revoked link is not revoked again: the repository finds none to revoke.
-    const event = this.trail.pending('link.revoked', actor, () => linkEvent(link))
+    const event = this.trail.pending('link.revoked', actor, () => linkEvent({ ...link, revoked_at: now }, {}, 'revoked'))
     if (!(await this.links.revoke(link.id, now, event))) throw new NotFoundError(`No link with id ${linkId}.`)
   }
 
@@ -188,12 +193,19 @@ export class LinkService {
     now = this.now(),
     actor: Actor = SYSTEM_ACTOR,
   ): Promise<boolean> {
-    return this.links.takeDownload(
-      found.link,
-      now,
-      grant,
-      this.trail.pending('link.exhausted', actor, (row: LinkRow) => linkEvent(row)),
-    )
+    const exhausted = this.trail.pending('link.exhausted', actor, (row: LinkRow) => linkEvent(row, {}, 'exhausted'))
+    // Only a link with a policy (its grant) tells of each download: a plain link counts many, by range.
+    const downloaded =
+      grant &&
+      this.trail.webhookOnly('link.downloaded', (row: LinkRow) => ({
+        accountId: row.account_id,
+        data: {
+          link_id: row.id,
+          file_id: row.file_id,
+          downloads_left: row.max_downloads === null ? null : Math.max(0, row.max_downloads - row.download_count),
+        },
+      }))
+    return this.links.takeDownload(found.link, now, grant, exhausted, downloaded)
   }
 
   private async liveFile(accountId: number, fileId: number, now: number): Promise<FileRow> {

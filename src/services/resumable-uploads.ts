@@ -309,7 +309,11 @@ export class ResumableUploadService {
       if (!row || row.lease_token !== token) continue
       try {
         await this.store.abortResumable(row.store_state)
-        if (await this.uploads.close(row, token, 'expired')) expired++
+        const event = this.trail.webhookOnly('upload.expired', (upload: UploadRow) => ({
+          accountId: upload.account_id,
+          data: { upload_id: upload.id, filename: upload.filename, offset: upload.upload_offset, length: upload.length },
+        }))
+        if (await this.uploads.close(row, token, 'expired', event)) expired++
       } catch (error) {
         await this.uploads.releaseLease(id, token)
         this.onBackgroundError(error)

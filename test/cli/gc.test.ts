@@ -39,6 +39,7 @@ interface GcJson {
   storage_reservations_released: number
   idempotency_keys_removed: number
   audit_events_removed: number
+  webhook_messages_removed: number
   open_resumable_upload_writes_kept: number
   bytes_freed: number
   failures: number
@@ -150,6 +151,7 @@ describe('fileshare gc', () => {
       storage_reservations_released: 0,
       idempotency_keys_removed: 0,
       audit_events_removed: 0,
+      webhook_messages_removed: 0,
       open_resumable_upload_writes_kept: 0,
       bytes_freed: 570,
       failures: 0,

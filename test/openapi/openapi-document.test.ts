@@ -90,6 +90,15 @@ describe('the OpenAPI document', () => {
         'DELETE /api/v1/uploads/{upload_id} terminateUpload',
         'GET /api/v1/key getCurrentKey',
         'GET /api/v1/audit-events listAuditEvents',
+        'POST /api/v1/webhooks createWebhook',
+        'GET /api/v1/webhooks listWebhooks',
+        'GET /api/v1/webhooks/{webhook_id} getWebhook',
+        'PATCH /api/v1/webhooks/{webhook_id} updateWebhook',
+        'DELETE /api/v1/webhooks/{webhook_id} deleteWebhook',
+        'POST /api/v1/webhooks/{webhook_id}/rotate-secret rotateWebhookSecret',
+        'POST /api/v1/webhooks/{webhook_id}/test testWebhook',
+        'GET /api/v1/webhooks/{webhook_id}/deliveries listWebhookDeliveries',
+        'POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry retryWebhookDelivery',
       ].sort(),
     )
   })

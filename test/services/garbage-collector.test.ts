@@ -206,6 +206,7 @@ describe('GarbageCollector on a folder store and SQLite', () => {
       reservationsReleased: 0,
       idempotencyKeysRemoved: 0,
       auditEventsRemoved: 0,
+      webhookMessagesRemoved: 0,
       openUploadWritesKept: 0,
       bytesFreed: 350,
       failures: 0,

@@ -1,12 +1,19 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { AuditEventRow, Database, NewAuditEventRow } from '../schema.js'
+import { enqueueWebhookIn, type OutboxMessage } from './webhooks-repository.js'
+
+/** What a change records: its audit row, and the webhook message it sends, if any. */
+export interface ChangeRecord {
+  audit?: NewAuditEventRow
+  webhook?: OutboxMessage
+}
 
 /**
- * The audit row of a change, made from the row the change wrote (its id, its account), inside the
+ * The records of a change, made from the row the change wrote (its id, its account), inside the
  * change's transaction: repositories that change things take one and call it there, so that the
- * change and its event commit together or not at all.
+ * change, its audit event and its webhook message commit together or not at all.
  */
-export type PendingEvent<Changed> = (changed: Changed) => NewAuditEventRow
+export type PendingEvent<Changed> = (changed: Changed) => ChangeRecord
 
 /** Writes the event of a change inside the change's transaction. */
 export async function recordEventIn(trx: Transaction<Database> | Kysely<Database>, event: NewAuditEventRow): Promise<void> {
@@ -19,7 +26,10 @@ export async function recordChangeIn<Changed>(
   pending: PendingEvent<Changed> | undefined,
   changed: Changed | undefined,
 ): Promise<void> {
-  if (pending !== undefined && changed !== undefined) await recordEventIn(trx, pending(changed))
+  if (pending === undefined || changed === undefined) return
+  const record = pending(changed)
+  if (record.audit) await recordEventIn(trx, record.audit)
+  if (record.webhook) await enqueueWebhookIn(trx, record.webhook)
 }
 
 export interface AuditEventQuery {

@@ -216,6 +216,8 @@ export class LinksRepository {
     grant?: { tokenHash: string; expiresAt: number },
     /** Recorded when this download is the link's last (link.exhausted). */
     exhausted?: PendingEvent<LinkRow>,
+    /** Recorded for every download counted (link.downloaded). */
+    downloaded?: PendingEvent<LinkRow>,
   ): Promise<boolean> {
     return this.db
       .transaction()
@@ -240,6 +242,7 @@ export class LinksRepository {
           .executeTakeFirst()
         // The link is dead: undo the file's count with the whole transaction.
         if (!counted) throw new LinkDead()
+        await recordChangeIn(trx, downloaded, counted)
         if (counted.max_downloads !== null && counted.download_count >= counted.max_downloads) await recordChangeIn(trx, exhausted, counted)
         await trx
           .updateTable('accounts')

@@ -194,7 +194,12 @@ export class UploadsRepository {
    * tombstone stays), and gives its daily slot back in the same transaction. False, with nothing
    * changed, when the upload is no longer open under that lease.
    */
-  close(upload: Pick<UploadRow, 'id' | 'account_id' | 'slot_day'>, token: string, status: 'terminated' | 'expired'): Promise<boolean> {
+  close<Closed extends Pick<UploadRow, 'id' | 'account_id' | 'slot_day'>>(
+    upload: Closed,
+    token: string,
+    status: 'terminated' | 'expired',
+    event?: PendingEvent<Closed>,
+  ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const query =
         status === 'terminated'
@@ -210,6 +215,7 @@ export class UploadsRepository {
       if (changed === 0n) return false
       await releaseUploadSlotIn(trx, upload.account_id, upload.slot_day)
       await releaseStorageIn(trx, upload.id)
+      await recordChangeIn(trx, event, upload)
       return true
     })
   }

@@ -10,14 +10,16 @@ declare module 'fastify' {
 
 /** Hands the backends of the composition root (src/backends.ts) to the routes, and closes them with the app. */
 /** What the app may tune in the backends (tests: a low password cost, their own clock, short leases). */
-export type BackendsOptions = Pick<OpenBackendsOptions, 'passwordHashCost' | 'now' | 'resumableTiming'>
+export type BackendsOptions = Pick<OpenBackendsOptions, 'passwordHashCost' | 'now' | 'resumableTiming' | 'webhookDispatch'>
 
 export default fp(
-  async (app, { config, passwordHashCost, now, resumableTiming }: { config: Config } & BackendsOptions) => {
+  async (app, { config, passwordHashCost, now, resumableTiming, webhookDispatch }: { config: Config } & BackendsOptions) => {
     const backends = await openBackends(config, {
       ...(passwordHashCost ? { passwordHashCost } : {}),
       ...(now ? { now } : {}),
       ...(resumableTiming ? { resumableTiming } : {}),
+      ...(webhookDispatch ? { webhookDispatch } : {}),
+      webhookEvents: app.metrics.webhookEvents,
       onBackgroundError: (error) => app.log.error({ err: error }, 'background task failed'),
       onRedisError: (error) => app.log.warn({ err: error }, 'redis connection error'),
       uploadEvents: app.metrics.uploadEvents,

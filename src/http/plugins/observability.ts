@@ -1,6 +1,7 @@
+import type { WebhookEvents } from '../../services/webhook-dispatcher.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Counter, Histogram, Registry } from 'prom-client'
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { NO_UPLOAD_EVENTS, type UploadEvents } from '../../services/upload-events.js'
 
 /**
@@ -32,6 +33,10 @@ export interface Metrics {
   rateLimitRefused(plan: string, limit: RefusedLimit): void
   /** A garbage-collection sweep ended: its report, or undefined when it failed. */
   gcSwept(report: { bytesFreed: number; interrupted: boolean } | undefined): void
+  /** Handed to the webhook dispatcher (plugins/backends.ts): each attempt. */
+  readonly webhookEvents: WebhookEvents
+  /** Where the age of the oldest pending webhook message comes from, read at each scrape. */
+  watchWebhookBacklog(oldestPendingAgeMs: () => Promise<number>): void
 }
 
 declare module 'fastify' {
@@ -49,6 +54,8 @@ const NO_METRICS: Metrics = {
   uploadEvents: NO_UPLOAD_EVENTS,
   rateLimitRefused: () => {},
   gcSwept: () => {},
+  webhookEvents: { attempted: () => {} },
+  watchWebhookBacklog: () => {},
 }
 
 /** How much of a public link's token a log line shows. */
@@ -97,16 +104,29 @@ interface Instruments {
   rateLimitRefusals: Counter<'plan' | 'limit'>
   gcRuns: Counter<'outcome'>
   gcBytesReclaimed: Counter
+  webhookAttempts: Histogram<'outcome'>
+  webhookBacklog: Gauge
+  webhookBacklogSource: { read?: () => Promise<number> }
 }
 
 /** prom-client is loaded only here, when metrics are on: it costs every start some 30 ms. */
 async function createInstruments(): Promise<Instruments> {
-  const { Counter, Histogram, Registry, collectDefaultMetrics } = await import('prom-client')
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await import('prom-client')
   // Our own registry, never prom-client's global one: each app (and each test's app) counts alone.
   const registry = new Registry()
   // Process CPU, memory, handles, GC, and event-loop lag (nodejs_eventloop_lag_*).
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
+  // Read at each scrape, so that it always says what the outbox holds now.
+  const webhookBacklogSource: { read?: () => Promise<number> } = {}
+  const webhookBacklog = new Gauge({
+    name: 'fileshare_webhook_oldest_pending_seconds',
+    help: 'Age of the oldest webhook message not yet delivered (0: none), across every instance.',
+    registers,
+    async collect() {
+      if (webhookBacklogSource.read) this.set((await webhookBacklogSource.read()) / 1000)
+    },
+  })
   return {
     registry,
     duration: new Histogram({
@@ -149,6 +169,15 @@ async function createInstruments(): Promise<Instruments> {
       help: 'Bytes the garbage collector of this process removed from storage.',
       registers,
     }),
+    webhookAttempts: new Histogram({
+      name: 'fileshare_webhook_attempt_duration_seconds',
+      help: 'Webhook delivery attempts of this process by outcome (succeeded, retrying, failed), and how long each took.',
+      labelNames: ['outcome'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers,
+    }),
+    webhookBacklog,
+    webhookBacklogSource,
   }
 }
 
@@ -163,6 +192,12 @@ function metricsOf(instruments: Instruments): Metrics {
     gcSwept(report) {
       instruments.gcRuns.inc({ outcome: report ? (report.interrupted ? 'interrupted' : 'ok') : 'failed' })
       if (report) instruments.gcBytesReclaimed.inc(report.bytesFreed)
+    },
+    webhookEvents: {
+      attempted: (outcome, durationMs) => instruments.webhookAttempts.observe({ outcome }, durationMs / 1000),
+    },
+    watchWebhookBacklog(oldestPendingAgeMs) {
+      instruments.webhookBacklogSource.read = oldestPendingAgeMs
     },
   }
 }

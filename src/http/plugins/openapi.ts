@@ -2,6 +2,8 @@ import swagger from '@fastify/swagger'
 import fp from 'fastify-plugin'
 import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
 import {
+  WebhookDeliveryObject,
+  WebhookObject,
   AuditEventObject,
   CurrentKeyObject,
   DownloadOfferResponse,
@@ -33,6 +35,8 @@ const NAMED_SCHEMAS = new Set(
     GrantResponse,
     CurrentKeyObject,
     AuditEventObject,
+    WebhookObject,
+    WebhookDeliveryObject,
   ].map((schema) => (schema as { title?: string }).title),
 )
 

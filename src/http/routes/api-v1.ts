@@ -11,6 +11,7 @@ import { filesRoutes } from './files.js'
 import { keyRoutes } from './key.js'
 import { linksRoutes } from './links.js'
 import { statsRoutes } from './stats.js'
+import { webhooksRoutes } from './webhooks.js'
 import { uploadDiscoveryRoutes, uploadsRoutes } from './uploads.js'
 
 /** Everything under /api/v1. The OpenAPI document is public; every other route needs a key and names its scope (route-scope.ts). */
@@ -53,6 +54,7 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
     await api.register(filesRoutes)
     await api.register(linksRoutes)
     await api.register(statsRoutes)
+    await api.register(webhooksRoutes)
   })
 
   // Resumable uploads: Tus-Resumable goes on before the key is checked, so that every refusal carries it.

@@ -1,0 +1,297 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bearer, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
+
+/**
+ * Webhooks (../shared/spec/webhooks.md) on both stacks: the endpoints' API, the messages a change
+ * sends through the outbox, their Standard Webhooks signature (checked here by an implementation of
+ * the scheme's own, not the server's), retries and the guard against private targets.
+ */
+
+interface Received {
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+/** A receiver on 127.0.0.1 that answers each message with the next status of `answers` (then 200). */
+async function receiver(answers: number[] = []) {
+  const received: Received[] = []
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString() })
+      response.writeHead(answers.shift() ?? 200).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
+  return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+/** Standard Webhooks verification, written from the scheme: any one v1 signature over id.timestamp.body. */
+function verifies(secret: string, message: Received): boolean {
+  const id = String(message.headers['webhook-id'])
+  const timestamp = String(message.headers['webhook-timestamp'])
+  const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+    .update(`${id}.${timestamp}.${message.body}`)
+    .digest()
+  return String(message.headers['webhook-signature'])
+    .split(' ')
+    .filter((entry) => entry.startsWith('v1,'))
+    .some((entry) => {
+      const given = Buffer.from(entry.slice(3), 'base64')
+      return given.length === expected.length && timingSafeEqual(given, expected)
+    })
+}
+
+describe('webhooks', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await startTestApp(
+      { FILESHARE_WEBHOOKS_ALLOW_PRIVATE: 'true', FILESHARE_WEBHOOKS_ALLOW_HTTP: 'true' },
+      { webhookDispatch: { pollMs: 20 } },
+    )
+  })
+  afterAll(async () => {
+    await t.close()
+  })
+
+  async function account() {
+    const created = await t.createAccount('pro')
+    await t.app.services.accounts.setLimits(created.accountId, { requests_per_minute: 100_000, requests_per_day: 100_000 })
+    return created
+  }
+
+  function api(apiKey: string, method: string, path: string, body?: unknown) {
+    return fetch(`${t.api}${path}`, {
+      method,
+      headers: { ...bearer(apiKey), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  }
+
+  async function createWebhook(apiKey: string, fields: Record<string, unknown>) {
+    const response = await api(apiKey, 'POST', '/webhooks', fields)
+    expect(response.status, await response.clone().text()).toBe(201)
+    return ((await response.json()) as { webhook: { webhook_id: number; secret: string; events: string[] } }).webhook
+  }
+
+  it('sends a signed message for an upload, once, that the scheme verifies; the secret is shown only at creation', async () => {
+    const { apiKey } = await account()
+    const hooks = await receiver()
+    try {
+      const webhook = await createWebhook(apiKey, { url: hooks.url, events: ['file.uploaded'], description: 'CI' })
+      expect(webhook.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
+      const listed = (await (await api(apiKey, 'GET', '/webhooks')).json()) as { webhooks: Array<Record<string, unknown>> }
+      expect(listed.webhooks).toEqual([
+        {
+          webhook_id: webhook.webhook_id,
+          url: hooks.url,
+          events: ['file.uploaded'],
+          description: 'CI',
+          enabled: true,
+          disabled_reason: null,
+          created_at: expect.any(String),
+        },
+      ])
+      const { body: file } = await uploadFile(t, apiKey, 'hooked', 'hooked.txt')
+      await expect.poll(() => hooks.received.length).toBe(1)
+      const [message] = hooks.received
+      expect(message!.headers['content-type']).toBe('application/json')
+      expect(message!.headers['user-agent']).toMatch(/^Fileshare-Webhooks/)
+      expect(String(message!.headers['webhook-id'])).toMatch(/^msg_/)
+      expect(Math.abs(Number(message!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60)
+      expect(verifies(webhook.secret, message!)).toBe(true)
+      expect(verifies('whsec_' + Buffer.alloc(32).toString('base64'), message!)).toBe(false)
+      const event = JSON.parse(message!.body) as { type: string; timestamp: string; data: Record<string, unknown> }
+      expect(event.type).toBe('file.uploaded')
+      expect(new Date(event.timestamp).toISOString()).toBe(event.timestamp)
+      expect(event.data).toMatchObject({ file_id: file.file_id, filename: 'hooked.txt', size: 6, public_link: file.public_link })
+      // A delete: not subscribed, nothing sent.
+      expect((await api(apiKey, 'DELETE', `/files/${file.file_id}`)).status).toBe(200)
+      const deliveries = (await (await api(apiKey, 'GET', `/webhooks/${webhook.webhook_id}/deliveries`)).json()) as {
+        deliveries: Array<Record<string, unknown>>
+      }
+      expect(deliveries.deliveries).toEqual([
+        {
+          delivery_id: expect.any(Number),
+          event_type: 'file.uploaded',
+          message_id: message!.headers['webhook-id'],
+          attempts: 1,
+          last_status: 200,
+          last_error: null,
+          next_attempt_at: null,
+          state: 'succeeded',
+          created_at: expect.any(String),
+        },
+      ])
+      expect(hooks.received).toHaveLength(1)
+    } finally {
+      await hooks.close()
+    }
+  })
+
+  it('tells of links and deletions to an endpoint of every type, with the record or the reason', async () => {
+    const { apiKey } = await account()
+    const hooks = await receiver()
+    try {
+      await createWebhook(apiKey, { url: hooks.url, events: ['*'] })
+      const { body: file } = await uploadFile(t, apiKey, 'linked', 'linked.txt')
+      const link = (await (await api(apiKey, 'POST', `/files/${file.file_id}/links`, { max_downloads: 1 })).json()) as {
+        link: { link_id: number; url: string }
+      }
+      const grant = await fetch(link.link.url.replace(t.config.publicUrl, t.url), {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/json' },
+        body: '{}',
+        redirect: 'manual',
+      })
+      expect(grant.status).toBe(303)
+      expect((await api(apiKey, 'DELETE', `/files/${file.file_id}`)).status).toBe(200)
+      await expect.poll(() => hooks.received.map((message) => (JSON.parse(message.body) as { type: string }).type).sort()).toHaveLength(5)
+      const events = hooks.received.map((message) => JSON.parse(message.body) as { type: string; data: Record<string, unknown> })
+      const byType = new Map(events.map((event) => [event.type, event.data]))
+      expect([...byType.keys()].sort()).toEqual(['file.deleted', 'file.uploaded', 'link.created', 'link.downloaded', 'link.exhausted'])
+      expect(byType.get('link.created')).toMatchObject({ link_id: link.link.link_id, max_downloads: 1, status: 'active' })
+      expect(byType.get('link.downloaded')).toEqual({ link_id: link.link.link_id, file_id: file.file_id, downloads_left: 0 })
+      expect(byType.get('link.exhausted')).toMatchObject({ link_id: link.link.link_id, status: 'exhausted', download_count: 1 })
+      expect(byType.get('file.deleted')).toEqual({ file_id: file.file_id, filename: 'linked.txt', reason: 'owner' })
+      expect(new Set(hooks.received.map((message) => message.headers['webhook-id'])).size).toBe(5)
+    } finally {
+      await hooks.close()
+    }
+  })
+
+  it('retries a failed attempt after the schedule, with the same webhook-id; a 410 disables the endpoint', async () => {
+    const { apiKey } = await account()
+    const hooks = await receiver([500])
+    try {
+      const webhook = await createWebhook(apiKey, { url: hooks.url, events: ['webhook.test'] })
+      const tested = await api(apiKey, 'POST', `/webhooks/${webhook.webhook_id}/test`)
+      expect(tested.status).toBe(202)
+      const { message_id: messageId } = (await tested.json()) as { message_id: string }
+      await expect.poll(() => hooks.received.length).toBe(1)
+      const deliveriesOf = async () =>
+        (
+          (await (await api(apiKey, 'GET', `/webhooks/${webhook.webhook_id}/deliveries`)).json()) as {
+            deliveries: Array<{ attempts: number; state: string; last_status: number; delivery_id: number }>
+          }
+        ).deliveries
+      await expect.poll(async () => (await deliveriesOf())[0]?.attempts).toBe(1)
+      expect((await deliveriesOf())[0]).toMatchObject({ state: 'pending', last_status: 500 })
+      // The next attempt is due 5 s (+-10%) later: the clock moves instead of the test sleeping.
+      t.advanceClock(6_000)
+      await expect.poll(() => hooks.received.length).toBe(2)
+      expect(hooks.received.map((message) => message.headers['webhook-id'])).toEqual([messageId, messageId])
+      await expect.poll(async () => (await deliveriesOf())[0]?.state).toBe('succeeded')
+
+      // 410: the endpoint is off at once, and says why.
+      const gone = await receiver([410])
+      try {
+        const patched = await api(apiKey, 'PATCH', `/webhooks/${webhook.webhook_id}`, { url: gone.url })
+        expect(patched.status).toBe(200)
+        await api(apiKey, 'POST', `/webhooks/${webhook.webhook_id}/test`)
+        await expect
+          .poll(
+            async () =>
+              ((await (await api(apiKey, 'GET', `/webhooks/${webhook.webhook_id}`)).json()) as { webhook: { disabled_reason: string } })
+                .webhook.disabled_reason,
+          )
+          .toBe('gone')
+        expect(gone.received).toHaveLength(1)
+      } finally {
+        await gone.close()
+      }
+    } finally {
+      await hooks.close()
+    }
+  })
+
+  it('rotating the secret signs with both for a day', async () => {
+    const { apiKey } = await account()
+    const hooks = await receiver()
+    try {
+      const webhook = await createWebhook(apiKey, { url: hooks.url, events: ['webhook.test'] })
+      const rotated = (await (await api(apiKey, 'POST', `/webhooks/${webhook.webhook_id}/rotate-secret`)).json()) as {
+        webhook: { secret: string }
+      }
+      expect(rotated.webhook.secret).not.toBe(webhook.secret)
+      await api(apiKey, 'POST', `/webhooks/${webhook.webhook_id}/test`)
+      await expect.poll(() => hooks.received.length).toBe(1)
+      const message = hooks.received[0]!
+      expect(String(message.headers['webhook-signature']).split(' ')).toHaveLength(2)
+      expect(verifies(rotated.webhook.secret, message)).toBe(true)
+      expect(verifies(webhook.secret, message)).toBe(true)
+      const got = (await (await api(apiKey, 'GET', `/webhooks/${webhook.webhook_id}`)).json()) as { webhook: Record<string, unknown> }
+      expect(got.webhook.secret).toBeUndefined()
+    } finally {
+      await hooks.close()
+    }
+  })
+
+  it('refuses bad fields, unknown events, credentials, too many endpoints, and unknown ids', async () => {
+    const { apiKey } = await account()
+    const code = async (response: Response) => `${response.status} ${((await response.json()) as { error: { code: string } }).error.code}`
+    expect(await code(await api(apiKey, 'POST', '/webhooks', { url: 'not a url', events: ['*'] }))).toBe('400 invalid_parameter')
+    expect(await code(await api(apiKey, 'POST', '/webhooks', { url: 'https://user:pw@example.com/', events: ['*'] }))).toBe(
+      '400 invalid_parameter',
+    )
+    expect(await code(await api(apiKey, 'POST', '/webhooks', { url: 'https://example.com/', events: ['file.exploded'] }))).toBe(
+      '400 invalid_parameter',
+    )
+    expect(await code(await api(apiKey, 'POST', '/webhooks', { url: 'https://example.com/', events: [] }))).toBe('400 invalid_parameter')
+    expect(await code(await api(apiKey, 'POST', '/webhooks', { url: 'https://example.com/', events: ['*'], extra: 1 }))).toBe(
+      '400 invalid_parameter',
+    )
+    expect(await code(await api(apiKey, 'POST', '/webhooks', { url: 'ftp://example.com/', events: ['*'] }))).toBe(
+      '400 webhook_url_not_allowed',
+    )
+    for (let i = 0; i < 20; i++) await createWebhook(apiKey, { url: `http://127.0.0.1:9/${i}`, events: ['*'] })
+    expect(await code(await api(apiKey, 'POST', '/webhooks', { url: 'http://127.0.0.1:9/21', events: ['*'] }))).toBe(
+      '403 webhook_limit_exceeded',
+    )
+    expect(await code(await api(apiKey, 'GET', '/webhooks/999999'))).toBe('404 not_found')
+    const other = await account()
+    const mine = ((await (await api(apiKey, 'GET', '/webhooks')).json()) as { webhooks: Array<{ webhook_id: number }> }).webhooks[0]!
+    expect(await code(await api(other.apiKey, 'GET', `/webhooks/${mine.webhook_id}`))).toBe('404 not_found')
+    expect(await code(await api(other.apiKey, 'DELETE', `/webhooks/${mine.webhook_id}`))).toBe('404 not_found')
+  })
+})
+
+describe('webhooks without FILESHARE_WEBHOOKS_ALLOW_PRIVATE', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await startTestApp({ FILESHARE_WEBHOOKS_ALLOW_HTTP: 'true' })
+  })
+  afterAll(async () => {
+    await t.close()
+  })
+
+  it('refuses every private, loopback and link-local target, IPv4-mapped forms included', async () => {
+    const { apiKey } = await t.createAccount('pro')
+    for (const host of [
+      '127.0.0.1',
+      '[::1]',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '[fc00::1]',
+      '[fe80::1]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:10.0.0.1]',
+      'localhost',
+    ]) {
+      const response = await fetch(`${t.api}/webhooks`, {
+        method: 'POST',
+        headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `http://${host}/hooks`, events: ['*'] }),
+      })
+      expect(`${host} ${response.status}`).toBe(`${host} 400`)
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('webhook_url_not_allowed')
+    }
+  })
+})
