@@ -469,7 +469,8 @@ class Webhook(Record):
     url: str
     """The https URL the messages are POSTed to."""
     events: list[str]
-    """The event types sent there (``file.uploaded``, ``link.created``, ...), or ``["*"]``: all."""
+    """The event types sent there (``file.uploaded``, ``link.created``, ...), or ``["*"]``: all.
+    The server keeps them in its own order of the types, not necessarily the order given."""
     description: str | None
     enabled: bool
     """False: nothing is sent (see ``disabled_reason``); ``update(id, enabled=True)`` turns it on again."""
