@@ -166,26 +166,19 @@ def _answer_schema(openapi: dict[str, Any], path: str) -> dict[str, Any]:
     return schema
 
 
-def _object(schema: dict[str, Any]) -> dict[str, Any]:
-    """An object schema, or the object branch of an ``anyOf`` with null (``target``)."""
-    for branch in schema.get("anyOf", [schema]):
-        if branch.get("type") == "object":
-            return dict(branch)
-    raise AssertionError(f"no object schema in {schema}")
-
-
 def _key_and_audit_schemas(openapi: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The schemas of GET /key and GET /audit-events: titled (CurrentKey, AuditEvent) but inline in
-    the operations, not in components.schemas."""
-    key = _answer_schema(openapi, "/api/v1/key")["properties"]
-    audit = _answer_schema(openapi, "/api/v1/audit-events")["properties"]
-    event = audit["events"]["items"]
+    """The schemas of GET /key and GET /audit-events (CurrentKey, AuditEvent), inline in the
+    operations or named in components.schemas (``$ref``)."""
+    key = _resolve(openapi, _answer_schema(openapi, "/api/v1/key"))["properties"]
+    audit = _resolve(openapi, _answer_schema(openapi, "/api/v1/audit-events"))["properties"]
+    current = _resolve(openapi, key["key"])
+    event = _resolve(openapi, _resolve(openapi, audit["events"])["items"])
     return {
-        "CurrentKey": {**key["key"], "properties": {**key["key"]["properties"], "plan": key["plan"]}, "required": [*key["key"]["required"], "plan"]},
+        "CurrentKey": {**current, "properties": {**current["properties"], "plan": key["plan"]}, "required": [*current["required"], "plan"]},
         "AuditEvent": event,
-        "AuditActor": _object(event["properties"]["actor"]),
-        "AuditTarget": _object(event["properties"]["target"]),
-        "AuditPagination": audit["pagination"],
+        "AuditActor": _resolve(openapi, event["properties"]["actor"]),
+        "AuditTarget": _resolve(openapi, event["properties"]["target"]),
+        "AuditPagination": _resolve(openapi, audit["pagination"]),
     }
 
 
@@ -240,7 +233,8 @@ def _has_webhooks(openapi: dict[str, Any]) -> bool:
 
 
 def _resolve(openapi: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """A schema with its ``$ref`` followed, or the object branch of an ``anyOf``/``oneOf`` with null."""
+    """A schema with its ``$ref`` followed, or the branch of an ``anyOf``/``oneOf`` with null that
+    is not null (itself followed)."""
     while "$ref" in schema:
         target: Any = openapi
         for part in schema["$ref"].removeprefix("#/").split("/"):
@@ -248,7 +242,8 @@ def _resolve(openapi: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
         schema = target
     for key in ("anyOf", "oneOf"):
         if key in schema:
-            return _resolve(openapi, _object(schema))
+            [branch] = [b for b in schema[key] if b.get("type") != "null"]
+            return _resolve(openapi, branch)
     return schema
 
 
