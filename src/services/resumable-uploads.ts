@@ -431,6 +431,10 @@ export class ResumableUploadService {
         else callback(null, data)
       },
     })
+    // The store attaches to `feed` only after its own first await: a client gone before then must
+    // not make an 'error' that no one listens to (Node would end the process). The store still sees
+    // the error, as `feed` is then destroyed with it.
+    feed.on('error', () => {})
     const source = chunk.source
     chunk.beforeRead?.()
     source.pipe(feed)

@@ -67,6 +67,10 @@ export class UploadReservation {
       },
     })
     source.on('error', (error) => metered.destroy(error))
+    // The store may attach to `metered` only after an await of its own: a client gone before then
+    // must not make an 'error' no one listens to (Node would end the process); the store still
+    // sees it, as `metered` is destroyed with it.
+    metered.on('error', () => {})
     return source.pipe(metered)
   }
 
