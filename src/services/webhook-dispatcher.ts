@@ -1,5 +1,6 @@
 import type { ClaimedDelivery, WebhooksRepository } from '../db/repositories/webhooks-repository.js'
 import type { WebhookRow } from '../db/schema.js'
+import { SERVICE_VERSION } from '../lib/service-version.js'
 import { signatureHeader } from '../lib/standard-webhooks.js'
 import { SYSTEM_ACTOR, type AuditTrail } from './audit.js'
 import { resolveWebhookTarget, type WebhookLookup, type WebhookTargetPolicy } from './webhook-target.js'
@@ -28,7 +29,7 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   maxInFlight: 16,
   pollMs: 500,
   timeoutMs: 15_000,
-  userAgent: 'Fileshare-Webhooks',
+  userAgent: `Fileshare-Webhooks/${SERVICE_VERSION}`,
 }
 
 /** Told of each attempt (the server's metrics). */

@@ -101,7 +101,7 @@ describe('webhooks', () => {
       await expect.poll(() => hooks.received.length).toBe(1)
       const [message] = hooks.received
       expect(message!.headers['content-type']).toBe('application/json')
-      expect(message!.headers['user-agent']).toMatch(/^Fileshare-Webhooks/)
+      expect(message!.headers['user-agent']).toMatch(/^Fileshare-Webhooks\/\d+\.\d+\.\d+/)
       expect(String(message!.headers['webhook-id'])).toMatch(/^msg_/)
       expect(Math.abs(Number(message!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60)
       expect(verifies(webhook.secret, message!)).toBe(true)
@@ -208,6 +208,22 @@ describe('webhooks', () => {
     } finally {
       await hooks.close()
     }
+  })
+
+  it('a creation retried with its Idempotency-Key answers the first again and makes no second endpoint', async () => {
+    const { apiKey } = await account()
+    const create = () =>
+      fetch(`${t.api}/webhooks`, {
+        method: 'POST',
+        headers: { ...bearer(apiKey), 'content-type': 'application/json', 'idempotency-key': 'create-hook-1' },
+        body: JSON.stringify({ url: 'https://example.com/hooks', events: ['file.uploaded'] }),
+      })
+    const first = await create()
+    const again = await create()
+    expect([first.status, again.status]).toEqual([201, 201])
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(await again.json()).toEqual(await first.json())
+    expect(((await (await api(apiKey, 'GET', '/webhooks')).json()) as { webhooks: unknown[] }).webhooks).toHaveLength(1)
   })
 
   it('rotating the secret signs with both for a day', async () => {

@@ -123,7 +123,7 @@ function completeDocument(document: OpenApi.Document): OpenApi.Document {
 }
 
 /** The operations that take an Idempotency-Key (http/plugins/idempotency.ts). */
-const IDEMPOTENT_OPERATIONS = new Set(['uploadFile', 'createUpload', 'createLink'])
+const IDEMPOTENT_OPERATIONS = new Set(['uploadFile', 'createUpload', 'createLink', 'createWebhook'])
 
 function decorate(operation: Operation): Operation {
   const authenticated = (operation.security ?? []).length > 0

@@ -1,6 +1,6 @@
 import { actorOf } from '../actor.js'
+import { canonicalBody } from '../canonical-body.js'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { emptyBodyIsNoFields } from '../empty-body.js'
 import { integerParameters } from '../integer-parameters.js'
@@ -25,10 +25,6 @@ export const linksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { links } = app.services
   const present = (view: Parameters<typeof presentLink>[0]) => presentLink(view, app.config.linkBaseUrl)
   const fields = { validatorCompiler: jsonFieldsValidator, config: { bodyFieldsAreParameters: true } }
-  // The body, with its fields in one order: the same link asked for twice is the same request.
-  const canonicalBody = (request: FastifyRequest) =>
-    JSON.stringify(Object.fromEntries(Object.entries(request.body as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))))
-
   app.post(
     '/files/:file_id/links',
     {

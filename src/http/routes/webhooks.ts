@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
 import type { WebhookDeliveryRow, WebhookRow } from '../../db/schema.js'
 import { formatOptionalUtcTime, formatUtcTime } from '../../lib/utc-time.js'
 import { actorOf } from '../actor.js'
+import { canonicalBody } from '../canonical-body.js'
 import { emptyBodyIsNoFields } from '../empty-body.js'
 import { integerParameters } from '../integer-parameters.js'
 import { jsonFieldsValidator } from '../json-fields-validator.js'
@@ -11,6 +13,8 @@ import {
   bodyErrors,
   DeleteResponse,
   ErrorBody,
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyErrors,
   WebhookBody,
   WebhookDeliveriesQuery,
   WebhookDeliveriesResponse,
@@ -61,12 +65,16 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks',
     {
       ...fields,
-      config,
+      config: { ...config, idempotency: canonicalBody },
       schema: {
         operationId: 'createWebhook',
         summary: 'Add a webhook endpoint; its secret is in this answer only',
+        description:
+          'With an Idempotency-Key, a retried creation answers the first one again (its secret included, kept 24 hours with the ' +
+          'stored answer) instead of making a second endpoint.',
+        headers: Type.Object(IDEMPOTENCY_KEY_HEADER),
         body: WebhookBody,
-        response: { 201: WebhookResponse, ...errors },
+        response: { 201: WebhookResponse, ...errors, ...idempotencyErrors },
       },
     },
     async (request, reply) => {

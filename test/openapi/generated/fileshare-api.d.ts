@@ -280,7 +280,10 @@ export interface paths {
         /** The account's webhook endpoints */
         get: operations["listWebhooks"];
         put?: never;
-        /** Add a webhook endpoint; its secret is in this answer only */
+        /**
+         * Add a webhook endpoint; its secret is in this answer only
+         * @description With an Idempotency-Key, a retried creation answers the first one again (its secret included, kept 24 hours with the stored answer) instead of making a second endpoint.
+         */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -3581,7 +3584,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters. Sending the same request again with it replays the first 2xx answer (Idempotent-Replayed: true) instead of creating again; kept 24 hours. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3606,6 +3612,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3666,6 +3673,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `invalid_request`: a request body over 1 MiB on an endpoint that takes none. */
             413: {
                 headers: {
@@ -3681,6 +3702,19 @@ export interface operations {
             };
             /** @description `invalid_request`: a request body of a type the endpoint does not take. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
