@@ -106,6 +106,9 @@ export function auditAddress(address: string | null | undefined, mode: Config['a
  * actor) and, for the changes webhooks tell of, its message for the outbox.
  */
 export class AuditTrail {
+  /** Told when a message is made for the outbox (the local dispatcher looks sooner). */
+  onMessage: () => void = () => {}
+
   constructor(
     private readonly config: Pick<Config, 'auditIp'> & Partial<Pick<Config, 'linkBaseUrl'>>,
     private readonly now: () => number = Date.now,
@@ -150,6 +153,7 @@ export class AuditTrail {
   /** A message for the outbox: its id, and its body exactly as it is signed and sent. */
   message(accountId: number, type: WebhookEventType, data: unknown): OutboxMessage {
     const createdAt = this.now()
+    this.onMessage()
     return {
       accountId,
       messageId: `msg_${randomToken(18)}`,

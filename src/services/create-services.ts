@@ -145,6 +145,7 @@ export function createServices(
     webhookEvents,
     onBackgroundError,
   )
+  trail.onMessage = () => webhookDispatcher.nudge()
   return {
     auditLog,
     trail,

@@ -8,6 +8,8 @@ import { sendWebhook, type WebhookAttempt, type WebhookSendMessage, type Webhook
 
 /** After the first attempt at once, the waits before each next one (webhooks.md), each +-10%. */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
+/** How long after a local message is recorded the dispatcher looks for it (its transaction commits meanwhile). */
+const NUDGE_DELAY_MS = 15
 /** An endpoint that has failed without a success for this long is disabled (`failing`). */
 export const FAILING_DISABLE_MS = 5 * 86_400_000
 /** Deliveries and their messages are kept this long. */
@@ -123,6 +125,16 @@ export class WebhookDispatcher {
         this.wake = undefined
       }
     })()
+  }
+
+  /**
+   * A message was just put in the outbox by this process: look sooner than the next poll. The change
+   * commits a moment later, so the look comes after a short pause (an early look finds nothing yet
+   * and the poll catches it).
+   */
+  nudge(): void {
+    if (this.stopped) return
+    setTimeout(() => this.wake?.(), NUDGE_DELAY_MS).unref()
   }
 
   /** Stops taking deliveries and waits for the attempts in flight (each ends within its timeout). */

@@ -13,6 +13,8 @@ import { bearer, startTestApp, uploadFile, type TestApp } from '../helpers/test-
 interface Received {
   headers: IncomingHttpHeaders
   body: string
+  /** When it arrived (epoch ms). */
+  at: number
 }
 
 /** A receiver on 127.0.0.1 that answers each message with the next status of `answers` (then 200). */
@@ -22,7 +24,7 @@ async function receiver(answers: number[] = []) {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString() })
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString(), at: Date.now() })
       response.writeHead(answers.shift() ?? 200).end()
     })
   })
@@ -205,6 +207,28 @@ describe('webhooks', () => {
       } finally {
         await gone.close()
       }
+    } finally {
+      await hooks.close()
+    }
+  })
+
+  it('delivers soon after the change: latency from the upload to the receiver (printed for docs/webhooks.md)', async () => {
+    const { apiKey } = await account()
+    const hooks = await receiver()
+    try {
+      await createWebhook(apiKey, { url: hooks.url, events: ['file.uploaded'] })
+      const started = new Map<number, number>()
+      for (let i = 0; i < 30; i++) {
+        const at = Date.now()
+        const { body } = await uploadFile(t, apiKey, `timed ${i}`, `timed-${i}.txt`)
+        started.set(body.file_id, at)
+      }
+      await expect.poll(() => hooks.received.length).toBe(30)
+      const latencies = hooks.received
+        .map((message) => message.at - started.get((JSON.parse(message.body) as { data: { file_id: number } }).data.file_id)!)
+        .sort((a, b) => a - b)
+      console.log(`webhook latency (${process.env.FILESHARE_TEST_STACK ?? 'embedded'}): p50 ${latencies[14]} ms, p99 ${latencies[29]} ms`)
+      expect(latencies.every((latency) => latency >= 0)).toBe(true)
     } finally {
       await hooks.close()
     }
