@@ -28,6 +28,8 @@ final class Json {
     private static final Set<String> AUDIT_EVENT_FIELDS = Set.of("event_id", "at", "action", "actor", "ip", "user_agent",
             "target", "details");
 
+    private static final Set<String> WEBHOOK_EVENT_FIELDS = Set.of("type", "timestamp", "data");
+
     private Json() {}
 
     /** A request body as JSON text (null values as JSON nulls). */
@@ -185,6 +187,18 @@ final class Json {
         for (JsonNode event : node.get("events")) events.add(auditEvent(event));
         JsonNode p = node.get("pagination");
         return new AuditEventList(events, new AuditEventPagination(p.path("limit").asLong(), number(p, "next_before_id")));
+    }
+
+    /** A webhook message's body (a JSON object) with its {@code webhook-id}. */
+    static WebhookEvent webhookEvent(JsonNode body, String messageId) {
+        JsonNode type = body.get("type");
+        JsonNode timestamp = body.get("timestamp");
+        return new WebhookEvent(
+                type != null && type.isTextual() ? type.asText() : null,
+                timestamp != null && timestamp.isTextual() ? timestamp.asText() : null,
+                object(body.get("data")),
+                messageId,
+                extra(body, WEBHOOK_EVENT_FIELDS));
     }
 
     static StatsResult statsResult(JsonNode node) {
