@@ -154,6 +154,30 @@ describe('the OpenAPI document', () => {
     }
   })
 
+  it('describes every webhook message as an OpenAPI 3.1 webhook, with the Standard Webhooks headers', () => {
+    const webhooks = (
+      document as unknown as { webhooks: Record<string, { post: { parameters: Array<{ name: string }>; requestBody: unknown } }> }
+    ).webhooks
+    expect(Object.keys(webhooks).sort()).toEqual([
+      'file.deleted',
+      'file.uploaded',
+      'link.created',
+      'link.downloaded',
+      'link.exhausted',
+      'link.revoked',
+      'link.updated',
+      'upload.expired',
+      'webhook.test',
+    ])
+    for (const [type, item] of Object.entries(webhooks)) {
+      expect(
+        item.post.parameters.map((parameter) => parameter.name),
+        type,
+      ).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature'])
+    }
+    expect(JSON.stringify(webhooks['file.uploaded']!.post.requestBody)).toContain('#/components/schemas/File')
+  })
+
   it('names its schemas (File, Pagination, Stats, Limits, Error) and lists the error codes as an enum', () => {
     expect(Object.keys(document.components.schemas)).toEqual(
       expect.arrayContaining([

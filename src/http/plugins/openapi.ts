@@ -1,4 +1,5 @@
 import swagger from '@fastify/swagger'
+import { webhookMessages } from '../webhook-messages-openapi.js'
 import fp from 'fastify-plugin'
 import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
 import {
@@ -118,6 +119,7 @@ function completeDocument(document: OpenApi.Document): OpenApi.Document {
   return {
     ...document,
     paths,
+    webhooks: webhookMessages(),
     components: { ...document.components, schemas: { ...document.components?.schemas, ...schemas }, headers: HEADERS },
   }
 }

@@ -424,7 +424,161 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "file.uploaded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A file was stored (multipart or resumable). */
+        post: operations["webhook_file_uploaded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "file.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A file was deleted by its owner or an operator, or expired. */
+        post: operations["webhook_file_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "link.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A link was created. */
+        post: operations["webhook_link_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "link.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A link's policy or label changed. */
+        post: operations["webhook_link_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "link.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A link was revoked. */
+        post: operations["webhook_link_revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "link.exhausted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A link with a download limit gave its last download. */
+        post: operations["webhook_link_exhausted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "link.downloaded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A link with a policy granted a download (once per download, never per range). */
+        post: operations["webhook_link_downloaded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "upload.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A resumable upload expired unfinished; its bytes are gone. */
+        post: operations["webhook_upload_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The test call (POST /webhooks/{webhook_id}/test), to that endpoint only. */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** DownloadOffer */
@@ -5798,6 +5952,364 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    webhook_file_uploaded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the same on every attempt of one message; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse messages more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded secret after whsec_>; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "file.uploaded";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened.
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["File"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else (or no answer within 15 s) is retried on the schedule; 410 disables the endpoint. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_file_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the same on every attempt of one message; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse messages more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded secret after whsec_>; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "file.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        file_id: number;
+                        filename: string;
+                        /** @enum {string} */
+                        reason: "owner" | "expired" | "operator" | "infected";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else (or no answer within 15 s) is retried on the schedule; 410 disables the endpoint. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_link_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the same on every attempt of one message; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse messages more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded secret after whsec_>; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "link.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened.
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["Link"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else (or no answer within 15 s) is retried on the schedule; 410 disables the endpoint. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_link_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the same on every attempt of one message; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse messages more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded secret after whsec_>; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "link.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened.
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["Link"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else (or no answer within 15 s) is retried on the schedule; 410 disables the endpoint. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_link_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the same on every attempt of one message; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse messages more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded secret after whsec_>; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "link.revoked";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened.
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["Link"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else (or no answer within 15 s) is retried on the schedule; 410 disables the endpoint. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_link_exhausted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the same on every attempt of one message; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse messages more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded secret after whsec_>; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "link.exhausted";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened.
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["Link"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else (or no answer within 15 s) is retried on the schedule; 410 disables the endpoint. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_link_downloaded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the same on every attempt of one message; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse messages more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded secret after whsec_>; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "link.downloaded";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        link_id: number;
+                        file_id: number;
+                        downloads_left: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else (or no answer within 15 s) is retried on the schedule; 410 disables the endpoint. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_upload_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the same on every attempt of one message; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse messages more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded secret after whsec_>; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "upload.expired";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        upload_id: string;
+                        filename: string;
+                        offset: number;
+                        length: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else (or no answer within 15 s) is retried on the schedule; 410 disables the endpoint. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the same on every attempt of one message; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse messages more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded secret after whsec_>; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "webhook.test";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        webhook_id: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else (or no answer within 15 s) is retried on the schedule; 410 disables the endpoint. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
