@@ -234,6 +234,38 @@ describe('webhooks', () => {
     }
   })
 
+  it('a change whose transaction fails sends nothing', async () => {
+    const { apiKey } = await account()
+    const hooks = await receiver()
+    try {
+      await createWebhook(apiKey, { url: hooks.url, events: ['*'] })
+      const { body: file } = await uploadFile(t, apiKey, 'kept', 'kept.txt')
+      await expect.poll(() => hooks.received.length).toBe(1)
+      // The delete's audit row fails after the delete, inside its transaction: all of it is undone.
+      const trail = t.app.services.trail
+      const row = trail.row.bind(trail)
+      trail.row = (action, actor, content) => {
+        if (action === 'file.deleted') throw new Error('injected failure')
+        return row(action, actor, content)
+      }
+      try {
+        expect((await api(apiKey, 'DELETE', `/files/${file.file_id}`)).status).toBe(500)
+      } finally {
+        trail.row = row
+      }
+      // The next change's message arrives; the failed one's never does.
+      await api(apiKey, 'PATCH', `/files/${file.file_id}`, { filename: 'renamed.txt' })
+      await uploadFile(t, apiKey, 'next', 'next.txt')
+      await expect.poll(() => hooks.received.length).toBe(2)
+      expect(hooks.received.map((message) => (JSON.parse(message.body) as { type: string }).type)).toEqual([
+        'file.uploaded',
+        'file.uploaded',
+      ])
+    } finally {
+      await hooks.close()
+    }
+  })
+
   it('a creation retried with its Idempotency-Key answers the first again and makes no second endpoint', async () => {
     const { apiKey } = await account()
     const create = () =>

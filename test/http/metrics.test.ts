@@ -144,6 +144,39 @@ describe('metrics of an app', () => {
 })
 
 describe('metrics of garbage collection', () => {
+  it('times webhook attempts by outcome, and tells the age of the oldest pending message', async () => {
+    const t = await startTestApp(
+      { ...METRICS_ON, FILESHARE_WEBHOOKS_ALLOW_PRIVATE: 'true', FILESHARE_WEBHOOKS_ALLOW_HTTP: 'true' },
+      {
+        webhookDispatch: { pollMs: 20 },
+      },
+    )
+    try {
+      const { apiKey } = await t.createAccount('pro')
+      // Nothing listens on port 9 (discard): every attempt fails and the message stays pending.
+      const created = await fetch(`${t.api}/webhooks`, {
+        method: 'POST',
+        headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks', events: ['file.uploaded'] }),
+      })
+      expect(created.status).toBe(201)
+      await uploadFile(t, apiKey, 'counted')
+      await settles(
+        async () =>
+          (await t.app.metrics.registry!.getSingleMetricAsString('fileshare_webhook_attempt_duration_seconds')).includes(
+            'outcome="retrying"',
+          )
+            ? 1
+            : 0,
+        1,
+      )
+      t.advanceClock(2_000)
+      expect(await metric(t, 'fileshare_webhook_oldest_pending_seconds')).toBeGreaterThanOrEqual(2)
+    } finally {
+      await t.close()
+    }
+  })
+
   it('counts sweeps and the bytes they reclaimed', async () => {
     const t = await startTestApp({ ...METRICS_ON, FILESHARE_GC_INTERVAL_MS: '100', FILESHARE_GC_GRACE_MS: '60000' })
     try {
