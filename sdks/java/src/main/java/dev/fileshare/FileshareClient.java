@@ -55,6 +55,7 @@ public final class FileshareClient implements AutoCloseable {
     private final FilesResource files;
     private final LinksResource links;
     private final AuditEventsResource auditEvents;
+    private final WebhooksResource webhooks;
     private final Grants grants;
     private final ExecutorService ownExecutor;
     private final java.util.concurrent.Executor executor;
@@ -112,6 +113,7 @@ public final class FileshareClient implements AutoCloseable {
         this.files = new FilesResource(this, transport);
         this.links = new LinksResource(transport);
         this.auditEvents = new AuditEventsResource(transport);
+        this.webhooks = new WebhooksResource(transport);
         this.grants = new Grants(b.clock != null ? b.clock : Clock.systemUTC());
         this.tus = new AtomicReference<>();
         if (b.executor != null) {
@@ -139,6 +141,7 @@ public final class FileshareClient implements AutoCloseable {
         this.files = new FilesResource(this, transport);
         this.links = new LinksResource(transport);
         this.auditEvents = new AuditEventsResource(transport);
+        this.webhooks = new WebhooksResource(transport);
         this.grants = parent.grants;
         this.ownExecutor = null; // the parent's pool: closing a copy closes nothing
         this.executor = parent.executor;
@@ -220,6 +223,16 @@ public final class FileshareClient implements AutoCloseable {
      */
     public AuditEventsResource auditEvents() {
         return auditEvents;
+    }
+
+    /**
+     * The account's webhook endpoints (needs the scope {@code webhooks:manage}). Messages are checked
+     * by your receiver with {@link Webhooks#verify(byte[], Map, String) Webhooks.verify}.
+     *
+     * @return create, list, get, update, delete, rotateSecret, test, deliveries, iterateDeliveries, retryDelivery
+     */
+    public WebhooksResource webhooks() {
+        return webhooks;
     }
 
     /**

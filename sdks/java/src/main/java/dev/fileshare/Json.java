@@ -28,6 +28,10 @@ final class Json {
     private static final Set<String> AUDIT_EVENT_FIELDS = Set.of("event_id", "at", "action", "actor", "ip", "user_agent",
             "target", "details");
 
+    private static final Set<String> WEBHOOK_FIELDS = Set.of("webhook_id", "url", "events", "description", "enabled",
+            "disabled_reason", "created_at", "secret");
+    private static final Set<String> DELIVERY_FIELDS = Set.of("delivery_id", "event_type", "message_id", "attempts", "last_status",
+            "last_error", "next_attempt_at", "state", "created_at");
     private static final Set<String> WEBHOOK_EVENT_FIELDS = Set.of("type", "timestamp", "data");
 
     private Json() {}
@@ -187,6 +191,57 @@ final class Json {
         for (JsonNode event : node.get("events")) events.add(auditEvent(event));
         JsonNode p = node.get("pagination");
         return new AuditEventList(events, new AuditEventPagination(p.path("limit").asLong(), number(p, "next_before_id")));
+    }
+
+    static Webhook webhook(JsonNode node) {
+        if (node == null || !node.isObject() || !node.path("webhook_id").canConvertToLong()) {
+            throw new FileshareException("the answer holds no webhook object");
+        }
+        return new Webhook(
+                node.get("webhook_id").asLong(),
+                text(node, "url"),
+                strings(node, "events"),
+                text(node, "description"),
+                node.path("enabled").asBoolean(),
+                text(node, "disabled_reason"),
+                text(node, "created_at"),
+                text(node, "secret"),
+                extra(node, WEBHOOK_FIELDS));
+    }
+
+    static List<Webhook> webhooks(JsonNode node) {
+        if (node == null || !node.path("webhooks").isArray()) throw new FileshareException("the answer holds no webhook list");
+        List<Webhook> webhooks = new ArrayList<>();
+        for (JsonNode webhook : node.get("webhooks")) webhooks.add(webhook(webhook));
+        return List.copyOf(webhooks);
+    }
+
+    static WebhookDelivery webhookDelivery(JsonNode node) {
+        if (node == null || !node.isObject() || !node.path("delivery_id").canConvertToLong()) {
+            throw new FileshareException("the answer holds no webhook delivery");
+        }
+        JsonNode status = node.get("last_status");
+        return new WebhookDelivery(
+                node.get("delivery_id").asLong(),
+                text(node, "event_type"),
+                text(node, "message_id"),
+                node.path("attempts").asInt(),
+                status == null || status.isNull() ? null : status.asInt(),
+                text(node, "last_error"),
+                text(node, "next_attempt_at"),
+                text(node, "state"),
+                text(node, "created_at"),
+                extra(node, DELIVERY_FIELDS));
+    }
+
+    static WebhookDeliveryList webhookDeliveryList(JsonNode node) {
+        if (node == null || !node.path("deliveries").isArray() || !node.path("pagination").isObject()) {
+            throw new FileshareException("the answer holds no delivery list");
+        }
+        List<WebhookDelivery> deliveries = new ArrayList<>();
+        for (JsonNode delivery : node.get("deliveries")) deliveries.add(webhookDelivery(delivery));
+        JsonNode p = node.get("pagination");
+        return new WebhookDeliveryList(deliveries, new WebhookDeliveryPagination(p.path("limit").asLong(), number(p, "next_before_id")));
     }
 
     /** A webhook message's body (a JSON object) with its {@code webhook-id}. */
