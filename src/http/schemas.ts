@@ -379,7 +379,7 @@ export const WebhookObject = Type.Object(
     }),
     created_at: Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS.' }),
     secret: Type.Optional(
-      Type.String({ description: 'whsec_…: only in the answers of create and rotate-secret. Signs every message (webhooks.md).' }),
+      Type.String({ description: 'whsec_…: only in the answers of create and rotate-secret. Signs every message (Standard Webhooks).' }),
     ),
   },
   { title: 'Webhook' },

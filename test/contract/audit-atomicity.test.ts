@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AuditAction } from '../../src/services/audit.js'
-import { bearer, fileForm, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
+import { bearer, fileForm, startTestApp, uploadFile, type TestApp, unlimitedAccount } from '../helpers/test-app.js'
 
 /**
  * No change without its event and no event without its change (../shared/spec/keys-and-audit.md),
@@ -16,11 +16,7 @@ describe('audit events commit with their change', () => {
     await t.close()
   })
 
-  async function account() {
-    const created = await t.createAccount('pro')
-    await t.app.services.accounts.setLimits(created.accountId, { requests_per_minute: 100_000, requests_per_day: 100_000 })
-    return created
-  }
+  const account = () => unlimitedAccount(t)
 
   const eventsOf = async (accountId: number, action?: string) =>
     (await t.app.services.auditLog.list(accountId, { limit: 100, ...(action && { action }) })).events

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bearer, startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
+import { bearer, startTestApp, uploadFile, type TestApp, unlimitedAccount } from '../helpers/test-app.js'
 
 /**
  * Webhooks (../shared/spec/webhooks.md) on both stacks: the endpoints' API, the messages a change
@@ -61,11 +61,7 @@ describe('webhooks', () => {
     await t.close()
   })
 
-  async function account() {
-    const created = await t.createAccount('pro')
-    await t.app.services.accounts.setLimits(created.accountId, { requests_per_minute: 100_000, requests_per_day: 100_000 })
-    return created
-  }
+  const account = () => unlimitedAccount(t)
 
   function api(apiKey: string, method: string, path: string, body?: unknown) {
     return fetch(`${t.api}${path}`, {

@@ -10,7 +10,7 @@ const KEY_PATTERN = /^fsk_[A-Za-z0-9_-]{43}$/
  * Swagger UI's markup as it comes fails a few accessibility checks: an unlabelled server <select>,
  * an <h1> for the document's title below the page's own <h1> followed by <h3> tag headings, icon
  * buttons without a name, response tables that are unnamed regions, and in the Authorize dialog an
- * <h6> under an <h4>, a Logout button whose name does not say Logout, and examples that scroll
+ * <h6> under an <h4>, a Logout button whose name does not say Logout, an <h2> for the webhooks, and examples that scroll
  * in a box the keyboard cannot reach. Fixed on every render
  * (React may put elements back), with attributes only: its state stays React's.
  */
@@ -28,6 +28,9 @@ function fixMarkup(root) {
   for (const example of root.querySelectorAll('.highlight-code > .microlight:not([tabindex])')) example.setAttribute('tabindex', '0')
   for (const title of root.querySelectorAll('.info h1.title:not([aria-level])')) title.setAttribute('aria-level', '2')
   for (const heading of root.querySelectorAll('.auth-container h6:not([aria-level])')) heading.setAttribute('aria-level', '5')
+  // The document's webhooks (OpenAPI 3.1) come under an <h2> between the <h3> tags and the <h4> of
+  // the schemas: at the tags' level, the outline stays in order.
+  for (const heading of root.querySelectorAll('.webhooks > h2:not([aria-level])')) heading.setAttribute('aria-level', '3')
   for (const table of root.querySelectorAll('table.responses-table[role="region"]:not([aria-label])')) {
     const operation = table.closest('.opblock')
     const method = operation?.querySelector('.opblock-summary-method')?.textContent ?? ''

@@ -130,17 +130,7 @@ export class LinksRepository {
 
   /** Applies `changes` to a link that is not revoked, with its event; undefined when there is none. */
   update(linkId: number, changes: LinkChanges, event?: PendingEvent<LinkRow>): Promise<LinkRow | undefined> {
-    return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .updateTable('links')
-        .set(changes)
-        .where('id', '=', linkId)
-        .where('revoked_at', 'is', null)
-        .returningAll()
-        .executeTakeFirst()
-      await recordChangeIn(trx, event, row)
-      return row
-    })
+    return this.updateLive(linkId, changes, event)
   }
 
   /**
@@ -152,15 +142,15 @@ export class LinksRepository {
     changes: LinkChanges & { max_downloads: number },
     event?: PendingEvent<LinkRow>,
   ): Promise<LinkRow | undefined> {
+    return this.updateLive(linkId, changes, event, changes.max_downloads)
+  }
+
+  /** One conditional UPDATE of a link that is not revoked (and, given `countAtMost`, counted no higher), with its event. */
+  private updateLive(linkId: number, changes: LinkChanges, event: PendingEvent<LinkRow> | undefined, countAtMost?: number) {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .updateTable('links')
-        .set(changes)
-        .where('id', '=', linkId)
-        .where('revoked_at', 'is', null)
-        .where('download_count', '<=', changes.max_downloads)
-        .returningAll()
-        .executeTakeFirst()
+      let query = trx.updateTable('links').set(changes).where('id', '=', linkId).where('revoked_at', 'is', null)
+      if (countAtMost !== undefined) query = query.where('download_count', '<=', countAtMost)
+      const row = await query.returningAll().executeTakeFirst()
       await recordChangeIn(trx, event, row)
       return row
     })

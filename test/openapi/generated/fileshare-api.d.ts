@@ -794,7 +794,7 @@ export interface components {
             disabled_reason: "gone" | "failing" | "owner" | null;
             /** @description UTC, YYYY-MM-DD HH:MM:SS. */
             created_at: string;
-            /** @description whsec_…: only in the answers of create and rotate-secret. Signs every message (webhooks.md). */
+            /** @description whsec_…: only in the answers of create and rotate-secret. Signs every message (Standard Webhooks). */
             secret?: string;
         };
         /** WebhookDelivery */
