@@ -74,7 +74,7 @@ public final class Webhooks {
      * @param body the raw body, exactly as received (never parsed and written again)
      * @param headers the request's headers, names in any letter case; each value a {@code String}
      *     or a list of them ({@code Map<String, String>}, {@code Map<String, List<String>>}, the JDK
-     *     HttpServer's {@code Headers}, Spring's {@code HttpHeaders}, ...)
+     *     HttpServer's {@code Headers}, Spring's {@code MultiValueMap}, ...)
      * @param secret the endpoint's {@code whsec_...} secret, as {@code create} or {@code rotateSecret} gave it
      * @return the event
      * @throws WebhookVerificationException if the message is not one the secret signed within the

@@ -21,7 +21,8 @@ class ExamplesIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"QuickStart", "ResumableUpload", "ErrorHandling", "AsyncCalls", "SharingLinks", "InspectAndTune", "KeysAndAudit"})
+    @ValueSource(strings = {"QuickStart", "ResumableUpload", "ErrorHandling", "AsyncCalls", "SharingLinks", "InspectAndTune", "KeysAndAudit",
+            "WebhookReceiver"})
     void runs(String example) throws Exception {
         TestServer server = TestServer.get();
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -50,6 +51,8 @@ class ExamplesIT {
             case "KeysAndAudit" -> List.of("on the pro plan holds [files:read, files:write, files:delete, links:read, links:write, "
                     + "stats:read, webhooks:manage, requests:manage, audit:read], usable from anywhere", "uploaded, updated and deleted file ",
                     " file.deleted by key ", " file.updated by key ", " file.uploaded by key ");
+            case "WebhookReceiver" -> List.of("receives [", "verified webhook.test msg_", ": webhook.test succeeded, last status 204",
+                    "endpoint deleted");
             default -> List.of("uploaded note-0.txt", "files now: ");
         };
         for (String line : expected) assertTrue(output.contains(line), example + " printed:\n" + output);
