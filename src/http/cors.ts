@@ -41,6 +41,8 @@ const EXPOSED_HEADERS = [
   'Tus-Checksum-Algorithm',
   'Fileshare-File-Id',
   'Idempotent-Replayed',
+  // The scope a 403 insufficient_scope names (RFC 6750), also in its body as required_scope.
+  'WWW-Authenticate',
 ]
 const ALLOWED_METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS'
 

@@ -58,6 +58,7 @@ describe('cross-origin access to /api/v1', () => {
     )
     const answer = await fetch(`${t.api}/stats`, { headers: ORIGIN })
     expect(names(answer.headers.get('access-control-expose-headers'))).toContain('idempotent-replayed')
+    expect(names(answer.headers.get('access-control-expose-headers'))).toContain('www-authenticate')
   })
 
   it('an OPTIONS that is no preflight is still an unknown method (404), except tus discovery', async () => {
