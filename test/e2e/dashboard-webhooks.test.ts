@@ -701,6 +701,48 @@ describe.skipIf(!chromiumAvailable)('the Webhooks page of the dashboard', () => 
     await axeClean(desktop, 'webhooks, desktop, 19 endpoints')
   })
 
+  it("the Activity page names the endpoints' changes, the server's turning one off among them", async () => {
+    const rowsOf = async (filter: string) => {
+      await desktop.goto(dashboard(`activity?action=${filter}`))
+      await desktop.waitForSelector('body[data-ready="true"]')
+      return desktop.locator('#events-body tr').evaluateAll((all) =>
+        all.map((row) => {
+          const text = (label: string) => row.querySelector(`td[data-label="${label}"]`)!.textContent!
+          const details = [...row.querySelectorAll('td[data-label="Details"] li')].map((item) => item.textContent!)
+          return { action: text('Action'), actor: text('Actor'), details }
+        }),
+      )
+    }
+    const host = new URL(receiver.base).host
+    expect(await rowsOf('webhook.disabled')).toEqual([
+      {
+        action: 'Webhook endpoint turned off by the server webhook.disabled',
+        actor: 'The server (automatic)',
+        details: [`host: ${host}`, 'reason: gone'],
+      },
+    ])
+    const updated = await rowsOf('webhook.updated')
+    expect(updated.map((row) => row.details[2])).toEqual(['changed: secret', 'changed: enabled', 'changed: enabled'])
+    expect(updated.every((row) => row.action === 'Webhook endpoint changed webhook.updated' && row.actor === `Dashboard: ${email}`)).toBe(
+      true,
+    )
+    const all = await rowsOf('webhook.*')
+    expect(await desktop.locator('#filter-action option:checked').textContent()).toBe('Every webhook event')
+    expect(all.slice(0, 2)).toEqual([
+      {
+        action: 'Webhook endpoint deleted webhook.deleted',
+        actor: `Dashboard: ${email}`,
+        details: [`host: ${host}`, 'events: file.deleted'],
+      },
+      {
+        action: 'Webhook endpoint added webhook.created',
+        actor: expect.stringMatching(/^API key/),
+        details: [`host: ${host}`, 'events: upload.expired'],
+      },
+    ])
+    await axeClean(desktop, 'activity of webhooks, desktop')
+  })
+
   it('on a phone: the form, the cards and a delivery fit the screen, axe clean', async () => {
     await open(phone)
     const item = card(phone, firstUrl)

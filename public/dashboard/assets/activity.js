@@ -54,6 +54,17 @@ const FAMILIES = [
       ['link.exhausted', 'Link used up'],
     ],
   },
+  {
+    family: 'webhook',
+    label: 'Webhooks',
+    all: 'Every webhook event',
+    actions: [
+      ['webhook.created', 'Webhook endpoint added'],
+      ['webhook.updated', 'Webhook endpoint changed'],
+      ['webhook.deleted', 'Webhook endpoint deleted'],
+      ['webhook.disabled', 'Webhook endpoint turned off by the server'],
+    ],
+  },
 ]
 const ACTION_LABELS = new Map(FAMILIES.flatMap(({ actions }) => actions))
 
