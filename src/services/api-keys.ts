@@ -87,6 +87,7 @@ export class ApiKeyService {
   // Positive answers only, so that a new key works at once and random keys cannot fill memory.
   private readonly cache = new Map<string, CacheEntry>()
   private readonly lastTouched = new Map<number, number>()
+  private readonly expiredUseRecorded = new Map<number, number>()
 
   constructor(
     private readonly keys: ApiKeysRepository,
@@ -199,16 +200,7 @@ export class ApiKeyService {
     const found = await this.keys.findByHash(hash)
     if (!found || found.key.revoked_at !== null) return undefined
     if (found.key.expires_at !== null && found.key.expires_at <= now) {
-      // Its holder should learn that something still uses it (the per-address failure guard bounds these).
-      await this.auditLog.record(
-        'key.expired_use',
-        { type: 'key', id: found.key.id, name: found.key.name, ...from },
-        {
-          accountId: found.key.account_id,
-          target: { type: 'key', id: found.key.id },
-          details: { name: found.key.name, prefix: found.key.prefix },
-        },
-      )
+      this.recordExpiredUse(found.key, now, from)
       return undefined
     }
     const principal: Principal = {
@@ -229,6 +221,28 @@ export class ApiKeyService {
   }
 
   /**
+   * Tells the holder that something still uses an expired key: at most once a minute per key (a
+   * forgotten job would otherwise write an event per request), and not awaited (the answer is a
+   * 401 whatever happens to the event).
+   */
+  private recordExpiredUse(key: ApiKeyRow, now: number, from: Pick<Actor, 'ip' | 'userAgent'>): void {
+    if (now - (this.expiredUseRecorded.get(key.id) ?? -Infinity) < LAST_USED_RESOLUTION_MS) return
+    if (this.expiredUseRecorded.size >= CACHE_MAX_ENTRIES) this.expiredUseRecorded.clear()
+    this.expiredUseRecorded.set(key.id, now)
+    this.auditLog
+      .record(
+        'key.expired_use',
+        { type: 'key', id: key.id, name: key.name, ...from },
+        {
+          accountId: key.account_id,
+          target: { type: 'key', id: key.id },
+          details: { name: key.name, prefix: key.prefix },
+        },
+      )
+      .catch(this.onBackgroundError)
+  }
+
+  /**
    * Records an admitted call (the address checked): last use is kept to the minute, so a busy key
    * costs one write a minute, not one per request.
    */
@@ -238,6 +252,7 @@ export class ApiKeyService {
     const last = Math.max(key.last_used_at ?? 0, this.lastTouched.get(key.id) ?? 0)
     if (now - last < LAST_USED_RESOLUTION_MS) return
     this.lastTouched.set(key.id, now)
-    this.keys.touch(key.id, now, clientAddress).catch(this.onBackgroundError)
+    // As much of the address as the audit log keeps (FILESHARE_AUDIT_IP).
+    this.keys.touch(key.id, now, this.trail.address(clientAddress)).catch(this.onBackgroundError)
   }
 }

@@ -114,6 +114,11 @@ export class AuditTrail {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** What the log (and a key's last use) keeps of a client address. */
+  address(clientAddress: string | null | undefined): string | null {
+    return auditAddress(clientAddress, this.config.auditIp)
+  }
+
   /** The row of an event whose content is known now. */
   row(action: AuditAction, actor: Actor, content: EventContent): NewAuditEventRow {
     return {

@@ -2,6 +2,7 @@ import type { ClaimedDelivery, WebhooksRepository } from '../db/repositories/web
 import type { WebhookRow } from '../db/schema.js'
 import { SERVICE_VERSION } from '../lib/service-version.js'
 import { signatureHeader } from '../lib/standard-webhooks.js'
+import { WebhookUrlNotAllowedError } from '../errors.js'
 import { SYSTEM_ACTOR, type AuditTrail } from './audit.js'
 import { resolveWebhookTarget, type WebhookLookup, type WebhookTargetPolicy } from './webhook-target.js'
 import { sendWebhook, type WebhookAttempt, type WebhookSendMessage, type WebhookSendTarget } from './webhook-sender.js'
@@ -146,7 +147,7 @@ export class WebhookDispatcher {
     await Promise.all(this.inFlight)
   }
 
-  private async deliver({ delivery, endpoint, messageId, body }: ClaimedDelivery): Promise<void> {
+  private async deliver({ leasedUntil, delivery, endpoint, messageId, body }: ClaimedDelivery): Promise<void> {
     const at = this.now()
     let attempt: WebhookAttempt
     try {
@@ -168,7 +169,10 @@ export class WebhookDispatcher {
       )
     } catch (error) {
       // The guard refused the target, or its name did not resolve: a failed attempt like any other.
-      attempt = { status: null, durationMs: 0, error: String((error as Error).message ?? error).slice(0, 200), retryAfterSeconds: null }
+      // The owner sees why, but not which internal address a name resolved to.
+      const reason =
+        error instanceof WebhookUrlNotAllowedError ? 'the host is not a public address' : String((error as Error).message ?? error)
+      attempt = { status: null, durationMs: 0, error: reason.slice(0, 200), retryAfterSeconds: null }
     }
     const succeeded = attempt.status !== null && attempt.status >= 200 && attempt.status < 300
     const gone = attempt.status === 410
@@ -186,11 +190,14 @@ export class WebhookDispatcher {
           ? { state: 'failed', nextAttemptAt: null }
           : { state: 'pending', nextAttemptAt: this.now() + Math.max(delay, asked) }
     }
-    await this.webhooks.recordAttempt(
+    const recorded = await this.webhooks.recordAttempt(
       delivery.id,
+      leasedUntil,
       { at, status: attempt.status, durationMs: Math.round(attempt.durationMs), error: attempt.error },
       next,
     )
+    // The attempt outlived its lease and another sender took the delivery: its outcome is that one's to record.
+    if (!recorded) return
     this.events.attempted(succeeded ? 'succeeded' : next.state === 'pending' ? 'retrying' : 'failed', attempt.durationMs)
     if (succeeded) {
       await this.webhooks.markEndpoint(endpoint.id, { succeeded: true })

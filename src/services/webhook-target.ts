@@ -82,6 +82,22 @@ export function checkWebhookUrl(raw: string, policy: WebhookTargetPolicy): URL {
 }
 
 /**
+ * How long a webhook host's lookup may take: a zone that never answers must not hold an attempt (or
+ * a create) for the resolver's own timeout. (The lookup's thread is freed only when the system
+ * resolver gives up; the attempt does not wait for it.)
+ */
+export const LOOKUP_TIMEOUT_MS = 5_000
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number, host: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`the lookup of ${host} took too long`), { code: 'ETIMEOUT' })), timeoutMs)
+    timer.unref()
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/**
  * Resolves every address of the URL's host (an IP literal is used as it is) and refuses the target
  * when any of them is not public, unless private targets are allowed. Answers the first address: the
  * one to connect to. A failed lookup rejects with the resolver's error (code ENOTFOUND, EAI_AGAIN, ...).
@@ -90,10 +106,11 @@ export async function resolveWebhookTarget(
   url: URL,
   policy: WebhookTargetPolicy,
   lookup: WebhookLookup = dns.promises.lookup,
+  timeoutMs = LOOKUP_TIMEOUT_MS,
 ): Promise<WebhookTargetAddress> {
   const host = bareHost(url)
   const literal = isIP(host)
-  const answers = literal !== 0 ? [{ address: host, family: literal }] : await lookup(host, { all: true })
+  const answers = literal !== 0 ? [{ address: host, family: literal }] : await withTimeout(lookup(host, { all: true }), timeoutMs, host)
   const first = answers[0]
   if (first === undefined) throw Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND' })
   if (!policy.allowPrivate) {

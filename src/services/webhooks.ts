@@ -90,8 +90,17 @@ export class WebhookService {
     const events = storedEvents(input.events)
     const description = checkedDescription(input.description) ?? null
     const secret = newWebhookSecret()
+    const off = input.enabled === false
     const webhook = await this.webhooks.create(
-      { account_id: accountId, url, events, description, secret, created_at: this.now() },
+      {
+        account_id: accountId,
+        url,
+        events,
+        description,
+        secret,
+        created_at: this.now(),
+        ...(off && { enabled: 0, disabled_reason: 'owner' }),
+      },
       MAX_WEBHOOKS,
       this.trail.pending('webhook.created', actor, (row: WebhookRow) => webhookEvent(row)),
     )
@@ -113,7 +122,11 @@ export class WebhookService {
   async update(accountId: number, id: number, input: WebhookInput, actor: Actor): Promise<WebhookRow> {
     const current = await this.get(accountId, id)
     const changes: Parameters<WebhooksRepository['update']>[2] = {}
-    if (input.url !== undefined) changes.url = await this.checkedUrl(input.url)
+    if (input.url !== undefined) {
+      changes.url = await this.checkedUrl(input.url)
+      // Another receiver: the old one's failures say nothing about it.
+      if (changes.url !== current.url) changes.failing_since = null
+    }
     if (input.events !== undefined) changes.events = storedEvents(input.events)
     if (input.description !== undefined) changes.description = checkedDescription(input.description) ?? null
     if (input.enabled !== undefined && (input.enabled ? 1 : 0) !== current.enabled) {

@@ -249,6 +249,11 @@ describe('the audit log', () => {
     const { apiKey, key } = await t.app.services.apiKeys.create(accountId, 'short-lived', { expiresInMs: 60_000 })
     t.advanceClock(61_000)
     expect((await api(apiKey, 'GET', '/stats')).status).toBe(401)
+    // Recorded after the answer, once a minute per key: a second call adds nothing.
+    expect((await api(apiKey, 'GET', '/stats')).status).toBe(401)
+    await expect.poll(async () => (await events(auditor, '?action=key.expired_use')).events.length).toBe(1)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect((await events(auditor, '?action=key.expired_use')).events).toHaveLength(1)
     const [event] = (await events(auditor, '?action=key.expired_use')).events
     expect(event).toMatchObject({ actor: { type: 'key', id: key.id }, target: { type: 'key', id: key.id } })
     expect(JSON.stringify(event)).not.toContain(apiKey)

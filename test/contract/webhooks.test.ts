@@ -230,6 +230,26 @@ describe('webhooks', () => {
     }
   })
 
+  it('an endpoint created off gets nothing; its test waits and goes out once it is on', async () => {
+    const { apiKey } = await account()
+    const hooks = await receiver()
+    try {
+      const webhook = await createWebhook(apiKey, { url: hooks.url, events: ['*'], enabled: false })
+      const got = (await (await api(apiKey, 'GET', `/webhooks/${webhook.webhook_id}`)).json()) as { webhook: Record<string, unknown> }
+      expect(got.webhook).toMatchObject({ enabled: false, disabled_reason: 'owner' })
+      await uploadFile(t, apiKey, 'unseen', 'unseen.txt')
+      expect((await api(apiKey, 'POST', `/webhooks/${webhook.webhook_id}/test`)).status).toBe(202)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(hooks.received).toEqual([])
+      expect((await api(apiKey, 'PATCH', `/webhooks/${webhook.webhook_id}`, { enabled: true })).status).toBe(200)
+      await expect
+        .poll(() => hooks.received.map((message) => (JSON.parse(message.body) as { type: string }).type))
+        .toEqual(['webhook.test'])
+    } finally {
+      await hooks.close()
+    }
+  })
+
   it('a change whose transaction fails sends nothing', async () => {
     const { apiKey } = await account()
     const hooks = await receiver()

@@ -284,7 +284,7 @@ describe.skipIf(!chromiumAvailable)('scoped keys and the Activity page in the da
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('insufficient_scope')
     await open(desktop, 'settings')
     const used = await keyRow(desktop, 'backup job')
-    expect(used['Last used (UTC)']).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} from 127\.0\.0\.1$/)
+    expect(used['Last used (UTC)']).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} from 127\.0\.0\.0$/)
 
     // Full access reads as such; an upload-only key lists its one scope.
     uploadKey = await createKey(desktop, 'upload form', { preset: 'Upload only' })

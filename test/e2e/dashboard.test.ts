@@ -145,7 +145,7 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     // After a reload the key is listed by its prefix only, with its last use and the address it came from.
     await open('settings')
     expect(await page.locator('body').textContent()).not.toContain(apiKey)
-    await eventually(() => row.locator('td').nth(5).textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} from 127\.0\.0\.1$/)
+    await eventually(() => row.locator('td').nth(5).textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} from 127\.0\.0\.0$/)
 
     await row.getByRole('button', { name: 'Revoke key backup script' }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click()

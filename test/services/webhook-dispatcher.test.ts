@@ -210,12 +210,27 @@ describe('WebhookDispatcher', () => {
     }
   })
 
-  it('a delivery whose sender died is taken again once its lease has passed', async () => {
+  it('a delivery whose sender died is taken again once its lease has passed; the late sender records nothing', async () => {
     const hook = await endpoint()
     await send(hook.id)
     const [taken] = await webhooks.claimDue(clock, 10, 60_000)
     expect(taken?.endpoint.id).toBe(hook.id)
     expect(await webhooks.claimDue(clock + 59_000, 10, 60_000)).toEqual([])
-    expect(await webhooks.claimDue(clock + 60_000, 10, 60_000)).toHaveLength(1)
+    const [again] = await webhooks.claimDue(clock + 60_000, 10, 60_000)
+    expect(again?.delivery.id).toBe(taken!.delivery.id)
+    const attempt = { at: clock, status: 200, durationMs: 1, error: null }
+    const done = { state: 'succeeded' as const, nextAttemptAt: null }
+    expect(await webhooks.recordAttempt(taken!.delivery.id, taken!.leasedUntil, attempt, done)).toBe(false)
+    expect(await webhooks.recordAttempt(again!.delivery.id, again!.leasedUntil, attempt, done)).toBe(true)
+    expect(await deliveryOf(hook.id)).toMatchObject({ attempts: 1, state: 'succeeded' })
+  })
+
+  it('a retry asked for while the delivery is being sent does not take it a second time at once', async () => {
+    const hook = await endpoint()
+    await send(hook.id)
+    const [taken] = await webhooks.claimDue(clock, 10, 60_000)
+    expect(await webhooks.retry(hook.id, taken!.delivery.id, clock + 1)).toBe(true)
+    expect(await webhooks.claimDue(clock + 1, 10, 60_000)).toEqual([])
+    expect(await webhooks.retry(hook.id, 999_999, clock)).toBe(false)
   })
 })

@@ -55,6 +55,8 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn('created_at', bigint, (c) => c.notNull())
     .execute()
   await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['state', 'next_attempt_at']).execute()
+  // The cascade from a purged message finds its deliveries by this key (else a scan per message).
+  await db.schema.createIndex('webhook_deliveries_message').on('webhook_deliveries').column('message_id').execute()
   await db.schema
     .createIndex('webhook_deliveries_endpoint_order')
     .on('webhook_deliveries')

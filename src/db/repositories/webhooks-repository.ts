@@ -27,8 +27,9 @@ export async function enqueueWebhookIn(
   message: OutboxMessage,
   only?: number,
 ): Promise<number> {
-  let query = trx.selectFrom('webhooks').select(['id', 'events']).where('account_id', '=', message.accountId).where('enabled', '=', 1)
-  if (only !== undefined) query = query.where('id', '=', only)
+  let query = trx.selectFrom('webhooks').select(['id', 'events']).where('account_id', '=', message.accountId)
+  // The test call goes to its endpoint even while it is off (sent once it is on again); events go to enabled ones.
+  query = only !== undefined ? query.where('id', '=', only) : query.where('enabled', '=', 1)
   const endpoints = (await query.execute()).filter((endpoint) => only !== undefined || subscribes(endpoint, message.type))
   if (endpoints.length === 0) return 0
   const { id } = await trx
@@ -59,6 +60,8 @@ export async function enqueueWebhookIn(
 
 /** A delivery a sender has taken, with what it needs to send it. */
 export interface ClaimedDelivery {
+  /** The lease claimDue set: recordAttempt writes only while it is still this one. */
+  leasedUntil: number
   delivery: WebhookDeliveryRow
   endpoint: WebhookRow
   messageId: string
@@ -79,7 +82,8 @@ export class WebhooksRepository {
 
   /** Creates an endpoint unless the account has `max` already (undefined then), with its event. */
   create(
-    endpoint: Omit<WebhookRow, 'id' | 'enabled' | 'disabled_reason' | 'previous_secret' | 'previous_secret_until' | 'failing_since'>,
+    endpoint: Omit<WebhookRow, 'id' | 'enabled' | 'disabled_reason' | 'previous_secret' | 'previous_secret_until' | 'failing_since'> &
+      Partial<Pick<WebhookRow, 'enabled' | 'disabled_reason'>>,
     max: number,
     event?: PendingEvent<WebhookRow>,
   ) {
@@ -176,13 +180,21 @@ export class WebhooksRepository {
 
   /** Makes a delivery of the endpoint due again at once (a retry asked for by its owner). */
   async retry(webhookId: number, deliveryId: number, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('webhook_deliveries')
-      .set({ state: 'pending', next_attempt_at: now, locked_until: null })
+    const found = await this.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
       .where('id', '=', deliveryId)
       .where('webhook_id', '=', webhookId)
       .executeTakeFirst()
-    return result.numUpdatedRows > 0n
+    if (!found) return false
+    // A delivery being sent right now keeps its lease: it is not taken a second time at once.
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'pending', next_attempt_at: now })
+      .where('id', '=', deliveryId)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .execute()
+    return true
   }
 
   /**
@@ -232,22 +244,22 @@ export class WebhooksRepository {
       const endpoint = byId.get(row.webhook_id)
       if (!endpoint) return []
       const { message_key: messageId, event_type: eventType, body, endpoint_id: _endpointId, ...delivery } = row
-      return [{ delivery: delivery as WebhookDeliveryRow, endpoint, messageId, eventType, body }]
+      return [{ leasedUntil: now + leaseMs, delivery: delivery as WebhookDeliveryRow, endpoint, messageId, eventType, body }]
     })
   }
 
-  /** Records an attempt and the delivery's new state, releasing its lease. */
+  /**
+   * Records an attempt and the delivery's new state, releasing its lease, if the lease (`leasedUntil`,
+   * as claimDue set it) is still this sender's: false, with nothing written, when another took it.
+   */
   async recordAttempt(
     deliveryId: number,
+    leasedUntil: number,
     attempt: { at: number; status: number | null; durationMs: number; error: string | null },
     next: { state: 'pending' | 'succeeded' | 'failed'; nextAttemptAt: number | null },
-  ): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('webhook_attempts')
-        .values({ delivery_id: deliveryId, at: attempt.at, status: attempt.status, duration_ms: attempt.durationMs, error: attempt.error })
-        .execute()
-      await trx
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const updated = await trx
         .updateTable('webhook_deliveries')
         .set({
           state: next.state,
@@ -258,7 +270,14 @@ export class WebhooksRepository {
           last_error: attempt.error,
         })
         .where('id', '=', deliveryId)
+        .where('locked_until', '=', leasedUntil)
+        .executeTakeFirst()
+      if (updated.numUpdatedRows === 0n) return false
+      await trx
+        .insertInto('webhook_attempts')
+        .values({ delivery_id: deliveryId, at: attempt.at, status: attempt.status, duration_ms: attempt.durationMs, error: attempt.error })
         .execute()
+      return true
     })
   }
 
@@ -295,6 +314,8 @@ export class WebhooksRepository {
       .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.min('created_at').as('oldest'))
       .where('state', '=', 'pending')
+      // Deliveries of an endpoint that is off wait for it on purpose: not a backlog.
+      .where('webhook_id', 'in', this.db.selectFrom('webhooks').select('id').where('enabled', '=', 1))
       .executeTakeFirst()
     return row?.oldest == null ? 0 : Math.max(0, now - Number(row.oldest))
   }

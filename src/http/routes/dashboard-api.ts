@@ -14,6 +14,7 @@ import { auditEventsRoutes } from './audit-events.js'
 import { filesRoutes } from './files.js'
 import { linksRoutes } from './links.js'
 import { uploadsRoutes } from './uploads.js'
+import { webhooksRoutes } from './webhooks.js'
 
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH })
 const SignInBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 320 }), password: Password })
@@ -129,11 +130,12 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { success: true as const, ...presentStats(usage), requests_today: usage.requestsToday }
     })
 
-    // The API's own file, link and audit-log routes (list, details, upload, change, delete; links;
-    // the Activity page), with the session as the principal.
+    // The API's own file, link, audit-log and webhook routes (list, details, upload, change, delete;
+    // links; the Activity page; the Webhooks page), with the session as the principal.
     await signedIn.register(filesRoutes)
     await signedIn.register(linksRoutes)
     await signedIn.register(auditEventsRoutes)
+    await signedIn.register(webhooksRoutes)
 
     // Resumable uploads (tus), as under /api/v1 but not rate limited; the page uses tus-js-client.
     // Tus-Resumable goes on in onSend, so that a refused session or CSRF token carries it too.
