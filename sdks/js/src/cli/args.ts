@@ -127,7 +127,7 @@ export function integerOption(
   return Number(value)
 }
 
-function idArgument(value: string, what: 'file' | 'link'): number {
+function idArgument(value: string, what: 'file' | 'link' | 'webhook' | 'delivery'): number {
   if (!/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) {
     throw new UsageError(`a ${what} ID is a positive integer, got ${JSON.stringify(value).slice(0, 60)}`)
   }
@@ -142,6 +142,16 @@ export function fileIdArgument(value: string): number {
 /** A link id: a positive integer. */
 export function linkIdArgument(value: string): number {
   return idArgument(value, 'link')
+}
+
+/** A webhook endpoint's id: a positive integer. */
+export function webhookIdArgument(value: string): number {
+  return idArgument(value, 'webhook')
+}
+
+/** A webhook delivery's id: a positive integer. */
+export function deliveryIdArgument(value: string): number {
+  return idArgument(value, 'delivery')
 }
 
 const UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 }
