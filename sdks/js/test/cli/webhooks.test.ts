@@ -2,40 +2,28 @@
 // process against the launcher's server (which allows http and 127.0.0.1 endpoints for tests), with
 // a receiver in this process: the secret shown once and verifying the messages, --json shapes,
 // exit codes, and the API key in no output.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WEBHOOK_DELIVERY_FIELDS, WEBHOOK_FIELDS, Webhooks } from '../../src/index.js'
 import { fshare, jsonLines, outputs } from '../helpers/cli.js'
 import { client, server } from '../helpers/env.js'
+import { startWebhookReceiver, type Received } from '../helpers/webhook-receiver.js'
 
-interface Received {
-  path: string
-  headers: IncomingHttpHeaders
-  body: Buffer
-}
-
-let receiver: Server
 let receiverUrl: string
-const received: Received[] = []
+let received: Received[]
+let closeReceiver: () => Promise<void>
 const made: number[] = []
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) })
-      res.writeHead(204).end()
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`
+  const receiver = await startWebhookReceiver()
+  receiverUrl = receiver.url
+  received = receiver.received
+  closeReceiver = receiver.close
 })
 
 afterAll(async () => {
   const fileshare = client('pro')
   for (const id of made) await fileshare.webhooks.delete(id).catch(() => undefined)
-  await new Promise((resolve) => receiver?.close(resolve))
+  await closeReceiver?.()
 })
 
 /** The messages at `path` whose `webhook-id` is `id`, once there are `count` of them. */

@@ -3,7 +3,6 @@
 // shown once), list, get, update, test (the receiver gets a message Webhooks.verify accepts, and
 // deliveries() shows it), a file.uploaded event, rotateSecret (two signatures, either secret
 // verifies), delete.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   BadRequestError,
@@ -16,35 +15,24 @@ import {
   type WebhookWithSecret,
 } from '../../src/index.js'
 import { client } from '../helpers/env.js'
+import { startWebhookReceiver, type Received } from '../helpers/webhook-receiver.js'
 
-interface Received {
-  path: string
-  headers: IncomingHttpHeaders
-  body: Buffer
-}
-
-let receiver: Server
 let receiverUrl: string
-const received: Received[] = []
+let received: Received[]
+let closeReceiver: () => Promise<void>
 const fileshare = client('pro')
 const made: number[] = []
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) })
-      res.writeHead(204).end()
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`
+  const receiver = await startWebhookReceiver()
+  receiverUrl = receiver.url
+  received = receiver.received
+  closeReceiver = receiver.close
 })
 
 afterAll(async () => {
   for (const id of made) await fileshare.webhooks.delete(id).catch(() => undefined)
-  await new Promise((resolve) => receiver?.close(resolve))
+  await closeReceiver?.()
 })
 
 /** Waits for a message at `path` whose `webhook-id` is `id` (or that `match` accepts). */
