@@ -25,6 +25,8 @@ export interface WebhookSendTarget {
   url: URL
   address: string
   family: 4 | 6
+  /** Every checked address of the host, in the resolver's order: the connection may fall back to the next. */
+  addresses?: readonly { address: string; family: 4 | 6 }[]
 }
 
 export interface WebhookSendMessage {
@@ -74,13 +76,13 @@ export function sendWebhook(
   const isLiteral = isIP(name) !== 0
   const body = Buffer.from(message.body, 'utf8')
 
-  // Every lookup the socket makes answers the checked address (Node asks with `all: true` when it
-  // tries several addresses, "happy eyeballs"; otherwise for one).
+  // Every lookup the socket makes answers the checked addresses only (Node asks with `all: true` when
+  // it tries several in turn, "happy eyeballs": a host whose first address does not answer from
+  // here is reached on the next; otherwise it asks for one).
+  const checked = target.addresses && target.addresses.length > 0 ? target.addresses : [{ address: target.address, family: target.family }]
   const pinnedLookup: LookupFunction = (_hostname, lookupOptions, callback) => {
     if (lookupOptions.all === true) {
-      ;(callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [
-        { address: target.address, family: target.family },
-      ])
+      ;(callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [...checked])
     } else {
       callback(null, target.address, target.family)
     }
@@ -104,7 +106,7 @@ export function sendWebhook(
       protocol: url.protocol,
       // An IP literal is connected to as it is (Node asks no resolver for it): use the checked one.
       host: isLiteral ? target.address : name,
-      family: target.family,
+      // No family: Node then tries every checked address in turn (autoSelectFamily).
       port: url.port === '' ? undefined : Number(url.port),
       path: `${url.pathname}${url.search}`,
       lookup: pinnedLookup,

@@ -16,10 +16,11 @@ export interface WebhookTargetPolicy {
   allowHttp: boolean
 }
 
-/** The address a delivery connects to. */
+/** The address a delivery connects to first, and every checked address it may fall back to. */
 export interface WebhookTargetAddress {
   address: string
   family: 4 | 6
+  addresses: readonly { address: string; family: 4 | 6 }[]
 }
 
 /** dns.promises.lookup with every address (injected by tests). */
@@ -117,5 +118,6 @@ export async function resolveWebhookTarget(
     const refused = answers.find((answer) => !isPublicAddress(answer.address))
     if (refused !== undefined) throw notPublic(host, refused.address)
   }
-  return { address: first.address, family: first.family === 6 ? 6 : 4 }
+  const addresses = answers.map((answer) => ({ address: answer.address, family: answer.family === 6 ? (6 as const) : (4 as const) }))
+  return { ...addresses[0]!, addresses }
 }

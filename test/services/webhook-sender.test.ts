@@ -112,6 +112,24 @@ describe('sendWebhook', () => {
     expect(received[0]?.url).toBe('/pinned')
   })
 
+  it('falls back to the next checked address when the first does not answer, and to no other', async () => {
+    const { port, received } = await receiver((_request, response) => response.end())
+    // Nothing listens on 127.0.0.2 (the receiver is on 127.0.0.1 only): refused at once, then the next.
+    const target = {
+      url: new URL(`http://receiver.invalid:${port}/fallback`),
+      address: '127.0.0.2',
+      family: 4 as const,
+      addresses: [
+        { address: '127.0.0.2', family: 4 as const },
+        { address: '127.0.0.1', family: 4 as const },
+      ],
+    }
+    expect(await sendWebhook(target, MESSAGE)).toMatchObject({ status: 200, error: null })
+    expect(received.map((request) => request.url)).toEqual(['/fallback'])
+    const only = { ...target, addresses: [{ address: '127.0.0.2', family: 4 as const }] }
+    expect(await sendWebhook(only, MESSAGE)).toMatchObject({ status: null, error: 'ECONNREFUSED' })
+  })
+
   it("connects to target.address, not to the URL's IP literal", async () => {
     const { port, received } = await receiver((_request, response) => response.end())
     // 192.0.2.1 (documentation, never routed) in the URL; the checked address is the receiver's.

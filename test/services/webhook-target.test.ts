@@ -174,6 +174,7 @@ describe('resolveWebhookTarget', () => {
     await expect(resolveWebhookTarget(new URL('https://hooks.example.com/in'), STRICT, lookup)).resolves.toEqual({
       address: '93.184.215.14',
       family: 4,
+      addresses: [{ address: '93.184.215.14', family: 4 }],
     })
     expect(lookup).toHaveBeenCalledWith('hooks.example.com', { all: true })
   })
@@ -199,13 +200,17 @@ describe('resolveWebhookTarget', () => {
     )
   })
 
-  it('answers the first address when all are public', async () => {
+  it('answers the first address when all are public, and every checked address to fall back to', async () => {
     const url = new URL('https://public.example.com/')
     await expect(resolveWebhookTarget(url, STRICT, answering('2001:4860:4860::8888', '8.8.8.8'))).resolves.toEqual({
       address: '2001:4860:4860::8888',
       family: 6,
+      addresses: [
+        { address: '2001:4860:4860::8888', family: 6 },
+        { address: '8.8.8.8', family: 4 },
+      ],
     })
-    await expect(resolveWebhookTarget(url, STRICT, answering('8.8.4.4', '2001:4860:4860::8844'))).resolves.toEqual({
+    await expect(resolveWebhookTarget(url, STRICT, answering('8.8.4.4', '2001:4860:4860::8844'))).resolves.toMatchObject({
       address: '8.8.4.4',
       family: 4,
     })
@@ -213,7 +218,10 @@ describe('resolveWebhookTarget', () => {
 
   it('allows everything with allowPrivate', async () => {
     const url = new URL('http://receiver.test:8080/')
-    await expect(resolveWebhookTarget(url, OPEN, answering('127.0.0.1', '10.0.0.1'))).resolves.toEqual({ address: '127.0.0.1', family: 4 })
+    await expect(resolveWebhookTarget(url, OPEN, answering('127.0.0.1', '10.0.0.1'))).resolves.toMatchObject({
+      address: '127.0.0.1',
+      family: 4,
+    })
     for (const address of NOT_PUBLIC) {
       await expect(resolveWebhookTarget(new URL(urlOf(address)), OPEN, noLookup)).resolves.toMatchObject({
         family: address.includes(':') ? 6 : 4,
