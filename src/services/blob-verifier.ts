@@ -62,13 +62,27 @@ export async function digestStream(stream: Readable): Promise<{ size: number; sh
   return { size, sha256: hash.digest('hex') }
 }
 
-/** Runs `work` on every item, `parallel` at a time, in order of starting. */
+/**
+ * Runs `work` on every item, `parallel` at a time, in order of starting. After a failure no new item
+ * starts, and the first failure is thrown only once the items under way have ended: a caller that
+ * cleans up after it (a restore removing what it wrote) never races a copy still writing.
+ */
 export async function forEachInParallel<T>(items: readonly T[], parallel: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0
+  let failed = false
   const worker = async () => {
-    while (next < items.length) await work(items[next++]!)
+    while (!failed && next < items.length) {
+      try {
+        await work(items[next++]!)
+      } catch (error) {
+        failed = true
+        throw error
+      }
+    }
   }
-  await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker))
+  const outcomes = await Promise.allSettled(Array.from({ length: Math.min(parallel, items.length) }, worker))
+  const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+  if (failure) throw failure.reason
 }
 
 /**
