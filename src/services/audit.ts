@@ -6,6 +6,7 @@ import type { OutboxMessage } from '../db/repositories/webhooks-repository.js'
 import type { AuditEventRow, ListedFile, NewAuditEventRow } from '../db/schema.js'
 import { randomToken } from '../lib/random-token.js'
 import type { LinkView } from './links.js'
+import { parseUtcTime } from './expiry.js'
 import { fileRecord, linkRecord } from './records.js'
 
 /**
@@ -230,23 +231,14 @@ export interface AuditListInput {
   since?: string
 }
 
-const SINCE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}):(\d{2})Z?)?$/
+const SINCE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}:\d{2})Z?)?$/
 
 /** Epoch ms of a `since` value, or an invalid_parameter error naming the forms it takes. */
 export function parseSince(since: string): number {
   const match = SINCE.exec(since)
-  const [, year, month, day, hour = '00', minute = '00', second = '00'] = match ?? []
-  const at = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second))
-  const date = new Date(at)
-  if (
-    !match ||
-    Number.isNaN(at) ||
-    date.getUTCDate() !== Number(day) ||
-    date.getUTCMonth() !== Number(month) - 1 ||
-    Number(hour) > 23 ||
-    Number(minute) > 59 ||
-    Number(second) > 59
-  ) {
+  // The API's own time form (expiry.ts), midnight for a date alone.
+  const at = match ? parseUtcTime(`${match[1]} ${match[2] ?? '00:00:00'}`) : undefined
+  if (at === undefined) {
     throw new InvalidParameterError('since must be a UTC date or time: YYYY-MM-DD, YYYY-MM-DD HH:MM:SS or YYYY-MM-DDTHH:MM:SSZ.')
   }
   return at

@@ -1,3 +1,4 @@
+import { withTimeout } from '../lib/with-timeout.js'
 import dns from 'node:dns'
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
@@ -89,15 +90,6 @@ export function checkWebhookUrl(raw: string, policy: WebhookTargetPolicy): URL {
  */
 export const LOOKUP_TIMEOUT_MS = 5_000
 
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number, host: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`the lookup of ${host} took too long`), { code: 'ETIMEOUT' })), timeoutMs)
-    timer.unref()
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
-
 /**
  * Resolves every address of the URL's host (an IP literal is used as it is) and refuses the target
  * when any of them is not public, unless private targets are allowed. Answers the first address: the
@@ -111,7 +103,12 @@ export async function resolveWebhookTarget(
 ): Promise<WebhookTargetAddress> {
   const host = bareHost(url)
   const literal = isIP(host)
-  const answers = literal !== 0 ? [{ address: host, family: literal }] : await withTimeout(lookup(host, { all: true }), timeoutMs, host)
+  const answers =
+    literal !== 0
+      ? [{ address: host, family: literal }]
+      : await withTimeout(lookup(host, { all: true }), timeoutMs, () =>
+          Object.assign(new Error(`the lookup of ${host} took too long`), { code: 'ETIMEOUT' }),
+        )
   const first = answers[0]
   if (first === undefined) throw Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND' })
   if (!policy.allowPrivate) {

@@ -1,15 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { withTimeout } from '../../lib/with-timeout.js'
 
 const Checks = Type.Record(Type.String(), Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]))
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
 
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -51,7 +44,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const names = Object.keys(probes)
       // A dependency that stalls is as unavailable as one that refuses: each probe gets the time a
       // request would wait for it.
-      const results = await Promise.allSettled(names.map((name) => withTimeout(probes[name]!(), app.config.backendTimeoutMs)))
+      const results = await Promise.allSettled(
+        names.map((name) =>
+          withTimeout(probes[name]!(), app.config.backendTimeoutMs, () => new Error(`no answer within ${app.config.backendTimeoutMs} ms`)),
+        ),
+      )
       const checks = Object.fromEntries(
         names.map((name, i) => [name, results[i]!.status === 'fulfilled' ? ('ok' as const) : ('unavailable' as const)]),
       )
