@@ -228,12 +228,12 @@ export class WebhooksRepository {
     const rows = await this.db
       .selectFrom('webhook_deliveries')
       .innerJoin('webhook_messages', 'webhook_messages.id', 'webhook_deliveries.message_id')
-      .innerJoin('webhooks', 'webhooks.id', 'webhook_deliveries.webhook_id')
       .selectAll('webhook_deliveries')
       .select(['webhook_messages.message_id as message_key', 'webhook_messages.event_type', 'webhook_messages.body'])
-      .select((eb) => eb.ref('webhooks.id').as('endpoint_id'))
       .where('webhook_deliveries.id', 'in', ids)
       .execute()
+    // Deleted meanwhile (an endpoint's deliveries go with it): nothing to send.
+    if (rows.length === 0) return []
     const endpoints = await this.db
       .selectFrom('webhooks')
       .selectAll()
@@ -243,8 +243,8 @@ export class WebhooksRepository {
     return rows.flatMap((row) => {
       const endpoint = byId.get(row.webhook_id)
       if (!endpoint) return []
-      const { message_key: messageId, event_type: eventType, body, endpoint_id: _endpointId, ...delivery } = row
-      return [{ leasedUntil: now + leaseMs, delivery: delivery as WebhookDeliveryRow, endpoint, messageId, eventType, body }]
+      const { message_key: messageId, event_type: eventType, body, ...delivery } = row
+      return [{ leasedUntil: now + leaseMs, delivery, endpoint, messageId, eventType, body }]
     })
   }
 
