@@ -7,6 +7,7 @@ import type { AuditEventRow, ListedFile, NewAuditEventRow } from '../db/schema.j
 import { randomToken } from '../lib/random-token.js'
 import type { LinkView } from './links.js'
 import { parseUtcTime } from './expiry.js'
+import { networkOf, unmapped } from './key-policy.js'
 import { fileRecord, linkRecord } from './records.js'
 
 /**
@@ -94,12 +95,9 @@ const USER_AGENT_MAX_LENGTH = 200
 export function auditAddress(address: string | null | undefined, mode: Config['auditIp']): string | null {
   if (!address || mode === 'off') return null
   if (!ipaddr.isValid(address)) return null
-  let parsed = ipaddr.parse(address)
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address()
+  const parsed = unmapped(ipaddr.parse(address))
   if (mode === 'full') return parsed.toString()
-  const bytes = parsed.toByteArray()
-  const keep = parsed.kind() === 'ipv4' ? 3 : 6
-  return ipaddr.fromByteArray(bytes.map((byte, index) => (index < keep ? byte : 0))).toString()
+  return networkOf(parsed, parsed.kind() === 'ipv4' ? 24 : 48).toString()
 }
 
 /**

@@ -85,7 +85,7 @@ function canonicalRange(entry: string): string {
     )
   }
   // '10.1.2.3/8' names the range 10.0.0.0/8: store what it means.
-  const network = ipaddr.fromByteArray(networkBytes(ipaddr.parse(addressText).toByteArray(), prefix))
+  const network = networkOf(ipaddr.parse(addressText), prefix)
   if (isMapped(network) && prefix >= 96) return withPrefix(unmapped(network).toString(), prefix - 96, 32)
   return withPrefix(network.toString(), prefix, maxPrefix)
 }
@@ -94,11 +94,13 @@ function withPrefix(address: string, prefix: number, maxPrefix: number): string 
   return prefix === maxPrefix ? address : `${address}/${prefix}`
 }
 
-function networkBytes(bytes: number[], prefix: number): number[] {
-  return bytes.map((byte, index) => {
+/** The network of `address` with a prefix of `prefix` bits: the address with every later bit zero. */
+export function networkOf(address: ipaddr.IPv4 | ipaddr.IPv6, prefix: number): ipaddr.IPv4 | ipaddr.IPv6 {
+  const bytes = address.toByteArray().map((byte, index) => {
     const bits = Math.max(0, Math.min(8, prefix - index * 8))
     return byte & ((0xff << (8 - bits)) & 0xff)
   })
+  return ipaddr.fromByteArray(bytes)
 }
 
 function isMapped(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
@@ -106,7 +108,7 @@ function isMapped(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
 }
 
 /** An IPv4-mapped IPv6 address (::ffff:10.1.2.3) is the IPv4 address it carries. */
-function unmapped(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+export function unmapped(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
   return isMapped(address) ? (address as ipaddr.IPv6).toIPv4Address() : address
 }
 
