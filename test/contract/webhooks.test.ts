@@ -1,7 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startWebhookReceiver, verifiesStandardWebhook } from '../helpers/webhook-receiver.js'
 import { bearer, startTestApp, uploadFile, type TestApp, unlimitedAccount } from '../helpers/test-app.js'
 
 /**
@@ -10,43 +8,10 @@ import { bearer, startTestApp, uploadFile, type TestApp, unlimitedAccount } from
  * the scheme's own, not the server's), retries and the guard against private targets.
  */
 
-interface Received {
-  headers: IncomingHttpHeaders
-  body: string
-  /** When it arrived (epoch ms). */
-  at: number
-}
-
-/** A receiver on 127.0.0.1 that answers each message with the next status of `answers` (then 200). */
+/** A receiver at <base>/hooks that answers each message with the next status of `answers` (then 200). */
 async function receiver(answers: number[] = []) {
-  const received: Received[] = []
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString(), at: Date.now() })
-      response.writeHead(answers.shift() ?? 200).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
-  return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
-}
-
-/** Standard Webhooks verification, written from the scheme: any one v1 signature over id.timestamp.body. */
-function verifies(secret: string, message: Received): boolean {
-  const id = String(message.headers['webhook-id'])
-  const timestamp = String(message.headers['webhook-timestamp'])
-  const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
-    .update(`${id}.${timestamp}.${message.body}`)
-    .digest()
-  return String(message.headers['webhook-signature'])
-    .split(' ')
-    .filter((entry) => entry.startsWith('v1,'))
-    .some((entry) => {
-      const given = Buffer.from(entry.slice(3), 'base64')
-      return given.length === expected.length && timingSafeEqual(given, expected)
-    })
+  const started = await startWebhookReceiver(() => answers.shift() ?? 200)
+  return { ...started, url: `${started.base}/hooks` }
 }
 
 describe('webhooks', () => {
@@ -102,8 +67,8 @@ describe('webhooks', () => {
       expect(message!.headers['user-agent']).toMatch(/^Fileshare-Webhooks\/\d+\.\d+\.\d+/)
       expect(String(message!.headers['webhook-id'])).toMatch(/^msg_/)
       expect(Math.abs(Number(message!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60)
-      expect(verifies(webhook.secret, message!)).toBe(true)
-      expect(verifies('whsec_' + Buffer.alloc(32).toString('base64'), message!)).toBe(false)
+      expect(verifiesStandardWebhook(webhook.secret, message!)).toBe(true)
+      expect(verifiesStandardWebhook('whsec_' + Buffer.alloc(32).toString('base64'), message!)).toBe(false)
       const event = JSON.parse(message!.body) as { type: string; timestamp: string; data: Record<string, unknown> }
       expect(event.type).toBe('file.uploaded')
       expect(new Date(event.timestamp).toISOString()).toBe(event.timestamp)
@@ -311,8 +276,8 @@ describe('webhooks', () => {
       await expect.poll(() => hooks.received.length).toBe(1)
       const message = hooks.received[0]!
       expect(String(message.headers['webhook-signature']).split(' ')).toHaveLength(2)
-      expect(verifies(rotated.webhook.secret, message)).toBe(true)
-      expect(verifies(webhook.secret, message)).toBe(true)
+      expect(verifiesStandardWebhook(rotated.webhook.secret, message)).toBe(true)
+      expect(verifiesStandardWebhook(webhook.secret, message)).toBe(true)
       const got = (await (await api(apiKey, 'GET', `/webhooks/${webhook.webhook_id}`)).json()) as { webhook: Record<string, unknown> }
       expect(got.webhook.secret).toBeUndefined()
     } finally {

@@ -1,11 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
 import fs from 'node:fs/promises'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
+import { startWebhookReceiver, verifiesStandardWebhook } from '../helpers/webhook-receiver.js'
 import {
   chromiumAvailable,
   launchBrowser,
@@ -42,49 +40,18 @@ interface InPage {
   }
 }
 
-interface Received {
-  headers: IncomingHttpHeaders
-  body: string
-}
-
 /** A receiver on 127.0.0.1: records every message, answers `answer` (200 unless a test changes it). */
 async function startReceiver() {
-  const received: Received[] = []
   const state = { answer: 200 }
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString() })
-      response.writeHead(state.answer).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const { base, received, close } = await startWebhookReceiver(() => state.answer)
   return {
     base,
     received,
     state,
     /** The messages of one type, in the order they came. */
     ofType: (type: string) => received.filter((message) => (JSON.parse(message.body) as { type: string }).type === type),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close,
   }
-}
-
-/** Standard Webhooks verification, written from the scheme: any one v1 signature over id.timestamp.body. */
-function verifies(secret: string, message: Received): boolean {
-  const id = String(message.headers['webhook-id'])
-  const timestamp = String(message.headers['webhook-timestamp'])
-  const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
-    .update(`${id}.${timestamp}.${message.body}`)
-    .digest()
-  return String(message.headers['webhook-signature'])
-    .split(' ')
-    .filter((entry) => entry.startsWith('v1,'))
-    .some((entry) => {
-      const given = Buffer.from(entry.slice(3), 'base64')
-      return given.length === expected.length && timingSafeEqual(given, expected)
-    })
 }
 
 /** A `YYYY-MM-DD HH:MM:SS` UTC time as milliseconds. */
@@ -326,7 +293,7 @@ describe.skipIf(!chromiumAvailable)('the Webhooks page of the dashboard', () => 
     await uploadWithKey('hooked.txt')
     await eventually(async () => receiver.ofType('file.uploaded').length).toBe(1)
     const [message] = receiver.ofType('file.uploaded')
-    expect(verifies(firstSecret, message!)).toBe(true)
+    expect(verifiesStandardWebhook(firstSecret, message!)).toBe(true)
     expect(JSON.parse(message!.body)).toMatchObject({ type: 'file.uploaded', data: { filename: 'hooked.txt' } })
 
     // Shown once: the list has no secret, and after a reload the page holds it nowhere.
@@ -348,7 +315,7 @@ describe.skipIf(!chromiumAvailable)('the Webhooks page of the dashboard', () => 
     const [test] = receiver.ofType('webhook.test')
     const webhookId = await webhookIdOf(item)
     expect(JSON.parse(test!.body)).toMatchObject({ type: 'webhook.test', data: { webhook_id: webhookId } })
-    expect(verifies(firstSecret, test!)).toBe(true)
+    expect(verifiesStandardWebhook(firstSecret, test!)).toBe(true)
 
     // The deliveries opened by themselves: the test first (newest), then the upload's.
     expect(await item.getByRole('button', { name: `Deliveries of ${firstUrl}` }).getAttribute('aria-expanded')).toBe('true')
@@ -520,8 +487,8 @@ describe.skipIf(!chromiumAvailable)('the Webhooks page of the dashboard', () => 
     await eventually(() => item.locator('.webhook-status').textContent()).toBe('The test message was delivered: the endpoint answered 200.')
     const message = receiver.ofType('webhook.test')[before]!
     expect(String(message.headers['webhook-signature']).split(' ')).toHaveLength(2)
-    expect(verifies(secret, message)).toBe(true)
-    expect(verifies(firstSecret, message)).toBe(true)
+    expect(verifiesStandardWebhook(secret, message)).toBe(true)
+    expect(verifiesStandardWebhook(firstSecret, message)).toBe(true)
   })
 
   it('a 410 answer turns the endpoint off, and the card says so in words', async () => {

@@ -1,6 +1,4 @@
 import fs from 'node:fs/promises'
-import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCommand } from '../helpers/cli.js'
 import {
@@ -16,6 +14,7 @@ import {
 } from '../helpers/scale-out-env.js'
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../helpers/server-process.js'
 import { makeTempDir } from '../helpers/test-app.js'
+import { startWebhookReceiver, type ReceivedMessage } from '../helpers/webhook-receiver.js'
 
 /**
  * Webhooks never lost, never sent twice at once (../shared/spec/webhooks.md), with real server
@@ -26,12 +25,6 @@ import { makeTempDir } from '../helpers/test-app.js'
 const [postgresReachable, redisReachable] = await Promise.all([isPostgresReachable(), isRedisReachable()])
 const BUCKET = 'fileshare-webhooks'
 
-interface Received {
-  headers: IncomingHttpHeaders
-  body: string
-  at: number
-}
-
 describe.skipIf(!(postgresReachable && redisReachable))('webhooks on several instances', () => {
   let schema: string
   let s3: TestS3rver
@@ -39,7 +32,7 @@ describe.skipIf(!(postgresReachable && redisReachable))('webhooks on several ins
   let sharedEnv: Record<string, string>
   const dataDirs: string[] = []
   const running: ServerProcess[] = []
-  const received: Received[] = []
+  let received: ReceivedMessage[]
   let receiverUrl: string
   let closeReceiver: () => Promise<void>
 
@@ -100,17 +93,10 @@ describe.skipIf(!(postgresReachable && redisReachable))('webhooks on several ins
       FILESHARE_WEBHOOKS_ALLOW_PRIVATE: 'true',
       FILESHARE_WEBHOOKS_ALLOW_HTTP: 'true',
     }
-    const server = createServer((request, response) => {
-      const chunks: Buffer[] = []
-      request.on('data', (chunk: Buffer) => chunks.push(chunk))
-      request.on('end', () => {
-        received.push({ headers: request.headers, body: Buffer.concat(chunks).toString(), at: Date.now() })
-        response.writeHead(204).end()
-      })
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
-    closeReceiver = () => new Promise((resolve) => server.close(() => resolve()))
+    const receiver = await startWebhookReceiver(() => 204)
+    received = receiver.received
+    receiverUrl = `${receiver.base}/hooks`
+    closeReceiver = receiver.close
   }, 60_000)
 
   afterAll(async () => {
