@@ -7,6 +7,7 @@ import { toCurrentKey, toStats } from './records.js'
 import { AuditEvents } from './resources/audit-events.js'
 import { Files } from './resources/files.js'
 import { Links } from './resources/links.js'
+import { UploadRequests } from './resources/upload-requests.js'
 import { Webhooks } from './resources/webhooks.js'
 import type { RetryPolicy } from './retry.js'
 import { env } from './runtime.js'
@@ -101,6 +102,8 @@ export class Fileshare {
   readonly auditEvents: AuditEvents
   /** The account's webhook endpoints and their deliveries (scope `webhooks:manage`). `Webhooks.verify` checks what they receive. */
   readonly webhooks: Webhooks
+  /** Upload requests: ask someone without an account for files (scope `requests:manage`). */
+  readonly uploadRequests: UploadRequests
   readonly baseUrl: string
   readonly maxRetries: number
   readonly timeoutMs: number
@@ -157,6 +160,7 @@ export class Fileshare {
     this.links = new Links(this.#http)
     this.auditEvents = new AuditEvents(this.#http)
     this.webhooks = new Webhooks(this.#http)
+    this.uploadRequests = new UploadRequests(this.#http)
   }
 
   /**

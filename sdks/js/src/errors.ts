@@ -85,8 +85,9 @@ export class IpNotAllowedError extends PermissionDeniedError {}
 
 /**
  * 403 `file_too_large` / `daily_upload_limit_exceeded` / `storage_quota_exceeded` (the upload would
- * take the account past its `max_storage`) / `link_limit_exceeded`, and 413 `file_too_large` of
- * resumable uploads.
+ * take the account past its `max_storage`) / `link_limit_exceeded` / `webhook_limit_exceeded` /
+ * `upload_request_full` (an upload request has no room left for the file), and 413
+ * `file_too_large` of resumable uploads.
  */
 export class LimitExceededError extends FileshareError {}
 
@@ -166,6 +167,7 @@ const LIMIT_CODES = new Set([
   'storage_quota_exceeded',
   'link_limit_exceeded',
   'webhook_limit_exceeded',
+  'upload_request_full',
 ])
 
 /**

@@ -8,6 +8,7 @@ export { Files } from './resources/files.js'
 export { Links } from './resources/links.js'
 export { AuditEvents } from './resources/audit-events.js'
 export { Webhooks } from './resources/webhooks.js'
+export { UploadRequests } from './resources/upload-requests.js'
 export { DEFAULT_WEBHOOK_TOLERANCE_SECONDS } from './webhook-verify.js'
 export type { WebhookBody, WebhookHeaders, WebhookVerifyOptions } from './webhook-verify.js'
 export {
@@ -41,6 +42,7 @@ export {
   PAGINATION_FIELDS,
   SCOPES,
   STATS_FIELDS,
+  UPLOAD_REQUEST_FIELDS,
   WEBHOOK_DELIVERY_FIELDS,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_FIELDS,
@@ -66,6 +68,7 @@ export type {
   ErrorCode,
   FileList,
   FileRecord,
+  FileSource,
   FileUpdate,
   IdempotencyOptions,
   Limits,
@@ -79,6 +82,13 @@ export type {
   Stats,
   StatsResult,
   UploadOptions,
+  ApiUploadRequest,
+  UploadRequest,
+  UploadRequestCreateParams,
+  UploadRequestFileList,
+  UploadRequestFileListOptions,
+  UploadRequestStatus,
+  UploadRequestUpdateParams,
   ApiWebhook,
   ApiWebhookDelivery,
   Webhook,

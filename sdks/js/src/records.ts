@@ -13,6 +13,9 @@ import type {
   FileRecord,
   Link,
   StatsResult,
+  UploadRequest,
+  UploadRequestFileList,
+  ApiUploadRequest,
   Webhook,
   WebhookDelivery,
   WebhookDeliveryList,
@@ -26,6 +29,7 @@ export type RawLink = ApiLink & Record<string, unknown>
 export type RawAuditEvent = ApiAuditEvent & Record<string, unknown>
 export type RawWebhook = ApiWebhook & Record<string, unknown>
 export type RawWebhookDelivery = ApiWebhookDelivery & Record<string, unknown>
+export type RawUploadRequest = ApiUploadRequest & Record<string, unknown>
 
 /** `YYYY-MM-DD HH:MM:SS` (UTC) as a Date; also accepts ISO 8601. */
 export function parseUploadDate(value: string): Date {
@@ -133,6 +137,22 @@ export function toWebhookDeliveryList(raw: {
 }): WebhookDeliveryList {
   if (!raw || !Array.isArray(raw.deliveries) || !raw.pagination) throw new FileshareError('the answer holds no delivery list')
   return { deliveries: raw.deliveries.map(toWebhookDelivery), pagination: { ...raw.pagination } }
+}
+
+/** An upload request from the API's object. */
+export function toUploadRequest(raw: RawUploadRequest): UploadRequest {
+  const left = (max: unknown, used: unknown) => (typeof max === 'number' ? Math.max(0, max - Number(used ?? 0)) : null)
+  return record<UploadRequest>(raw, 'request_id', 'upload request', {
+    created: parseUploadDate(raw?.created_at),
+    expiry: parseUploadDate(raw?.expires_at),
+    files_left: left(raw?.max_files, raw?.files_received),
+    bytes_left: left(raw?.max_total_size, raw?.bytes_received),
+  })
+}
+
+export function toUploadRequestFileList(raw: { files?: RawFile[]; pagination?: UploadRequestFileList['pagination'] }): UploadRequestFileList {
+  if (!raw || !Array.isArray(raw.files) || !raw.pagination) throw new FileshareError('the answer holds no file list')
+  return { files: raw.files.map(toFileRecord), pagination: { ...raw.pagination } }
 }
 
 /**

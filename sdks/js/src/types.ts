@@ -12,6 +12,7 @@ export const FILE_FIELDS = [
   'content_type',
   'sha256',
   'expires_at',
+  'source',
 ] as const
 /** Field names of the `Link` schema. */
 export const LINK_FIELDS = [
@@ -48,7 +49,18 @@ export interface ApiFile {
   sha256: string
   /** UTC, `YYYY-MM-DD HH:MM:SS`: from then on the file and its links are gone; `null`: no expiry. See {@link FileRecord.expiry}. */
   expires_at: string | null
+  /**
+   * How the file came: `{ type: 'api' }` (an API key), `{ type: 'dashboard' }`, or
+   * `{ type: 'upload_request', request_id }` (a guest sent it through an upload request).
+   */
+  source: FileSource
 }
+
+/**
+ * Where a file came from (a file record's `source`): uploaded with an API key, in the dashboard,
+ * or by a guest through an upload request (`request_id`: see {@link UploadRequests}).
+ */
+export type FileSource = { type: 'api' } | { type: 'dashboard' } | { type: 'upload_request'; request_id: number }
 
 /** A link to a file as the API returns it (`components.schemas.Link`). */
 export interface ApiLink {
@@ -171,10 +183,11 @@ export interface CurrentKey extends Readonly<ApiCurrentKey> {
 
 /**
  * Who did what an audit event records: `key` (a call with an API key; `id` is its `key_id`),
- * `session` (the dashboard), `operator` (the `fileshare` CLI), `public` (someone with a link) or
+ * `session` (the dashboard), `operator` (the `fileshare` CLI), `public` (someone with a link),
+ * `guest` (someone who sent a file through an upload request; `id` is its `request_id`) or
  * `system` (the server itself: expiry, the collector).
  */
-export type AuditActorType = 'key' | 'session' | 'operator' | 'public' | 'system'
+export type AuditActorType = 'key' | 'session' | 'operator' | 'public' | 'guest' | 'system'
 
 /**
  * The actions of the audit log (`file.uploaded`, …), or one newer than this SDK. Through the API a
@@ -203,6 +216,10 @@ export type AuditAction =
   | 'webhook.updated'
   | 'webhook.deleted'
   | 'webhook.disabled'
+  | 'upload_request.created'
+  | 'upload_request.updated'
+  | 'upload_request.closed'
+  | 'upload_request.deleted'
   | (string & {})
 
 /** An audit event as `GET /api/v1/audit-events` returns it. */
@@ -272,6 +289,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'link.downloaded',
   'upload.expired',
   'webhook.test',
+  'upload_request.file_received',
+  'upload_request.full',
 ] as const
 /** A webhook event type: one of {@link WEBHOOK_EVENT_TYPES}. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
@@ -296,6 +315,16 @@ export interface WebhookEventData {
   'upload.expired': { upload_id: string; filename: string; offset: number; length: number | null }
   /** `client.webhooks.test(id)` sent it, to this endpoint only. */
   'webhook.test': { webhook_id: number }
+  /** A guest sent a file through an upload request: the request's counts after it, and the file record. */
+  'upload_request.file_received': {
+    request_id: number
+    label: string
+    files_received: number
+    bytes_received: number
+    file: ApiFile
+  }
+  /** An upload request reached its `max_files` or `max_total_size`: it takes no more files. */
+  'upload_request.full': { request_id: number; label: string; files_received: number; bytes_received: number }
 }
 
 /**
@@ -432,6 +461,137 @@ export interface WebhookTestResult {
   readonly message_id: string
 }
 
+/** Field names of an upload request (`upload_request` of the upload request calls). */
+export const UPLOAD_REQUEST_FIELDS = [
+  'request_id',
+  'url',
+  'label',
+  'message',
+  'expires_at',
+  'max_files',
+  'max_file_size',
+  'max_total_size',
+  'file_expires_in',
+  'password_protected',
+  'files_received',
+  'bytes_received',
+  'status',
+  'created_at',
+] as const
+
+/**
+ * `active` (it takes files), `expired` (`expires_at` passed), `closed` (its holder closed or
+ * deleted it) or `full` (`files_received` reached `max_files`, or `bytes_received` reached
+ * `max_total_size`). When several apply: closed, then expired, then full.
+ */
+export type UploadRequestStatus = 'active' | 'expired' | 'closed' | 'full'
+
+/** An upload request as the API returns it (`upload_request`). */
+export interface ApiUploadRequest {
+  /** Unique across the service, never reused. */
+  request_id: number
+  /** `<public URL>/r/<token>`: the page to give the guest (no account, no key needed). */
+  url: string
+  /** What the guest sees as the request's title (1 to 200 characters, one line). */
+  label: string
+  /** Plain text shown to the guest (at most 2,000 characters), or `null`. */
+  message: string | null
+  /** UTC, `YYYY-MM-DD HH:MM:SS`: from then on the request takes no files. */
+  expires_at: string
+  /** At most this many files; `null`: no limit of its own. */
+  max_files: number | null
+  /** Bytes per file; `null`: the holder plan's `max_file_size`. */
+  max_file_size: number | null
+  /** Bytes of all its files together; `null`: no limit of its own. */
+  max_total_size: number | null
+  /** Seconds each received file lives from its upload; `null`: received files do not expire. */
+  file_expires_in: number | null
+  /** Guests give a password before they can upload. */
+  password_protected: boolean
+  files_received: number
+  bytes_received: number
+  status: UploadRequestStatus
+  /** UTC, `YYYY-MM-DD HH:MM:SS`. */
+  created_at: string
+}
+
+/**
+ * An upload request (`UploadRequest` in every SDK): the API's fields plus `created` and `expiry`
+ * (its dates as `Date`s) and `files_left` / `bytes_left`.
+ */
+export interface UploadRequest extends Readonly<ApiUploadRequest> {
+  /** `created_at` as a `Date` (UTC). */
+  readonly created: Date
+  /** `expires_at` as a `Date` (UTC). */
+  readonly expiry: Date
+  /** `max_files - files_received` (never below 0), or `null` when `max_files` is. */
+  readonly files_left: number | null
+  /** `max_total_size - bytes_received` (never below 0), or `null` when `max_total_size` is. */
+  readonly bytes_left: number | null
+}
+
+/**
+ * The fields of {@link UploadRequests.create} (the API's names). Give `expires_in` or
+ * `expires_at`, exactly one.
+ */
+export interface UploadRequestCreateParams {
+  /** What the guest sees as the title: 1 to 200 characters, one line. */
+  label: string
+  /** Plain text for the guest: at most 2,000 characters, newlines allowed. */
+  message?: string | null | undefined
+  /** The request takes files for this many seconds from now (1 to 7,776,000, 90 days, unless the operator allows more). */
+  expires_in?: number | undefined
+  /** The request takes files until this time (in the future, within the same maximum). */
+  expires_at?: DateInput | undefined
+  /** At most this many files (1 to 10,000). */
+  max_files?: number | undefined
+  /** Bytes per file, 1 up to the plan's `max_file_size` (the default). */
+  max_file_size?: number | undefined
+  /** Bytes of all its files together (at least 1). */
+  max_total_size?: number | undefined
+  /** 8 to 1024 characters; guests give it before they upload. Stored only as a slow salted hash. */
+  password?: string | undefined
+  /** Each received file expires this many seconds after its upload (1 to 315360000). */
+  file_expires_in?: number | undefined
+}
+
+/**
+ * The fields of {@link UploadRequests.update}: those given are set, the others kept; `null`
+ * removes a limit, the message or the password (`label` and the expiry cannot be `null`).
+ * A later expiry opens an expired request again; a closed one stays closed.
+ */
+export interface UploadRequestUpdateParams {
+  label?: string | undefined
+  message?: string | null | undefined
+  expires_in?: number | undefined
+  expires_at?: DateInput | undefined
+  max_files?: number | null | undefined
+  max_file_size?: number | null | undefined
+  max_total_size?: number | null | undefined
+  password?: string | null | undefined
+  file_expires_in?: number | null | undefined
+}
+
+/** Options of {@link UploadRequests.files}. */
+export interface UploadRequestFileListOptions {
+  /** Files per page, 1 to 100 (default 20). */
+  limit?: number | undefined
+  /** The files whose `file_id` is lower than this (a page's `pagination.next_before_id`). */
+  before_id?: number | undefined
+  /** The same as `before_id`. */
+  beforeId?: number | undefined
+}
+
+/** The answer of `uploadRequests.files()`: the files a request received, newest first. */
+export interface UploadRequestFileList {
+  readonly files: FileRecord[]
+  readonly pagination: Readonly<{
+    limit: number
+    /** The last file's `file_id` when older ones follow, else `null`: pass it as `before_id`. */
+    next_before_id: number | null
+  }>
+}
+
 /** The error codes of `components.schemas.Error` (`error.code`). */
 export const ERROR_CODES = [
   'missing_file',
@@ -464,6 +624,7 @@ export const ERROR_CODES = [
   'ip_not_allowed',
   'webhook_url_not_allowed',
   'webhook_limit_exceeded',
+  'upload_request_full',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 

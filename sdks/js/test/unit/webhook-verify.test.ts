@@ -300,6 +300,8 @@ describe('a message signed by a straightforward implementation verifies', () => 
       'link.downloaded',
       'upload.expired',
       'webhook.test',
+      'upload_request.file_received',
+      'upload_request.full',
     ])
   })
 })
