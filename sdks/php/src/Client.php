@@ -61,6 +61,11 @@ final class Client
      * message needs no client: Webhooks::verify().
      */
     public readonly Webhooks $webhooks;
+    /**
+     * Upload requests, pages where someone without an account sends files into this one: create,
+     * list, get, update, delete, close, files, iterateFiles (the key needs `requests:manage`).
+     */
+    public readonly UploadRequests $uploadRequests;
     public readonly string $baseUrl;
     public readonly int $maxRetries;
     /** Seconds: connect and idle timeout (never a deadline for a whole transfer). */
@@ -208,6 +213,7 @@ final class Client
         $this->links = new Links($this->http);
         $this->auditEvents = new AuditEvents($this->http);
         $this->webhooks = new Webhooks($this->http);
+        $this->uploadRequests = new UploadRequests($this->http);
     }
 
     /** A base URL as the client keeps it (no trailing slash), or a ConfigurationException saying what is wrong. */

@@ -8,9 +8,9 @@ use Fileshare\Internal\RawResponses;
 
 /**
  * `$client->withRawResponse()`: the same calls, each answering a RawResponse (status, headers,
- * and the usual result as `->data` / `->parse()`). `files->iterate()`, `auditEvents->iterate()`
- * and `webhooks->iterateDeliveries()` are the exceptions (they read many pages): use `list()` or
- * `deliveries()` page by page.
+ * and the usual result as `->data` / `->parse()`). `files->iterate()`, `auditEvents->iterate()`,
+ * `webhooks->iterateDeliveries()` and `uploadRequests->iterateFiles()` are the exceptions (they
+ * read many pages): use `list()`, `deliveries()` or `files()` page by page.
  *
  * ```php
  * $raw = $client->withRawResponse()->files->get($id);
@@ -31,6 +31,8 @@ final class RawResponseClient
     public readonly RawResponses $auditEvents;
     /** `webhooks` with each management call answering a RawResponse (iterateDeliveries() reads many pages: use deliveries()). */
     public readonly RawResponses $webhooks;
+    /** `uploadRequests` with each call answering a RawResponse (iterateFiles() reads many pages: use files()). */
+    public readonly RawResponses $uploadRequests;
     private readonly RawResponses $client;
 
     /** @internal */
@@ -41,6 +43,7 @@ final class RawResponseClient
         $this->links = new RawResponses($client->links, $recorder);
         $this->auditEvents = new RawResponses($client->auditEvents, $recorder);
         $this->webhooks = new RawResponses($client->webhooks, $recorder);
+        $this->uploadRequests = new RawResponses($client->uploadRequests, $recorder);
     }
 
     /** @param list<mixed> $arguments */

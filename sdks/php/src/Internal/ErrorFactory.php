@@ -26,7 +26,7 @@ final class ErrorFactory
      * PermissionDeniedException.
      */
     private const LIMIT_CODES = ['file_too_large', 'daily_upload_limit_exceeded', 'storage_quota_exceeded', 'link_limit_exceeded',
-        'webhook_limit_exceeded'];
+        'webhook_limit_exceeded', 'upload_request_full'];
 
     /** `Retry-After` in seconds (delta-seconds or an HTTP date), or null. */
     public static function parseRetryAfter(string $value, ?int $now = null): ?int

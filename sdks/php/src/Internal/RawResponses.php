@@ -10,16 +10,18 @@ use Fileshare\RawResponse;
 use Psr\Http\Message\ResponseInterface;
 
 /**
- * `$client->withRawResponse()->files`, `->links`, `->auditEvents` and `->webhooks`: each call of the resource answers a
+ * `$client->withRawResponse()->files`, `->links`, `->auditEvents`, `->webhooks` and `->uploadRequests`: each call of the resource answers a
  * RawResponse (the call's last HTTP response and its usual result).
  *
  * @method RawResponse upload(mixed $source, array $options = [])                          files
  * @method RawResponse uploadBytes(string $bytes, array $options = [])                     files
- * @method RawResponse list(mixed ...$arguments)                                           files, links, auditEvents, webhooks
- * @method RawResponse get(int|string $id, array $requestOptions = [])                     files, links, webhooks
- * @method RawResponse update(mixed $id, mixed ...$changes)                                files, links, webhooks
- * @method RawResponse delete(mixed $id, array $requestOptions = [])                       files, links, webhooks
- * @method RawResponse create(mixed ...$arguments)                                         links, webhooks
+ * @method RawResponse list(mixed ...$arguments)                                           files, links, auditEvents, webhooks, uploadRequests
+ * @method RawResponse get(int|string $id, array $requestOptions = [])                     files, links, webhooks, uploadRequests
+ * @method RawResponse update(mixed $id, mixed ...$changes)                                files, links, webhooks, uploadRequests
+ * @method RawResponse delete(mixed $id, array $requestOptions = [])                       files, links, webhooks, uploadRequests
+ * @method RawResponse create(mixed ...$arguments)                                         links, webhooks, uploadRequests
+ * @method RawResponse close(mixed $requestId, array $requestOptions = [])                 uploadRequests
+ * @method RawResponse files(mixed $requestId, mixed ...$arguments)                        uploadRequests
  * @method RawResponse rotate(mixed $linkId, array $requestOptions = [])                   links
  * @method RawResponse rotateSecret(mixed $webhookId, array $requestOptions = [])          webhooks
  * @method RawResponse test(mixed $webhookId, array $requestOptions = [])                  webhooks

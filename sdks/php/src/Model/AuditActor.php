@@ -12,12 +12,17 @@ final readonly class AuditActor implements \JsonSerializable
     public const TYPE_OPERATOR = 'operator';
     public const TYPE_PUBLIC = 'public';
     public const TYPE_SYSTEM = 'system';
+    /** A guest of an upload request (`id`: the request_id), for the files it sent (`file.uploaded`). */
+    public const TYPE_GUEST = 'guest';
 
     /** @param array<string, mixed> $extra */
     public function __construct(
-        /** `key` (an API key), `session` (the dashboard), `operator` (the CLI), `public` (a link's visitor) or `system`. */
+        /**
+         * `key` (an API key), `session` (the dashboard), `operator` (the CLI), `public` (a link's visitor), `guest` (an upload
+         * request's guest) or `system`.
+         */
         public string $type,
-        /** The key's or session's id, or null. */
+        /** The key's or session's id, the upload request's id for a guest, or null. */
         public ?int $id = null,
         /** The key's name, when it has one. */
         public ?string $name = null,

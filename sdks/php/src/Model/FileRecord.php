@@ -9,12 +9,13 @@ use Fileshare\Exception\FileshareException;
 /**
  * A file, as the API describes it (`GET /files`, `GET /files/{id}`, an upload's answer).
  * Fields mirror the API's JSON; `uploaded_at` is `upload_date` and `expiry` is `expires_at` as
- * date-times in UTC, and `extra` keeps fields this SDK does not know yet. toArray() /
- * json_encode() give the API's object.
+ * date-times in UTC, `source` says how it came in (the API, the dashboard, or an upload
+ * request), and `extra` keeps fields this SDK does not know yet. toArray() / json_encode() give
+ * the API's object.
  */
 final readonly class FileRecord implements \JsonSerializable
 {
-    private const KNOWN = ['file_id', 'filename', 'size', 'upload_date', 'download_count', 'public_link', 'content_type', 'sha256', 'expires_at'];
+    private const KNOWN = ['file_id', 'filename', 'size', 'upload_date', 'download_count', 'public_link', 'content_type', 'sha256', 'expires_at', 'source'];
 
     public \DateTimeImmutable $uploaded_at;
     /** `expires_at` as a date-time in UTC; null: the file does not expire. */
@@ -35,6 +36,8 @@ final readonly class FileRecord implements \JsonSerializable
         public array $extra = [],
         /** UTC, `YYYY-MM-DD HH:MM:SS`: from then on the file and its links are gone. Null: no expiry. */
         public ?string $expires_at = null,
+        /** How the file came in: `api`, `dashboard`, or `upload_request` with its `request_id`; null from a server that does not say. */
+        public ?FileSource $source = null,
     ) {
         $this->uploaded_at = self::parseDate($upload_date);
         $this->expiry = $expires_at === null ? null : self::parseDate($expires_at);
@@ -60,6 +63,7 @@ final readonly class FileRecord implements \JsonSerializable
             strtolower((string) ($data['sha256'] ?? '')),
             $extra,
             isset($data['expires_at']) ? (string) $data['expires_at'] : null,
+            \is_array($data['source'] ?? null) ? FileSource::fromArray($data['source']) : null,
         );
     }
 
@@ -76,7 +80,7 @@ final readonly class FileRecord implements \JsonSerializable
             'content_type' => $this->content_type,
             'sha256' => $this->sha256,
             'expires_at' => $this->expires_at,
-        ] + $this->extra;
+        ] + ($this->source === null ? [] : ['source' => $this->source->toArray()]) + $this->extra;
     }
 
     /** @return array<string, mixed> */

@@ -32,11 +32,19 @@ final readonly class WebhookEvent implements \JsonSerializable
     public const LINK_DOWNLOADED = 'link.downloaded';
     /** A resumable upload expired unfinished. `data`: `upload_id`, `filename`, `offset`, `length`. */
     public const UPLOAD_EXPIRED = 'upload.expired';
+    /**
+     * A guest sent a file through an upload request. `data`: `request_id`, `label`,
+     * `files_received`, `bytes_received`, `file` (the file record: FileRecord::fromArray() reads it).
+     */
+    public const UPLOAD_REQUEST_FILE_RECEIVED = 'upload_request.file_received';
+    /** An upload request became full (max_files or max_total_size). `data`: `request_id`, `label`, `files_received`, `bytes_received`. */
+    public const UPLOAD_REQUEST_FULL = 'upload_request.full';
     /** `$client->webhooks->test()`. `data`: `webhook_id`. */
     public const WEBHOOK_TEST = 'webhook.test';
     /** The event types the server sends today (later versions add more; `["*"]` subscribes to all). */
     public const TYPES = [self::FILE_UPLOADED, self::FILE_DELETED, self::LINK_CREATED, self::LINK_UPDATED, self::LINK_REVOKED,
-        self::LINK_EXHAUSTED, self::LINK_DOWNLOADED, self::UPLOAD_EXPIRED, self::WEBHOOK_TEST];
+        self::LINK_EXHAUSTED, self::LINK_DOWNLOADED, self::UPLOAD_EXPIRED, self::UPLOAD_REQUEST_FILE_RECEIVED, self::UPLOAD_REQUEST_FULL,
+        self::WEBHOOK_TEST];
 
     private const KNOWN = ['type', 'timestamp', 'data'];
 

@@ -34,6 +34,7 @@ final class ErrorsAndRetriesTest extends TestCase
         yield '403 size' => [403, 'file_too_large', LimitExceededException::class];
         yield '403 daily' => [403, 'daily_upload_limit_exceeded', LimitExceededException::class];
         yield '403 storage' => [403, 'storage_quota_exceeded', LimitExceededException::class];
+        yield '403 upload request full' => [403, 'upload_request_full', LimitExceededException::class];
         yield '413 tus' => [413, 'file_too_large', LimitExceededException::class];
         yield '413 length' => [413, 'upload_length_exceeded', BadRequestException::class];
         yield '404' => [404, 'not_found', NotFoundException::class];

@@ -230,7 +230,9 @@ final class WebhookVerifyTest extends TestCase
         self::assertSame($body, json_encode($event, \JSON_UNESCAPED_SLASHES), 'json_encode gives the body back');
         self::assertSame(7, \Fileshare\Model\FileRecord::fromArray($event->data)->file_id);
         self::assertContains('link.downloaded', WebhookEvent::TYPES);
-        self::assertCount(9, WebhookEvent::TYPES);
+        self::assertContains(WebhookEvent::UPLOAD_REQUEST_FILE_RECEIVED, WebhookEvent::TYPES);
+        self::assertContains(WebhookEvent::UPLOAD_REQUEST_FULL, WebhookEvent::TYPES);
+        self::assertCount(11, WebhookEvent::TYPES);
 
         $body = '{"type":"webhook.test","timestamp":"2026-11-27T10:00:00.000Z","data":{},"attempt":2}';
         $event = Webhooks::verify($body, self::headers(Webhooks::sign(self::SECRET, 'msg_3', $now, $body), $now, 'msg_3'), self::SECRET, now: $now);
