@@ -13,6 +13,7 @@ from ._async._audit_events import AsyncAuditEvents
 from ._async._client import AsyncClient
 from ._async._files import AsyncFiles
 from ._async._links import AsyncLinks
+from ._async._upload_requests import AsyncUploadRequests
 from ._async._webhook_endpoints import AsyncWebhookEndpoints
 from ._common import ProgressCallback, Since, Timeout, TusCapabilities
 from ._errors import (
@@ -43,11 +44,15 @@ from ._records import (
     DownloadResult,
     FileList,
     FileRecord,
+    FileSource,
     Limits,
     Link,
     Pagination,
     Stats,
     StatsResult,
+    UploadRequest,
+    UploadRequestFileList,
+    UploadRequestFilePagination,
     Webhook,
     WebhookDelivery,
     WebhookDeliveryList,
@@ -60,6 +65,7 @@ from ._sync._client import Client
 from ._sync._download import Destination, FileOrLink
 from ._sync._files import Files
 from ._sync._links import Links
+from ._sync._upload_requests import UploadRequests
 from ._sync._webhook_endpoints import WebhookEndpoints
 from ._version import __version__
 from ._webhooks import Webhooks
@@ -75,7 +81,10 @@ __all__ = [
     "AsyncAuditEvents",
     "WebhookEndpoints",
     "AsyncWebhookEndpoints",
+    "UploadRequests",
+    "AsyncUploadRequests",
     "FileRecord",
+    "FileSource",
     "Link",
     "FileList",
     "Pagination",
@@ -93,6 +102,9 @@ __all__ = [
     "WebhookDelivery",
     "WebhookDeliveryList",
     "WebhookDeliveryPagination",
+    "UploadRequest",
+    "UploadRequestFileList",
+    "UploadRequestFilePagination",
     "RawResponse",
     "TusCapabilities",
     "ProgressCallback",

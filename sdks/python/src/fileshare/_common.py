@@ -159,7 +159,7 @@ def id_path(collection: str, value: int | str) -> str:
     """``/files/7`` or ``/links/12``, once the id is known to be a positive integer."""
     text = str(value)
     if isinstance(value, bool) or not re.fullmatch(r"[1-9][0-9]*", text):
-        singular = "delivery" if collection == "deliveries" else collection.removesuffix("s")
+        singular = {"deliveries": "delivery", "upload-requests": "upload request"}.get(collection, collection.removesuffix("s"))
         raise ConfigurationError(f"a {singular} id is a positive integer, got {text[:40]!r}")
     return f"/{collection}/{text}"
 
@@ -273,7 +273,7 @@ def json_body(fields: Mapping[str, Any], *, none_clears: bool) -> bytes:
     for name, value in fields.items():
         if value is UNSET or (value is None and not none_clears):
             continue
-        if name == "expires_in" and value is not None:
+        if name in ("expires_in", "file_expires_in") and value is not None:
             value = seconds(value, name)
         elif name == "expires_at" and value is not None:
             value = api_time(value, name)

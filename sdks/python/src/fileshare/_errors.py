@@ -123,7 +123,8 @@ class IpNotAllowedError(PermissionDeniedError):
 
 class LimitExceededError(FileshareError):
     """403 ``file_too_large`` / ``daily_upload_limit_exceeded`` / ``storage_quota_exceeded`` /
-    ``link_limit_exceeded`` / ``webhook_limit_exceeded``; 413 ``file_too_large`` of resumable uploads."""
+    ``link_limit_exceeded`` / ``webhook_limit_exceeded`` / ``upload_request_full`` (an upload
+    request has no room left for the file); 413 ``file_too_large`` of resumable uploads."""
 
 
 class NotFoundError(FileshareError):
@@ -184,7 +185,14 @@ class WebhookVerificationError(FileshareError):
 
 
 LIMIT_CODES = frozenset(
-    {"file_too_large", "daily_upload_limit_exceeded", "storage_quota_exceeded", "link_limit_exceeded", "webhook_limit_exceeded"}
+    {
+        "file_too_large",
+        "daily_upload_limit_exceeded",
+        "storage_quota_exceeded",
+        "link_limit_exceeded",
+        "webhook_limit_exceeded",
+        "upload_request_full",
+    }
 )
 """The 403 codes of a limit of the plan or the account (``LimitExceededError``)."""
 

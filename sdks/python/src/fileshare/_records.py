@@ -14,6 +14,7 @@ from ._errors import FileshareError
 __all__ = [
     "Record",
     "FileRecord",
+    "FileSource",
     "Link",
     "Pagination",
     "FileList",
@@ -31,6 +32,9 @@ __all__ = [
     "WebhookDelivery",
     "WebhookDeliveryPagination",
     "WebhookDeliveryList",
+    "UploadRequest",
+    "UploadRequestFilePagination",
+    "UploadRequestFileList",
 ]
 
 
@@ -41,19 +45,24 @@ class Record:
 
     def to_dict(self) -> dict[str, Any]:
         """The API's JSON object as a dict (nested records too; fields this SDK does not know included)."""
-        data: dict[str, Any] = _to_dict(self)
-        return data
+        return _fields_dict(self)
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """The API's JSON object as a string (``indent=None``: one line)."""
         return json.dumps(self.to_dict(), indent=indent)
 
 
+def _fields_dict(value: Any) -> dict[str, Any]:
+    data = {f.name: _to_dict(getattr(value, f.name)) for f in fields(value) if f.name != "extra"}
+    data.update({k: v for k, v in getattr(value, "extra", {}).items() if k not in data})
+    return data
+
+
 def _to_dict(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_dict()  # a nested record, as its own to_dict() writes it
     if is_dataclass(value) and not isinstance(value, type):
-        data = {f.name: _to_dict(getattr(value, f.name)) for f in fields(value) if f.name != "extra"}
-        data.update({k: v for k, v in getattr(value, "extra", {}).items() if k not in data})
-        return data
+        return _fields_dict(value)
     if isinstance(value, list):
         return [_to_dict(item) for item in value]
     if isinstance(value, Mapping):
@@ -116,6 +125,10 @@ class FileRecord(Record):
     expires_at: str | None = None
     """UTC, ``YYYY-MM-DD HH:MM:SS``: from then on the file and its links are gone; None: no expiry.
     :attr:`expiry` is the same as an aware datetime."""
+    source: FileSource | None = None
+    """How the file came in: ``type`` ``api``, ``dashboard`` or ``upload_request`` (then with the
+    ``request_id`` of the upload request a guest sent it through). None from a server that does
+    not say."""
     extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
     """Fields the server sent that this SDK does not know yet."""
 
@@ -132,6 +145,40 @@ class FileRecord(Record):
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> FileRecord:
         known, extra = _split(cls, raw, "file object")
+        source = known.get("source")
+        known["source"] = None if source is None else FileSource.from_json(source)
+        return cls(**known, extra=MappingProxyType(extra))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The API's JSON object as a dict; ``source`` only when the answer had one."""
+        data = Record.to_dict(self)
+        if self.source is None:
+            data.pop("source", None)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class FileSource(Record):
+    """Where a file came from (``FileRecord.source``): ``type`` ``api`` (an API key),
+    ``dashboard`` (the web dashboard) or ``upload_request`` (a guest, through the upload request
+    ``request_id``: see ``client.upload_requests``). Other types may come: treat them as unknown."""
+
+    type: str
+    request_id: int | None = None
+    """The upload request's ``request_id`` when ``type`` is ``upload_request``; else None."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Fields the server sent that this SDK does not know yet."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The API's JSON object as a dict (``{"type": "api"}``: ``request_id`` only when there is one)."""
+        data = Record.to_dict(self)
+        if self.request_id is None:
+            data.pop("request_id", None)
+        return data
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> FileSource:
+        known, extra = _split(cls, raw, "file source")
         return cls(**known, extra=MappingProxyType(extra))
 
 
@@ -362,12 +409,14 @@ def _strings(value: Any, what: str) -> list[str]:
 @dataclass(frozen=True, slots=True)
 class AuditActor(Record):
     """Who did it: ``type`` ``key`` (an API key: ``id`` is its ``key_id``), ``session`` (the
-    dashboard), ``operator`` (the ``fileshare`` CLI), ``public`` (someone with a link) or ``system``
-    (the server itself: expiry, the collector)."""
+    dashboard), ``operator`` (the ``fileshare`` CLI), ``public`` (someone with a link), ``guest``
+    (someone who sent a file through an upload request: ``id`` is its ``request_id``) or
+    ``system`` (the server itself: expiry, the collector)."""
 
     type: str
     id: int | None = None
-    """The key's, session's or operator's id; None when there is none."""
+    """The key's, session's or operator's id, or a guest's upload request's ``request_id``; None
+    when there is none."""
     name: str | None = None
     """A key's name, where there is one."""
     extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
@@ -380,7 +429,8 @@ class AuditActor(Record):
 
 @dataclass(frozen=True, slots=True)
 class AuditTarget(Record):
-    """What it was done to: ``type`` (``file``, ``link``, ``key``, ``webhook``, ...) and its ``id``."""
+    """What it was done to: ``type`` (``file``, ``link``, ``key``, ``webhook``, ``upload_request``,
+    ...) and its ``id``."""
 
     type: str
     id: int | None = None
@@ -403,7 +453,7 @@ class AuditEvent(Record):
     """UTC, ``YYYY-MM-DD HH:MM:SS``; :attr:`occurred_at` is the same as an aware datetime."""
     action: str
     """``file.uploaded``, ``file.updated``, ``file.deleted``, ``link.created``, ``key.created``,
-    ``session.signed_in``, ... (``keys-and-audit.md`` lists them all)."""
+    ``session.signed_in``, ``upload_request.created``, ... (``keys-and-audit.md`` lists them all)."""
     actor: AuditActor
     ip: str | None = None
     """The caller's address as the server keeps it: by default IPv4 cut to its /24
@@ -575,3 +625,89 @@ class WebhookDeliveryList(Record):
             [WebhookDelivery.from_json(d) for d in raw["deliveries"]],
             WebhookDeliveryPagination.from_json(raw["pagination"]),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class UploadRequest(Record):
+    """An upload request (``client.upload_requests``): a link (``url``) at which someone without
+    an account sends files into this account, within its limits and until it expires."""
+
+    request_id: int
+    """Unique, never reused."""
+    url: str
+    """``<public URL>/r/<token>``: the guest's page; works without a key. Its last path segment
+    is the request's token."""
+    label: str
+    """Shown to the guest (1 to 200 characters, one line)."""
+    message: str | None
+    """Plain text shown to the guest (up to 2,000 characters, newlines kept), or None."""
+    expires_at: str
+    """UTC, ``YYYY-MM-DD HH:MM:SS``: from then on the request takes no file (``status``
+    ``expired``). :attr:`expiry` is the same as an aware datetime."""
+    max_files: int | None
+    """Files it takes at most; None: no limit of its own."""
+    max_file_size: int | None
+    """Bytes per file at most; None: the plan's limit."""
+    max_total_size: int | None
+    """Bytes it takes at most, all files together; None: no limit of its own."""
+    file_expires_in: int | None
+    """Seconds each received file lives from its upload; None: the files do not expire."""
+    password_protected: bool
+    """The guest must give a password first (it is never returned)."""
+    files_received: int
+    bytes_received: int
+    status: str
+    """``active``, ``expired`` (past ``expires_at``), ``closed`` (closed or deleted by the
+    account) or ``full`` (``max_files`` files or ``max_total_size`` bytes received). ``closed``
+    wins over ``expired``, which wins over ``full``."""
+    created_at: str
+    """UTC, ``YYYY-MM-DD HH:MM:SS``; :attr:`created` is the same as an aware datetime."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Fields the server sent that this SDK does not know yet."""
+
+    @property
+    def created(self) -> datetime:
+        """``created_at`` as an aware :class:`~datetime.datetime` in UTC."""
+        return parse_upload_date(self.created_at)
+
+    @property
+    def expiry(self) -> datetime:
+        """``expires_at`` as an aware :class:`~datetime.datetime` in UTC."""
+        return parse_upload_date(self.expires_at)
+
+    @property
+    def files_left(self) -> int | None:
+        """``max_files - files_received`` (never below 0), or None without a file limit."""
+        return None if self.max_files is None else max(0, self.max_files - self.files_received)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> UploadRequest:
+        known, extra = _split(cls, raw, "upload request object")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class UploadRequestFilePagination(Record):
+    limit: int
+    next_before_id: int | None = None
+    """The ``file_id`` to pass as ``before_id`` for the next (older) page; None on the last page."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> UploadRequestFilePagination:
+        known, extra = _split(cls, raw, "pagination")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class UploadRequestFileList(Record):
+    """One page of the files an upload request received (``upload_requests.files()``), newest first."""
+
+    files: list[FileRecord]
+    pagination: UploadRequestFilePagination
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> UploadRequestFileList:
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("files"), list) or "pagination" not in raw:
+            raise FileshareError("the answer holds no list of the upload request's files")
+        return cls([FileRecord.from_json(f) for f in raw["files"]], UploadRequestFilePagination.from_json(raw["pagination"]))

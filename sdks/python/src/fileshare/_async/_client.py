@@ -23,6 +23,7 @@ from ._download import Destination, FileOrLink
 from ._files import AsyncFiles
 from ._links import AsyncLinks
 from ._raw import AsyncClientWithRawResponse
+from ._upload_requests import AsyncUploadRequests
 from ._webhook_endpoints import AsyncWebhookEndpoints
 
 T = TypeVar("T")
@@ -51,6 +52,9 @@ class AsyncClient:
     """Webhook endpoints: create, list, get, update, delete, rotate_secret, test, deliveries,
     iterate_deliveries, retry_delivery (scope ``webhooks:manage``). Verify the messages with
     :class:`fileshare.Webhooks`."""
+    upload_requests: AsyncUploadRequests
+    """Upload requests (links at which guests send files into the account): create, list, get,
+    update, delete, close, files, iterate_files (scope ``requests:manage``)."""
     base_url: str
     max_retries: int
     timeout: c.Timeout
@@ -98,6 +102,7 @@ class AsyncClient:
         self.links = AsyncLinks(self)
         self.audit_events = AsyncAuditEvents(self)
         self.webhooks = AsyncWebhookEndpoints(self)
+        self.upload_requests = AsyncUploadRequests(self)
 
     def with_options(
         self,

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ._client import AsyncClient
     from ._files import AsyncFiles
     from ._links import AsyncLinks
+    from ._upload_requests import AsyncUploadRequests
     from ._webhook_endpoints import AsyncWebhookEndpoints
 
 P = ParamSpec("P")
@@ -41,14 +42,15 @@ def to_raw_response(call: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[Ra
 
 
 class AsyncClientWithRawResponse:
-    """``client.with_raw_response``: ``files``, ``links``, ``audit_events``, ``webhooks``, ``stats``,
-    ``key`` and ``download`` as on the client."""
+    """``client.with_raw_response``: ``files``, ``links``, ``audit_events``, ``webhooks``,
+    ``upload_requests``, ``stats``, ``key`` and ``download`` as on the client."""
 
     def __init__(self, client: AsyncClient) -> None:
         self.files = AsyncFilesWithRawResponse(client.files)
         self.links = AsyncLinksWithRawResponse(client.links)
         self.audit_events = AsyncAuditEventsWithRawResponse(client.audit_events)
         self.webhooks = AsyncWebhookEndpointsWithRawResponse(client.webhooks)
+        self.upload_requests = AsyncUploadRequestsWithRawResponse(client.upload_requests)
         self.stats = to_raw_response(client.stats)
         self.key = to_raw_response(client.key)
         self.download = to_raw_response(client.download)
@@ -98,3 +100,17 @@ class AsyncWebhookEndpointsWithRawResponse:
         self.test = to_raw_response(webhooks.test)
         self.deliveries = to_raw_response(webhooks.deliveries)
         self.retry_delivery = to_raw_response(webhooks.retry_delivery)
+
+
+class AsyncUploadRequestsWithRawResponse:
+    """``client.with_raw_response.upload_requests``. ``iterate_files`` is not here: it is many calls
+    (use ``files``)."""
+
+    def __init__(self, upload_requests: AsyncUploadRequests) -> None:
+        self.create = to_raw_response(upload_requests.create)
+        self.list = to_raw_response(upload_requests.list)
+        self.get = to_raw_response(upload_requests.get)
+        self.update = to_raw_response(upload_requests.update)
+        self.delete = to_raw_response(upload_requests.delete)
+        self.close = to_raw_response(upload_requests.close)
+        self.files = to_raw_response(upload_requests.files)

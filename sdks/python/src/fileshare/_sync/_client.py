@@ -24,6 +24,7 @@ from ._download import Destination, FileOrLink
 from ._files import Files
 from ._links import Links
 from ._raw import ClientWithRawResponse
+from ._upload_requests import UploadRequests
 from ._webhook_endpoints import WebhookEndpoints
 
 T = TypeVar("T")
@@ -52,6 +53,9 @@ class Client:
     """Webhook endpoints: create, list, get, update, delete, rotate_secret, test, deliveries,
     iterate_deliveries, retry_delivery (scope ``webhooks:manage``). Verify the messages with
     :class:`fileshare.Webhooks`."""
+    upload_requests: UploadRequests
+    """Upload requests (links at which guests send files into the account): create, list, get,
+    update, delete, close, files, iterate_files (scope ``requests:manage``)."""
     base_url: str
     max_retries: int
     timeout: c.Timeout
@@ -99,6 +103,7 @@ class Client:
         self.links = Links(self)
         self.audit_events = AuditEvents(self)
         self.webhooks = WebhookEndpoints(self)
+        self.upload_requests = UploadRequests(self)
 
     def with_options(
         self,

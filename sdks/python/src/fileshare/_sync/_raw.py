@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ._client import Client
     from ._files import Files
     from ._links import Links
+    from ._upload_requests import UploadRequests
     from ._webhook_endpoints import WebhookEndpoints
 
 P = ParamSpec("P")
@@ -42,14 +43,15 @@ def to_raw_response(call: Callable[P, T]) -> Callable[P, RawResponse[T]]:
 
 
 class ClientWithRawResponse:
-    """``client.with_raw_response``: ``files``, ``links``, ``audit_events``, ``webhooks``, ``stats``,
-    ``key`` and ``download`` as on the client."""
+    """``client.with_raw_response``: ``files``, ``links``, ``audit_events``, ``webhooks``,
+    ``upload_requests``, ``stats``, ``key`` and ``download`` as on the client."""
 
     def __init__(self, client: Client) -> None:
         self.files = FilesWithRawResponse(client.files)
         self.links = LinksWithRawResponse(client.links)
         self.audit_events = AuditEventsWithRawResponse(client.audit_events)
         self.webhooks = WebhookEndpointsWithRawResponse(client.webhooks)
+        self.upload_requests = UploadRequestsWithRawResponse(client.upload_requests)
         self.stats = to_raw_response(client.stats)
         self.key = to_raw_response(client.key)
         self.download = to_raw_response(client.download)
@@ -99,3 +101,17 @@ class WebhookEndpointsWithRawResponse:
         self.test = to_raw_response(webhooks.test)
         self.deliveries = to_raw_response(webhooks.deliveries)
         self.retry_delivery = to_raw_response(webhooks.retry_delivery)
+
+
+class UploadRequestsWithRawResponse:
+    """``client.with_raw_response.upload_requests``. ``iterate_files`` is not here: it is many calls
+    (use ``files``)."""
+
+    def __init__(self, upload_requests: UploadRequests) -> None:
+        self.create = to_raw_response(upload_requests.create)
+        self.list = to_raw_response(upload_requests.list)
+        self.get = to_raw_response(upload_requests.get)
+        self.update = to_raw_response(upload_requests.update)
+        self.delete = to_raw_response(upload_requests.delete)
+        self.close = to_raw_response(upload_requests.close)
+        self.files = to_raw_response(upload_requests.files)
