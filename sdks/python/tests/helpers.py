@@ -265,6 +265,7 @@ class BlockingAsync:
         self.links = _BlockingCalls(self, client.links)
         self.audit_events = _BlockingCalls(self, client.audit_events)
         self.webhooks = _BlockingCalls(self, client.webhooks)
+        self.upload_requests = _BlockingCalls(self, client.upload_requests)
 
     def with_options(self, **options: Any) -> BlockingAsync:
         return BlockingAsync(self.client.with_options(**options), self.loop)
@@ -279,6 +280,7 @@ class BlockingAsync:
             links = _BlockingCalls(owner, raw.links)
             audit_events = _BlockingCalls(owner, raw.audit_events)
             webhooks = _BlockingCalls(owner, raw.webhooks)
+            upload_requests = _BlockingCalls(owner, raw.upload_requests)
 
             def stats(self, **kwargs: Any) -> Any:
                 return owner.run(raw.stats(**kwargs))
@@ -319,8 +321,8 @@ class BlockingAsync:
 
 
 class _BlockingCalls:
-    """``client.files``, ``client.links``, ``client.audit_events`` or ``client.webhooks`` of an
-    AsyncClient, each call run to its end."""
+    """``client.files``, ``client.links``, ``client.audit_events``, ``client.webhooks`` or
+    ``client.upload_requests`` of an AsyncClient, each call run to its end."""
 
     def __init__(self, owner: BlockingAsync, resource: Any) -> None:
         self.owner = owner
@@ -339,6 +341,9 @@ class _BlockingCalls:
 
     def iterate_deliveries(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
         return self._drive(self.resource.iterate_deliveries(*args, **kwargs))
+
+    def iterate_files(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        return self._drive(self.resource.iterate_files(*args, **kwargs))
 
     def _drive(self, iterator: AsyncIterator[Any]) -> Iterator[Any]:
         async def step() -> Any:
