@@ -10,7 +10,9 @@ import java.util.Map;
  * @param eventId positive and increasing: a later event has a larger id
  * @param at UTC, {@code YYYY-MM-DD HH:MM:SS}; see {@link #atTime()}
  * @param action what happened, e.g. {@code file.uploaded}, {@code file.updated}, {@code file.deleted},
- *     {@code link.created}, {@code link.revoked}, {@code key.created}, {@code session.signed_in}
+ *     {@code link.created}, {@code link.revoked}, {@code key.created}, {@code session.signed_in},
+ *     {@code upload_request.created}, {@code upload_request.updated}, {@code upload_request.closed},
+ *     {@code upload_request.deleted}
  * @param actor who did it
  * @param ip the address it came from, truncated by default (IPv4 to its /24, IPv6 to its /48), or
  *     null when the server records none
@@ -62,8 +64,10 @@ public record AuditEvent(
      * Who did it.
      *
      * @param type {@code key} (an API key), {@code session} (the dashboard), {@code operator} (the
-     *     CLI), {@code public} (someone with a link) or {@code system} (the server itself, e.g. an expiry)
-     * @param id the key's or account's id, or null
+     *     CLI), {@code public} (someone with a link), {@code guest} (someone who sent a file through an
+     *     upload request: the {@code file.uploaded} of its files) or {@code system} (the server itself,
+     *     e.g. an expiry)
+     * @param id the key's or account's id; for {@code guest}, the upload request's id; or null
      * @param name the key's name or the account's e-mail, when known; else null
      */
     public record Actor(String type, Long id, String name) {}

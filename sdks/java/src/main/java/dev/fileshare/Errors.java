@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 final class Errors {
     /** The 403 codes of a limit the account reached (the rest of 403 is a permission). */
     static final Set<String> LIMIT_CODES = Set.of("file_too_large", "daily_upload_limit_exceeded",
-            "storage_quota_exceeded", "link_limit_exceeded", "webhook_limit_exceeded");
+            "storage_quota_exceeded", "link_limit_exceeded", "webhook_limit_exceeded", "upload_request_full");
 
     /** A {@code scope} parameter of a {@code WWW-Authenticate} challenge: quoted, or a bare token. */
     private static final Pattern SCOPE_PARAM = Pattern.compile("(?i)(?:^|[\\s,])scope\\s*=\\s*(?:\"([^\"]*)\"|([^\\s,\"]+))");

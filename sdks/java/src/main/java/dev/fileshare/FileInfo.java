@@ -16,6 +16,8 @@ import java.util.Map;
  * @param sha256 lower-case hex SHA-256 of the content; also the download {@code ETag}
  * @param expiresAt UTC, {@code YYYY-MM-DD HH:MM:SS}, when the file goes away; null when it does not
  *     expire; see {@link #expiresAtTime()}
+ * @param source where the file came from: the API, the dashboard or an upload request (a guest);
+ *     null when the server sends none (a server from before upload requests)
  * @param extra fields of the API's object this SDK does not know yet (never null)
  */
 public record FileInfo(
@@ -28,6 +30,7 @@ public record FileInfo(
         String contentType,
         String sha256,
         String expiresAt,
+        FileSource source,
         Map<String, Object> extra) {
 
     /**
@@ -42,6 +45,7 @@ public record FileInfo(
      * @param contentType the media type, from the name's extension
      * @param sha256 lower-case hex SHA-256 of the content; also the download {@code ETag}
      * @param expiresAt when the file goes away (UTC, {@code YYYY-MM-DD HH:MM:SS}), or null
+     * @param source where the file came from, or null
      * @param extra fields of the API's object this SDK does not know yet (never null)
      */
     public FileInfo {
@@ -49,8 +53,28 @@ public record FileInfo(
     }
 
     /**
-     * The record without an expiry: the canonical constructor from before {@code expiresAt} was
-     * added, kept so that code which builds a {@code FileInfo} itself (tests, fakes) still compiles.
+     * The record without a source: the canonical constructor from before {@code source} was added,
+     * kept so that code which builds a {@code FileInfo} itself (tests, fakes) still compiles.
+     *
+     * @param fileId unique across the service, never reused
+     * @param filename the cleaned-up name
+     * @param size bytes
+     * @param uploadDate UTC, {@code YYYY-MM-DD HH:MM:SS} as the API sends it
+     * @param downloadCount downloads counted, over all the file's links
+     * @param publicLink {@code <public URL>/download/<token>}
+     * @param contentType the media type
+     * @param sha256 lower-case hex SHA-256 of the content
+     * @param expiresAt when the file goes away (UTC, {@code YYYY-MM-DD HH:MM:SS}), or null
+     * @param extra fields of the API's object this SDK does not know yet
+     */
+    public FileInfo(long fileId, String filename, long size, String uploadDate, long downloadCount, String publicLink,
+                    String contentType, String sha256, String expiresAt, Map<String, Object> extra) {
+        this(fileId, filename, size, uploadDate, downloadCount, publicLink, contentType, sha256, expiresAt, null, extra);
+    }
+
+    /**
+     * The record without an expiry or a source: the canonical constructor from before
+     * {@code expiresAt} was added, kept so that code which builds a {@code FileInfo} itself (tests, fakes) still compiles.
      *
      * @param fileId unique across the service, never reused
      * @param filename the cleaned-up name
@@ -64,7 +88,7 @@ public record FileInfo(
      */
     public FileInfo(long fileId, String filename, long size, String uploadDate, long downloadCount, String publicLink,
                     String contentType, String sha256, Map<String, Object> extra) {
-        this(fileId, filename, size, uploadDate, downloadCount, publicLink, contentType, sha256, null, extra);
+        this(fileId, filename, size, uploadDate, downloadCount, publicLink, contentType, sha256, null, null, extra);
     }
 
     /**

@@ -56,6 +56,7 @@ public final class FileshareClient implements AutoCloseable {
     private final LinksResource links;
     private final AuditEventsResource auditEvents;
     private final WebhooksResource webhooks;
+    private final UploadRequestsResource uploadRequests;
     private final Grants grants;
     private final ExecutorService ownExecutor;
     private final java.util.concurrent.Executor executor;
@@ -114,6 +115,7 @@ public final class FileshareClient implements AutoCloseable {
         this.links = new LinksResource(transport);
         this.auditEvents = new AuditEventsResource(transport);
         this.webhooks = new WebhooksResource(transport);
+        this.uploadRequests = new UploadRequestsResource(transport);
         this.grants = new Grants(b.clock != null ? b.clock : Clock.systemUTC());
         this.tus = new AtomicReference<>();
         if (b.executor != null) {
@@ -142,6 +144,7 @@ public final class FileshareClient implements AutoCloseable {
         this.links = new LinksResource(transport);
         this.auditEvents = new AuditEventsResource(transport);
         this.webhooks = new WebhooksResource(transport);
+        this.uploadRequests = new UploadRequestsResource(transport);
         this.grants = parent.grants;
         this.ownExecutor = null; // the parent's pool: closing a copy closes nothing
         this.executor = parent.executor;
@@ -233,6 +236,16 @@ public final class FileshareClient implements AutoCloseable {
      */
     public WebhooksResource webhooks() {
         return webhooks;
+    }
+
+    /**
+     * The account's upload requests (needs the scope {@code requests:manage}): links that let
+     * someone without an account send files into this account.
+     *
+     * @return create, list, get, update, close, delete, files, iterateFiles
+     */
+    public UploadRequestsResource uploadRequests() {
+        return uploadRequests;
     }
 
     /**

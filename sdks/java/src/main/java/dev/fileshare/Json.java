@@ -15,7 +15,11 @@ final class Json {
     static final ObjectMapper MAPPER = new ObjectMapper();
 
     private static final Set<String> FILE_FIELDS = Set.of(
-            "file_id", "filename", "size", "upload_date", "download_count", "public_link", "content_type", "sha256", "expires_at", "success");
+            "file_id", "filename", "size", "upload_date", "download_count", "public_link", "content_type", "sha256", "expires_at", "source", "success");
+    private static final Set<String> SOURCE_FIELDS = Set.of("type", "request_id");
+    private static final Set<String> UPLOAD_REQUEST_FIELDS = Set.of("request_id", "url", "label", "message", "expires_at",
+            "max_files", "max_file_size", "max_total_size", "file_expires_in", "password_protected", "files_received",
+            "bytes_received", "status", "created_at");
     private static final Set<String> LINK_FIELDS = Set.of("link_id", "file_id", "url", "default", "label", "expires_at",
             "max_downloads", "download_count", "password_protected", "status", "created_at");
     private static final Set<String> STATS_FIELDS = Set.of("total_files", "total_size", "total_downloads", "uploads_today", "storage_reserved");
@@ -90,7 +94,53 @@ final class Json {
                 text(node, "content_type"),
                 text(node, "sha256"),
                 text(node, "expires_at"),
+                fileSource(node.get("source")),
                 extra(node, FILE_FIELDS));
+    }
+
+    /** A file record's {@code source}; null when absent (an older server) or not an object. */
+    static FileSource fileSource(JsonNode node) {
+        if (node == null || !node.isObject()) return null;
+        return new FileSource(text(node, "type"), number(node, "request_id"), extra(node, SOURCE_FIELDS));
+    }
+
+    static UploadRequest uploadRequest(JsonNode node) {
+        if (node == null || !node.isObject() || !node.path("request_id").canConvertToLong()) {
+            throw new FileshareException("the answer holds no upload request object");
+        }
+        return new UploadRequest(
+                node.get("request_id").asLong(),
+                text(node, "url"),
+                text(node, "label"),
+                text(node, "message"),
+                text(node, "expires_at"),
+                number(node, "max_files"),
+                number(node, "max_file_size"),
+                number(node, "max_total_size"),
+                number(node, "file_expires_in"),
+                node.path("password_protected").asBoolean(),
+                node.path("files_received").asLong(),
+                node.path("bytes_received").asLong(),
+                text(node, "status"),
+                text(node, "created_at"),
+                extra(node, UPLOAD_REQUEST_FIELDS));
+    }
+
+    static List<UploadRequest> uploadRequests(JsonNode node) {
+        if (node == null || !node.path("upload_requests").isArray()) throw new FileshareException("the answer holds no upload request list");
+        List<UploadRequest> requests = new ArrayList<>();
+        for (JsonNode request : node.get("upload_requests")) requests.add(uploadRequest(request));
+        return List.copyOf(requests);
+    }
+
+    static UploadRequestFileList uploadRequestFileList(JsonNode node) {
+        if (node == null || !node.path("files").isArray() || !node.path("pagination").isObject()) {
+            throw new FileshareException("the answer holds no file list");
+        }
+        List<FileInfo> files = new ArrayList<>();
+        for (JsonNode file : node.get("files")) files.add(fileInfo(file));
+        JsonNode p = node.get("pagination");
+        return new UploadRequestFileList(files, new UploadRequestFilePagination(p.path("limit").asLong(), number(p, "next_before_id")));
     }
 
     static Link link(JsonNode node) {

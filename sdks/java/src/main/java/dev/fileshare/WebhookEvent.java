@@ -55,9 +55,19 @@ public record WebhookEvent(String type, String timestamp, Map<String, Object> da
     public static final String UPLOAD_EXPIRED = "upload.expired";
     /** {@code client.webhooks().test(id)}. {@code data}: {@code webhook_id}. */
     public static final String WEBHOOK_TEST = "webhook.test";
+    /**
+     * An upload request received a file from a guest. {@code data}: {@code request_id}, {@code label},
+     * {@code files_received}, {@code bytes_received} and {@code file}, the file record ({@link #file()}).
+     */
+    public static final String UPLOAD_REQUEST_FILE_RECEIVED = "upload_request.file_received";
+    /**
+     * An upload request became full ({@code max_files} files or {@code max_total_size} bytes
+     * received). {@code data}: {@code request_id}, {@code label}, {@code files_received}, {@code bytes_received}.
+     */
+    public static final String UPLOAD_REQUEST_FULL = "upload_request.full";
     /** The event types the server sends today; {@code ["*"]} subscribes to them and to those added later. */
     public static final List<String> TYPES = List.of(FILE_UPLOADED, FILE_DELETED, LINK_CREATED, LINK_UPDATED, LINK_REVOKED,
-            LINK_EXHAUSTED, LINK_DOWNLOADED, UPLOAD_EXPIRED, WEBHOOK_TEST);
+            LINK_EXHAUSTED, LINK_DOWNLOADED, UPLOAD_EXPIRED, WEBHOOK_TEST, UPLOAD_REQUEST_FILE_RECEIVED, UPLOAD_REQUEST_FULL);
 
     /** Fields every file record has (and the {@code data} of {@code file.deleted} lacks). */
     private static final List<String> FILE_RECORD = List.of("file_id", "filename", "size", "upload_date", "sha256");
@@ -88,15 +98,20 @@ public record WebhookEvent(String type, String timestamp, Map<String, Object> da
     }
 
     /**
-     * {@link #data()} read as a file record: the {@code data} of {@link #FILE_UPLOADED}.
+     * The event's file record: {@link #data()} itself for {@link #FILE_UPLOADED}, its {@code file}
+     * for {@link #UPLOAD_REQUEST_FILE_RECEIVED}.
      *
      * @return the file, as {@code files().get(..)} would return it
-     * @throws FileshareException if {@code data} is not a file record (another event type)
+     * @throws FileshareException if the event holds no file record (another event type)
      */
     public FileInfo file() {
-        if (!data.keySet().containsAll(FILE_RECORD)) throw new FileshareException("the " + type + " event holds no file record");
+        Object record = data;
+        if (!data.keySet().containsAll(FILE_RECORD) && data.get("file") instanceof Map<?, ?> nested) record = nested;
+        if (!(record instanceof Map<?, ?> map) || !map.keySet().containsAll(FILE_RECORD)) {
+            throw new FileshareException("the " + type + " event holds no file record");
+        }
         try {
-            return Json.fileInfo(Json.MAPPER.valueToTree(data));
+            return Json.fileInfo(Json.MAPPER.valueToTree(map));
         } catch (FileshareException e) {
             throw new FileshareException("the " + type + " event holds no file record");
         }
