@@ -27,6 +27,8 @@ class ErrorsTest {
         assertInstanceOf(LimitExceededException.class, map(413, "file_too_large"));
         assertInstanceOf(LimitExceededException.class, map(403, "link_limit_exceeded"));
         assertInstanceOf(LimitExceededException.class, map(403, "storage_quota_exceeded"));
+        assertInstanceOf(LimitExceededException.class, map(403, "upload_request_full"));
+        assertFalse(Retry.isRetryable(map(403, "upload_request_full")));
         assertInstanceOf(PermissionDeniedException.class, Errors.fromResponse(403, headers(), "<html>a proxy</html>")); // no code
         assertInstanceOf(BadRequestException.class, map(409, "default_link_required"));
         assertInstanceOf(AuthenticationException.class, map(401, "invalid_password"));

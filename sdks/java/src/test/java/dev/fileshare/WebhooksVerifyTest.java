@@ -289,7 +289,34 @@ class WebhooksVerifyTest {
         WebhookEvent other = Webhooks.verify(bare, signed(secret, bare.getBytes(StandardCharsets.UTF_8)), secret, null, NOW);
         assertNull(other.type());
         assertEquals(Map.of(), other.data(), "data that is not an object");
-        assertEquals(9, WebhookEvent.TYPES.size());
+        assertEquals(11, WebhookEvent.TYPES.size());
+        assertTrue(WebhookEvent.TYPES.containsAll(List.of("upload_request.file_received", "upload_request.full")));
+    }
+
+    @Test
+    void uploadRequestEventsAndTheirFileRecord() throws Exception {
+        String secret = newSecret();
+        String received = "{\"type\":\"upload_request.file_received\",\"timestamp\":\"2026-11-27T10:00:00.000Z\",\"data\":{"
+                + "\"request_id\":12,\"label\":\"Invoices\",\"files_received\":1,\"bytes_received\":5,\"file\":{\"file_id\":42,"
+                + "\"filename\":\"hello.txt\",\"size\":5,\"upload_date\":\"2026-11-27 10:00:00\",\"download_count\":0,"
+                + "\"public_link\":\"https://files.example.com/download/abc\",\"content_type\":\"text/plain\",\"sha256\":\"" + "a".repeat(64)
+                + "\",\"expires_at\":null,\"source\":{\"type\":\"upload_request\",\"request_id\":12}}}}";
+        WebhookEvent event = Webhooks.verify(received, signed(secret, received.getBytes(StandardCharsets.UTF_8)), secret, null, NOW);
+        assertEquals(WebhookEvent.UPLOAD_REQUEST_FILE_RECEIVED, event.type());
+        assertEquals(12, ((Number) event.data().get("request_id")).intValue());
+        FileInfo file = event.file();
+        assertEquals(42, file.fileId());
+        assertEquals("hello.txt", file.filename());
+        assertEquals(new FileSource("upload_request", 12L, Map.of()), file.source());
+        assertTrue(file.source().isUploadRequest());
+        assertEquals(Map.of(), file.extra(), "source is a known field");
+
+        String full = "{\"type\":\"upload_request.full\",\"timestamp\":\"2026-11-27T10:00:00.000Z\",\"data\":{"
+                + "\"request_id\":12,\"label\":\"Invoices\",\"files_received\":2,\"bytes_received\":10}}";
+        WebhookEvent fullEvent = Webhooks.verify(full, signed(secret, full.getBytes(StandardCharsets.UTF_8)), secret, null, NOW);
+        assertEquals(WebhookEvent.UPLOAD_REQUEST_FULL, fullEvent.type());
+        assertEquals(2, ((Number) fullEvent.data().get("files_received")).intValue());
+        assertThrows(FileshareException.class, fullEvent::file, "upload_request.full holds no file");
     }
 
     @Test
