@@ -150,7 +150,10 @@ export function toUploadRequest(raw: RawUploadRequest): UploadRequest {
   })
 }
 
-export function toUploadRequestFileList(raw: { files?: RawFile[]; pagination?: UploadRequestFileList['pagination'] }): UploadRequestFileList {
+export function toUploadRequestFileList(raw: {
+  files?: RawFile[]
+  pagination?: UploadRequestFileList['pagination']
+}): UploadRequestFileList {
   if (!raw || !Array.isArray(raw.files) || !raw.pagination) throw new FileshareError('the answer holds no file list')
   return { files: raw.files.map(toFileRecord), pagination: { ...raw.pagination } }
 }

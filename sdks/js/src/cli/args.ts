@@ -127,7 +127,7 @@ export function integerOption(
   return Number(value)
 }
 
-function idArgument(value: string, what: 'file' | 'link' | 'webhook' | 'delivery'): number {
+function idArgument(value: string, what: 'file' | 'link' | 'webhook' | 'delivery' | 'request'): number {
   if (!/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) {
     throw new UsageError(`a ${what} ID is a positive integer, got ${JSON.stringify(value).slice(0, 60)}`)
   }
@@ -152,6 +152,11 @@ export function webhookIdArgument(value: string): number {
 /** A webhook delivery's id: a positive integer. */
 export function deliveryIdArgument(value: string): number {
   return idArgument(value, 'delivery')
+}
+
+/** An upload request's id: a positive integer. */
+export function requestIdArgument(value: string): number {
+  return idArgument(value, 'request')
 }
 
 const UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 }
@@ -181,4 +186,51 @@ export function durationOption(value: string | boolean | undefined, name: string
     )
   }
   return seconds
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }
+
+/**
+ * A size in bytes: plain bytes (`1048576`) or a number with a binary unit, `K`, `M`, `G`, `T`
+ * (also `KiB`, `MiB`, … and `B`; any case): `500K`, `10MiB`, `1.5G` (rounded down to a whole
+ * byte). Undefined for an empty or malformed text.
+ */
+export function parseSize(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*(?:([kmgt])(?:i?b)?|(b))?$/i.exec(text.trim())
+  if (!match) return undefined
+  const unit = (match[2] ?? match[3] ?? '').toLowerCase()
+  if (match[1]!.includes('.') && unit === '') return undefined
+  return Math.floor(Number(match[1]) * SIZE_UNITS[unit === 'b' ? 'b' : unit]!)
+}
+
+/** A size option (`--max-file-size 10M`) in bytes, at least 1; `undefined` when not given. */
+export function sizeOption(value: string | boolean | undefined, name: string): number | undefined {
+  if (value === undefined || typeof value === 'boolean') return undefined
+  const bytes = parseSize(value)
+  if (bytes === undefined || !Number.isSafeInteger(bytes) || bytes < 1) {
+    throw new UsageError(
+      `--${name} must be a size of at least 1 byte: bytes (1048576) or with a unit (500K, 10M, 2G; KiB, MiB, GiB), got ${JSON.stringify(value).slice(0, 60)}`,
+    )
+  }
+  return bytes
+}
+
+/** A UTC time as the CLI takes it: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DDTHH:MM:SSZ`, or `YYYY-MM-DD` (midnight). */
+const UTC_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?Z?)?$/
+
+/** A time option (`--expires-at "2026-12-04 10:00:00"`, UTC) as a `Date`; `undefined` when not given. */
+export function timeOption(value: string | boolean | undefined, name: string): Date | undefined {
+  if (value === undefined || typeof value === 'boolean') return undefined
+  const match = UTC_TIME.exec(value.trim())
+  const date = match
+    ? new Date(Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +(match[4] ?? 0), +(match[5] ?? 0), +(match[6] ?? 0)))
+    : undefined
+  // Date.UTC rolls 2026-02-31 over into March: such a day is refused, not moved.
+  const inRange = match !== null && +(match[4] ?? 0) <= 23 && +(match[5] ?? 0) <= 59 && +(match[6] ?? 0) <= 59
+  if (!date || !inRange || date.getUTCDate() !== +match[3]! || date.getUTCMonth() !== +match[2]! - 1) {
+    throw new UsageError(
+      `--${name} must be a UTC date or time (2026-12-04, "2026-12-04 10:00:00", 2026-12-04T10:00:00Z), got ${JSON.stringify(value).slice(0, 60)}`,
+    )
+  }
+  return date
 }

@@ -45,7 +45,7 @@ export function mainHelp(commands: ReadonlyMap<string, Command>): string {
     '',
     'Exit codes:',
     ...EXIT_CODES.map((e) => `  ${String(e.code).padStart(3)}  ${e.name.padEnd(21)}  ${e.meaning}`),
-    "With several FILEs or IDs (upload, rm, link revoke, webhook delete) every one is tried; the exit code is the first failure's.",
+    "With several FILEs or IDs (upload, rm, link revoke, webhook delete, request close) every one is tried; the exit code is the first failure's.",
     '',
     "Run 'fshare COMMAND --help' for a command's options and examples.",
     '',

@@ -3,9 +3,9 @@
 // - Results go to stdout; progress, notes and error messages go to stderr.
 // - Human output never holds escape codes: only the progress bars on a terminal do (progress.ts).
 // - `--json`: stdout holds JSON only: ONE object for info, ls (a page), get, stats, key and the
-//   webhook commands; JSON lines (one object per line) for upload, rm, link revoke and webhook
-//   delete (one per FILE/ID), for `ls --all` (one file record per line) and for audit (one event
-//   per line). A failure is `{"error":{…}}` (for the commands of several IDs a line with
+//   webhook and request commands; JSON lines (one object per line) for upload, rm, link revoke,
+//   webhook delete and request close (one per FILE/ID), for `ls --all` (one file record per line)
+//   and for audit (one event per line). A failure is `{"error":{…}}` (for the commands of several IDs a line with
 //   `"ok":false`).
 // - Every line written is scrubbed of the API key (it never shows, even if a message held it).
 import { FileshareError, IntegrityError, RateLimitError } from '../errors.js'

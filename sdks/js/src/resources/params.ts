@@ -6,7 +6,10 @@ import type { DateInput } from '../types.js'
 /** A file, link, webhook, delivery or upload request id for a path: a positive integer, checked before anything is sent. */
 export function resourceId(id: number | string, what: 'file' | 'link' | 'webhook' | 'delivery' | 'upload request'): string {
   const text = String(id)
-  if (!/^[1-9]\d*$/.test(text)) throw new ConfigurationError(`${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} id is a positive integer, got ${JSON.stringify(text).slice(0, 40)}`)
+  if (!/^[1-9]\d*$/.test(text))
+    throw new ConfigurationError(
+      `${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} id is a positive integer, got ${JSON.stringify(text).slice(0, 40)}`,
+    )
   return text
 }
 

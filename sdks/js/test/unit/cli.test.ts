@@ -1,6 +1,15 @@
 // The CLI's pure parts: argument scanning, formatting, file names, the exit-code table.
 import { describe, expect, it } from 'vitest'
-import { durationOption, findCommand, findCommandAt, parseCommandLine, parseDuration } from '../../src/cli/args.js'
+import {
+  durationOption,
+  findCommand,
+  findCommandAt,
+  parseCommandLine,
+  parseDuration,
+  parseSize,
+  sizeOption,
+  timeOption,
+} from '../../src/cli/args.js'
 import { dispositionFileName, safeFileName } from '../../src/cli/commands/get.js'
 import { EXIT_CODES, exitCodeFor, UsageError } from '../../src/cli/exit-codes.js'
 import { formatBytes, formatDuration, printable, scrub } from '../../src/cli/output.js'
@@ -108,5 +117,44 @@ describe('fshare internals', () => {
     now = 20_000
     meter.add(3_100_000)
     expect(meter.speed()).toBeCloseTo(100_000 / 19, 0)
+  })
+})
+
+describe('fshare request options', () => {
+  it('parses sizes: plain bytes, binary units in any case, with or without iB', () => {
+    expect(['1048576', '1', '500K', '500k', '10M', '10MiB', '2G', '2gib', '1T', '1.5K', '7B', ' 3 M '].map(parseSize)).toEqual([
+      1_048_576,
+      1,
+      512_000,
+      512_000,
+      10_485_760,
+      10_485_760,
+      2 * 1024 ** 3,
+      2 * 1024 ** 3,
+      1024 ** 4,
+      1536,
+      7,
+      3_145_728,
+    ])
+    for (const bad of ['', 'M', '1.5', '-1', '10X', '1e6', '10 MB s', '1,000']) expect(parseSize(bad)).toBeUndefined()
+  })
+
+  it('--max-file-size: at least 1 byte, else a usage error that says the forms', () => {
+    expect(sizeOption(undefined, 'max-file-size')).toBeUndefined()
+    expect(sizeOption('20M', 'max-file-size')).toBe(20 * 1024 ** 2)
+    for (const bad of ['0', '0K', 'big', '0.0001K']) expect(() => sizeOption(bad, 'max-file-size')).toThrow(UsageError)
+    expect(() => sizeOption('big', 'max-total-size')).toThrow(/--max-total-size must be a size of at least 1 byte: .*got "big"/)
+  })
+
+  it('--expires-at: a UTC date or time, as a Date', () => {
+    expect(timeOption(undefined, 'expires-at')).toBeUndefined()
+    expect(timeOption('2026-12-04', 'expires-at')!.toISOString()).toBe('2026-12-04T00:00:00.000Z')
+    expect(timeOption('2026-12-04 10:00:00', 'expires-at')!.toISOString()).toBe('2026-12-04T10:00:00.000Z')
+    expect(timeOption('2026-12-04T10:30:05Z', 'expires-at')!.toISOString()).toBe('2026-12-04T10:30:05.000Z')
+    expect(timeOption('2026-12-04T10:30', 'expires-at')!.toISOString()).toBe('2026-12-04T10:30:00.000Z')
+    for (const bad of ['tomorrow', '2026-02-31', '2026-13-01', '2026-12-04 24:00:00', '2026-12-04 10:60:00', '2026-12-04T10:00:00+02:00']) {
+      expect(() => timeOption(bad, 'expires-at')).toThrow(UsageError)
+    }
+    expect(() => timeOption('soon', 'expires-at')).toThrow(/--expires-at must be a UTC date or time .*got "soon"/)
   })
 })

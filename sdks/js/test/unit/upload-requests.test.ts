@@ -328,7 +328,8 @@ describe('upload requests in the other lists and types', () => {
       data: { request_id: 12, label: 'x', files_received: 1, bytes_received: 5, file: guestFile(7) },
     } as WebhookEvent
     let requestId: number | undefined
-    if (event.type === 'upload_request.file_received') requestId = event.data.file.source.type === 'upload_request' ? event.data.request_id : 0
+    if (event.type === 'upload_request.file_received')
+      requestId = event.data.file.source.type === 'upload_request' ? event.data.request_id : 0
     expect(requestId).toBe(12)
     const guest: AuditActorType = 'guest'
     expect(guest).toBe('guest')

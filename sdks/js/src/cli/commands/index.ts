@@ -9,17 +9,31 @@ import { ls } from './ls.js'
 import { rm } from './rm.js'
 import { stats } from './stats.js'
 import { upload } from './upload.js'
+import { REQUEST_COMMANDS, REQUEST_GROUP } from './request.js'
 import { WEBHOOK_COMMANDS, WEBHOOK_GROUP } from './webhook.js'
 
 export const COMMANDS: ReadonlyMap<string, Command> = new Map(
-  [upload, ls, info, get, rm, linkCreate, linkList, linkRevoke, linkRotate, stats, key, audit, ...WEBHOOK_COMMANDS].map((command) => [
-    command.name,
-    command,
-  ]),
+  [
+    upload,
+    ls,
+    info,
+    get,
+    rm,
+    linkCreate,
+    linkList,
+    linkRevoke,
+    linkRotate,
+    stats,
+    key,
+    audit,
+    ...WEBHOOK_COMMANDS,
+    ...REQUEST_COMMANDS,
+  ].map((command) => [command.name, command]),
 )
 
 /** Groups of commands (`fshare link create`), with what their help says first. */
 export const GROUPS: ReadonlyMap<string, string> = new Map([
   ['link', LINK_GROUP],
   ['webhook', WEBHOOK_GROUP],
+  ['request', REQUEST_GROUP],
 ])
