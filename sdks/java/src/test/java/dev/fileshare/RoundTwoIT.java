@@ -212,6 +212,67 @@ class RoundTwoIT {
         assertEquals(new TreeSet<>(List.of(Webhook.DISABLED_GONE, Webhook.DISABLED_FAILING, Webhook.DISABLED_OWNER)), reasons);
     }
 
+    private static boolean hasUploadRequests(JsonNode document) {
+        return pathKey(document, "/upload-requests") != null;
+    }
+
+    /** The properties of a schema, or of every object among its {@code anyOf} / {@code oneOf} options. */
+    private static Set<String> unionProperties(JsonNode document, JsonNode schema) {
+        JsonNode resolved = resolve(document, schema);
+        Set<String> names = properties(resolved);
+        for (String union : List.of("anyOf", "oneOf")) {
+            for (JsonNode option : resolved.path(union)) names.addAll(unionProperties(document, option));
+        }
+        return names;
+    }
+
+    /**
+     * Issue 34: the upload request calls the SDK makes are in the document, and UploadRequest, the
+     * files' pagination and the file record's source have the records' fields. Skipped while the
+     * server has no /upload-requests.
+     */
+    @Test
+    void theUploadRequestRecordsAndCallsAreTheDocuments() throws Exception {
+        JsonNode document = openapi();
+        Assumptions.assumeTrue(hasUploadRequests(document), "the server under test has no /upload-requests paths yet");
+        for (String call : List.of("post /upload-requests", "get /upload-requests", "get /upload-requests/{request_id}",
+                "patch /upload-requests/{request_id}", "delete /upload-requests/{request_id}", "post /upload-requests/{request_id}/close",
+                "get /upload-requests/{request_id}/files")) {
+            String[] parts = call.split(" ");
+            String key = pathKey(document, parts[1]);
+            assertNotNull(key, "the document has " + parts[1]);
+            assertTrue(document.path("paths").path(key).has(parts[0]), "the document has " + call);
+        }
+        Set<String> query = new TreeSet<>();
+        document.path("paths").path(pathKey(document, "/upload-requests/{request_id}/files")).path("get").path("parameters")
+                .forEach(p -> { if (p.path("in").asText().equals("query")) query.add(p.path("name").asText()); });
+        assertEquals(Set.of("limit", "before_id"), query, "UploadRequestFileListParams");
+
+        JsonNode request = resolve(document, answer(document, "get", "/upload-requests/{request_id}", "200")
+                .path("properties").path("upload_request"));
+        assertEquals(properties(request), components(UploadRequest.class));
+        assertEquals(properties(request), properties(resolve(document, answer(document, "post", "/upload-requests", "201")
+                .path("properties").path("upload_request"))));
+        JsonNode list = answer(document, "get", "/upload-requests", "200");
+        assertEquals(properties(request), properties(resolve(document, list.path("properties").path("upload_requests").path("items"))));
+        Set<String> statuses = new TreeSet<>();
+        JsonNode status = resolve(document, request.path("properties").path("status"));
+        status.path("enum").forEach(v -> statuses.add(v.asText()));
+        for (JsonNode option : status.path("anyOf")) resolve(document, option).path("enum").forEach(v -> statuses.add(v.asText()));
+        assertEquals(new TreeSet<>(List.of(UploadRequest.STATUS_ACTIVE, UploadRequest.STATUS_EXPIRED, UploadRequest.STATUS_CLOSED,
+                UploadRequest.STATUS_FULL)), statuses);
+
+        JsonNode files = answer(document, "get", "/upload-requests/{request_id}/files", "200");
+        assertEquals(Set.of("success", "files", "pagination"), properties(files));
+        assertEquals(properties(resolve(document, files.path("properties").path("pagination"))), components(UploadRequestFilePagination.class));
+        JsonNode file = resolve(document, files.path("properties").path("files").path("items"));
+        assertTrue(properties(file).contains("source"), "the file records of an upload request have their source");
+
+        JsonNode source = document.path("components").path("schemas").path("File").path("properties").path("source");
+        assertFalse(source.isMissingNode(), "the File schema has source");
+        assertEquals(unionProperties(document, source), components(FileSource.class));
+    }
+
     @Test
     void theErrorCodesTheSdkActsOnAreTheDocumentsCodes() throws Exception {
         Set<String> documented = new TreeSet<>();
@@ -227,6 +288,7 @@ class RoundTwoIT {
         } else {
             known.remove("webhook_limit_exceeded"); // a server without webhooks: its document may lack their codes
         }
+        if (!hasUploadRequests(document)) known.remove("upload_request_full"); // likewise before upload requests
         known.removeAll(documented);
         assertEquals(Set.of(), known, "codes the SDK maps that the document does not have (of " + documented + ")");
     }
