@@ -17,6 +17,7 @@ import observability from './http/plugins/observability.js'
 import openapi from './http/plugins/openapi.js'
 import { apiV1Routes } from './http/routes/api-v1.js'
 import { dashboardRoutes, rootRedirect } from './http/routes/dashboard.js'
+import { uploadRequestPageRoutes } from './http/routes/upload-request-page.js'
 import { downloadRoutes } from './http/routes/download.js'
 import { healthRoutes } from './http/routes/health.js'
 
@@ -135,6 +136,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(downloadRoutes)
   await app.register(apiV1Routes, { prefix: '/api/v1' })
   await app.register(dashboardRoutes, { prefix: '/dashboard' })
+  await app.register(uploadRequestPageRoutes, { prefix: '/r' })
   await app.register(rootRedirect)
   return app
 }

@@ -115,6 +115,11 @@ export const EnvSchema = Type.Object({
   FILESHARE_WEBHOOKS_ALLOW_HTTP: Type.Boolean({ default: false }),
   // Whether this instance sends webhook messages (instances that do share the work); off: API only.
   FILESHARE_WEBHOOKS_DELIVER: Type.Boolean({ default: true }),
+  // Upload requests (../shared/spec/upload-requests.md): the longest a request may stay open, and
+  // what one client address may send as a guest (per minute, per day), whatever requests it uses.
+  FILESHARE_UPLOAD_REQUEST_MAX_DAYS: Integer({ default: 90, minimum: 1, maximum: 3650 }),
+  FILESHARE_GUEST_REQUESTS_PER_MINUTE: Integer({ default: 60, minimum: 1, maximum: 1_000_000 }),
+  FILESHARE_GUEST_REQUESTS_PER_DAY: Integer({ default: 2_000, minimum: 1, maximum: 100_000_000 }),
   // Prometheus metrics (GET /metrics) on a listener of their own, host:port (127.0.0.1:9464, [::1]:9464); unset: no metrics.
   FILESHARE_METRICS_ADDR: Type.Optional(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$' })),
 })
@@ -316,6 +321,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       deliver: valid.FILESHARE_WEBHOOKS_DELIVER,
     },
     auditRetentionMs: valid.FILESHARE_AUDIT_RETENTION_DAYS * 86_400_000,
+    uploadRequests: {
+      maxLifetimeMs: valid.FILESHARE_UPLOAD_REQUEST_MAX_DAYS * 86_400_000,
+      guestRequestsPerMinute: valid.FILESHARE_GUEST_REQUESTS_PER_MINUTE,
+      guestRequestsPerDay: valid.FILESHARE_GUEST_REQUESTS_PER_DAY,
+    },
     databaseUrl: valid.FILESHARE_DATABASE_URL,
     databaseSchema: valid.FILESHARE_DATABASE_SCHEMA,
     storage: valid.FILESHARE_STORAGE,

@@ -20,6 +20,8 @@ export const ERROR_REGISTRY = {
   // Links (../shared/spec/links.md).
   invalid_password: { status: 401, message: 'The password of this link is missing or wrong.' },
   link_limit_exceeded: { status: 403, message: 'The file has as many links as it may have.' },
+  // Upload requests (../shared/spec/upload-requests.md).
+  upload_request_full: { status: 403, message: 'This upload request has no room left for this file.' },
   // Safe retries and quotas (../shared/spec/api-semantics.md).
   storage_quota_exceeded: { status: 403, message: 'The upload would take the account past its storage quota.' },
   idempotency_in_progress: { status: 409, message: 'A request with this Idempotency-Key is still running; retry shortly.' },
@@ -100,6 +102,12 @@ export class UnauthorizedError extends AppError {
     super('unauthorized', message)
   }
 }
+/** A guest's upload link that is unknown, or whose request expired, was closed or is full: all look alike. */
+export class UploadRequestUnavailableError extends UnauthorizedError {
+  constructor() {
+    super('This upload link is unknown, or its request expired, was closed or is full.')
+  }
+}
 export class PlanNotSupportedError extends AppError {
   constructor(plan: string) {
     super('plan_not_supported', `The ${plan} plan does not include API access; upgrade to pro, business or enterprise.`)
@@ -161,6 +169,11 @@ export class LinkLimitExceededError extends AppError {
 export class StorageQuotaExceededError extends AppError {
   constructor(readonly quota: number) {
     super('storage_quota_exceeded', `The upload would take the account past its storage quota of ${quota} bytes.`)
+  }
+}
+export class UploadRequestFullError extends AppError {
+  constructor(message?: string) {
+    super('upload_request_full', message)
   }
 }
 export class IdempotencyInProgressError extends AppError {

@@ -12,6 +12,7 @@ import * as links from './migrations/007-links.js'
 import * as quotasIdempotencyPaging from './migrations/008-quotas-idempotency-paging.js'
 import * as keyScopesAudit from './migrations/009-key-scopes-audit.js'
 import * as webhooks from './migrations/010-webhooks.js'
+import * as uploadRequests from './migrations/011-upload-requests.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '008-quotas-idempotency-paging': quotasIdempotencyPaging,
   '009-key-scopes-audit': keyScopesAudit,
   '010-webhooks': webhooks,
+  '011-upload-requests': uploadRequests,
 }
 
 /** Every migration's name, in the order they run. */

@@ -54,7 +54,12 @@ export interface FilesTable {
   download_count: Generated<number>
   /** When the file is gone for everyone (null: never); the collector removes it later. */
   expires_at: number | null
+  /** How it came in: 'api', 'dashboard' or 'upload_request' (then with the request's id). */
+  source_type: Generated<FileSourceType>
+  upload_request_id: number | null
 }
+
+export type FileSourceType = 'api' | 'dashboard' | 'upload_request'
 
 /**
  * A link to a file (../shared/spec/links.md). The default link is the contract's public_link; its
@@ -157,6 +162,8 @@ export interface UploadsTable {
   release_requested: Generated<number>
   /** Fileshare-Expires-In of the creation (seconds): the file expires that long after completion. */
   file_expires_in: number | null
+  /** A guest's upload: the request it was made through, whose room it holds until it ends. */
+  upload_request_id: Generated<number | null>
 }
 
 /** Bytes an upload in progress holds against its account's storage quota (migrations/008). */
@@ -271,6 +278,29 @@ export interface Database {
   webhook_messages: WebhookMessagesTable
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
+  upload_requests: UploadRequestsTable
+}
+
+/** An upload request (../shared/spec/upload-requests.md, migrations/011). */
+export interface UploadRequestsTable {
+  id: Generated<number>
+  account_id: number
+  token: string
+  label: string
+  message: string | null
+  expires_at: number
+  max_files: number | null
+  max_file_size: number | null
+  max_total_size: number | null
+  password_hash: string | null
+  file_expires_in: number | null
+  files_received: Generated<number>
+  bytes_received: Generated<number>
+  /** Guests' uploads in progress: one file and their declared length each. */
+  files_reserved: Generated<number>
+  bytes_reserved: Generated<number>
+  closed_at: number | null
+  created_at: number
 }
 
 export type AccountRow = Selectable<AccountsTable>
@@ -289,4 +319,5 @@ export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>
 export type SessionRow = Selectable<SessionsTable>
 export type AccountInviteRow = Selectable<AccountInvitesTable>
 export type UploadRow = Selectable<UploadsTable>
+export type UploadRequestRow = Selectable<UploadRequestsTable>
 export type NewUploadRow = Insertable<UploadsTable>

@@ -20,6 +20,8 @@ const ALLOWED_HEADERS = [
   // A file's lifetime (links.md) and safe retries (api-semantics.md).
   'Fileshare-Expires-In',
   'Idempotency-Key',
+  // A guest's grant for a password-protected upload request (upload-requests.md).
+  'Fileshare-Upload-Grant',
 ]
 const EXPOSED_HEADERS = [
   'Location',

@@ -38,7 +38,8 @@ export function documentScope(route: RouteOptions): void {
   const scope = route.config?.scope
   if (scope === undefined || !route.schema) return
   const schema = route.schema as Record<string, unknown>
-  schema.security = security(scope)
+  // A guest of an upload request may call it too (authenticate.ts).
+  schema.security = [...security(scope), ...(route.config?.guests ? [{ uploadRequest: [] }] : [])]
   if (scope !== 'any-key') schema['x-required-scope'] = allowingScopes(scope).join(' or ')
 }
 

@@ -33,6 +33,14 @@ export const FileObject = Type.Object(
     content_type: Type.String(),
     sha256: Type.String({ description: 'Hex SHA-256 of the content; also the download ETag.' }),
     expires_at: NullableTime('When the file expires for everyone (its links and API calls answer 404 from then on); null: never.'),
+    source: Type.Union(
+      [
+        Type.Object({ type: Type.Literal('api') }),
+        Type.Object({ type: Type.Literal('dashboard') }),
+        Type.Object({ type: Type.Literal('upload_request'), request_id: Type.Integer() }),
+      ],
+      { description: 'How the file came in: through the API, the dashboard, or a guest of an upload request.', title: 'FileSource' },
+    ),
   },
   { title: 'File' },
 )
@@ -326,8 +334,11 @@ export const AuditEventObject = Type.Object(
         Type.Literal('operator'),
         Type.Literal('public'),
         Type.Literal('system'),
+        Type.Literal('guest'),
       ]),
-      id: Type.Union([Type.Integer(), Type.Null()], { description: "The key's id, or the account's for a session." }),
+      id: Type.Union([Type.Integer(), Type.Null()], {
+        description: "The key's id, the account's for a session, the upload request's for a guest.",
+      }),
       name: Type.Optional(Type.String()),
     }),
     ip: Type.Union([Type.String(), Type.Null()], {
@@ -431,5 +442,70 @@ export const WebhookDeliveriesQuery = Type.Object(
 export const WebhookDeliveriesResponse = Type.Object({
   success: Type.Literal(true),
   deliveries: Type.Array(WebhookDeliveryObject),
+  pagination: Type.Object({ limit: Type.Integer(), next_before_id: Type.Union([Type.Integer(), Type.Null()]) }),
+})
+
+// Upload requests (../shared/spec/upload-requests.md).
+export const UploadRequestObject = Type.Object(
+  {
+    request_id: Type.Integer({ description: 'Unique across the service, never reused.' }),
+    url: Type.String({ format: 'uri', description: "<public URL>/r/<token>: the guest's page. Whoever has it can send files." }),
+    label: Type.String(),
+    message: Type.Union([Type.String(), Type.Null()], { description: 'Shown to the guest as plain text.' }),
+    expires_at: Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS: guests lose access then.' }),
+    max_files: Type.Union([Type.Integer(), Type.Null()], { description: 'null: no limit of its own.' }),
+    max_file_size: Type.Union([Type.Integer(), Type.Null()], { description: "Bytes; null: the holder plan's." }),
+    max_total_size: Type.Union([Type.Integer(), Type.Null()], { description: 'Bytes; null: no limit of its own.' }),
+    file_expires_in: Type.Union([Type.Integer(), Type.Null()], { description: 'Seconds each received file lives; null: no expiry.' }),
+    password_protected: Type.Boolean(),
+    files_received: Type.Integer(),
+    bytes_received: Type.Integer(),
+    status: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('closed'), Type.Literal('full')], {
+      description: 'closed: by its holder; expired: past expires_at; full: max_files or max_total_size received.',
+    }),
+    created_at: Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS.' }),
+  },
+  { title: 'UploadRequest' },
+)
+
+const NullableCount = (minimum: number, maximum: number, description: string) =>
+  Type.Optional(Type.Union([Type.Integer({ minimum, maximum }), Type.Null()], { description }))
+
+/** The fields of an upload request's create and update; on update, null clears the ones that may be cleared. */
+export const UploadRequestBody = Type.Object(
+  {
+    label: Type.Optional(Type.String({ maxLength: 1000, description: 'One line, 1 to 200 characters (required on create).' })),
+    message: Type.Optional(
+      Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()], { description: 'Plain text, at most 2,000 characters.' }),
+    ),
+    expires_in: Type.Optional(ExpiresIn),
+    expires_at: Type.Optional(ExpiresAt),
+    max_files: NullableCount(1, 10_000, 'At most this many files.'),
+    max_file_size: NullableCount(1, Number.MAX_SAFE_INTEGER, "Bytes, at most the plan's max_file_size."),
+    max_total_size: NullableCount(1, Number.MAX_SAFE_INTEGER, 'Bytes, all files together.'),
+    password: Type.Optional(
+      Type.Union([
+        Type.String({ minLength: 8, maxLength: 1024, description: 'Guests must give it; stored only as a slow salted hash.' }),
+        Type.Null(),
+      ]),
+    ),
+    file_expires_in: NullableCount(1, 315_360_000, 'Seconds each received file lives from its upload.'),
+  },
+  { additionalProperties: false, title: 'UploadRequestFields' },
+)
+
+export const UploadRequestIdParams = Type.Object({ request_id: SafeId('The request_id of an upload request.') })
+export const UploadRequestResponse = Type.Object({ success: Type.Literal(true), upload_request: UploadRequestObject })
+export const UploadRequestListResponse = Type.Object({ success: Type.Literal(true), upload_requests: Type.Array(UploadRequestObject) })
+export const UploadRequestFilesQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    before_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Files with a lower file_id.' })),
+  },
+  { additionalProperties: true },
+)
+export const UploadRequestFilesResponse = Type.Object({
+  success: Type.Literal(true),
+  files: Type.Array(FileObject),
   pagination: Type.Object({ limit: Type.Integer(), next_before_id: Type.Union([Type.Integer(), Type.Null()]) }),
 })

@@ -7,8 +7,18 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../services/audit.js
  */
 type Schema = Record<string, unknown>
 
+const REQUEST_COUNTS = {
+  request_id: { type: 'integer' },
+  label: { type: 'string' },
+  files_received: { type: 'integer' },
+  bytes_received: { type: 'integer' },
+}
+
 const DATA: Record<WebhookEventType, { summary: string; data: Schema }> = {
-  'file.uploaded': { summary: 'A file was stored (multipart or resumable).', data: { $ref: '#/components/schemas/File' } },
+  'file.uploaded': {
+    summary: 'A file was stored (multipart, resumable, or by a guest of an upload request).',
+    data: { $ref: '#/components/schemas/File' },
+  },
   'file.deleted': {
     summary: 'A file was deleted by its owner or an operator, or expired.',
     data: {
@@ -45,6 +55,18 @@ const DATA: Record<WebhookEventType, { summary: string; data: Schema }> = {
         length: { type: ['integer', 'null'] },
       },
     },
+  },
+  'upload_request.file_received': {
+    summary: "A guest's file arrived through an upload request (a file.uploaded message is sent for it too).",
+    data: {
+      type: 'object',
+      required: ['request_id', 'label', 'files_received', 'bytes_received', 'file'],
+      properties: { ...REQUEST_COUNTS, file: { $ref: '#/components/schemas/File' } },
+    },
+  },
+  'upload_request.full': {
+    summary: 'An upload request received its max_files or max_total_size: it takes no more files.',
+    data: { type: 'object', required: ['request_id', 'label', 'files_received', 'bytes_received'], properties: REQUEST_COUNTS },
   },
   'webhook.test': {
     summary: 'The test call (POST /webhooks/{webhook_id}/test), to that endpoint only.',

@@ -45,7 +45,10 @@ export function keyName(name: string | undefined): string {
   return trimmed
 }
 
-/** The caller behind a valid key, or a dashboard session (keyId 0, every scope, any address). */
+/**
+ * The caller behind a valid key, a dashboard session (keyId 0, every scope, any address), or a guest
+ * of an upload request (keyId 0, no scope: only the tus routes that take guests let one in).
+ */
 export interface Principal {
   keyId: number
   account: AccountRow
@@ -58,6 +61,8 @@ export interface Principal {
   allows: (scope: Scope) => boolean
   /** Whether the key may be used from a client address. */
   allowsAddress: (clientAddress: string) => boolean
+  /** A guest's upload request: its uploads reserve the request's room, and its rate limits are its address's. */
+  uploadRequest?: { id: number; fileExpiresIn: number | null }
 }
 
 /** The options of a new key: its scopes (all when absent), addresses (anywhere when absent) and expiry. */

@@ -8,7 +8,7 @@ import { randomToken } from '../lib/random-token.js'
 import type { LinkView } from './links.js'
 import { parseUtcTime } from './expiry.js'
 import { networkOf, unmapped } from './key-policy.js'
-import { fileRecord, linkRecord } from './records.js'
+import { fileRecord, linkRecord, type FileRecord } from './records.js'
 
 /**
  * The audit log (../shared/spec/keys-and-audit.md): who changed what in an account, when and from
@@ -40,10 +40,15 @@ export const AUDIT_ACTIONS = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.disabled',
+  'upload_request.created',
+  'upload_request.updated',
+  'upload_request.closed',
+  'upload_request.deleted',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
-export type ActorType = 'key' | 'session' | 'operator' | 'public' | 'system'
+/** `guest`: someone sending files through an upload request (its id is the request's). */
+export type ActorType = 'key' | 'session' | 'operator' | 'public' | 'system' | 'guest'
 
 /** Who makes a change, and from where (the client address as the rate limits see it, and its user agent). */
 export interface Actor {
@@ -61,7 +66,7 @@ export const SYSTEM_ACTOR: Actor = { type: 'system', id: null }
 export const OPERATOR_ACTOR: Actor = { type: 'operator', id: null }
 
 export interface AuditTarget {
-  type: 'key' | 'file' | 'link' | 'account' | 'session' | 'webhook'
+  type: 'key' | 'file' | 'link' | 'account' | 'session' | 'webhook' | 'upload_request'
   id: number | null
 }
 
@@ -85,6 +90,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'link.exhausted',
   'link.downloaded',
   'upload.expired',
+  'upload_request.file_received',
+  'upload_request.full',
   'webhook.test',
 ] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
@@ -152,6 +159,11 @@ export class AuditTrail {
       const { accountId, data } = content(changed)
       return { webhook: this.message(accountId, type, data) }
     }
+  }
+
+  /** A file as webhook messages carry it. */
+  fileData(file: ListedFile): FileRecord {
+    return fileRecord(file, this.config.linkBaseUrl ?? '')
   }
 
   /** A message for the outbox: its id, and its body exactly as it is signed and sent. */

@@ -11,6 +11,7 @@ import { StorageReservationsRepository } from '../db/repositories/storage-reserv
 import { IdempotencyKeysRepository } from '../db/repositories/idempotency-keys-repository.js'
 import { SessionsRepository } from '../db/repositories/sessions-repository.js'
 import { UploadsRepository } from '../db/repositories/uploads-repository.js'
+import { UploadRequestsRepository } from '../db/repositories/upload-requests-repository.js'
 import type { ScryptCost } from '../lib/passwords.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { ResumableBlobStore } from '../storage/resumable.js'
@@ -31,6 +32,7 @@ import { IdempotencyService } from './idempotency.js'
 import { ResumableUploadService, type ResumableUploadTiming } from './resumable-uploads.js'
 import { SessionService } from './sessions.js'
 import { SignInService } from './sign-in.js'
+import { UploadRequestService } from './upload-requests.js'
 import type { UploadEvents } from './upload-events.js'
 
 export interface Services {
@@ -46,6 +48,7 @@ export interface Services {
   links: LinkService
   idempotency: IdempotencyService
   resumableUploads: ResumableUploadService
+  uploadRequests: UploadRequestService
   downloads: DownloadService
   garbageCollector: GarbageCollector
   accountHolders: AccountHolderService
@@ -90,7 +93,16 @@ export function createServices(
   limiters: ServiceLimiters,
   config: Pick<
     Config,
-    'plans' | 'cacheTtlMs' | 'uploadExpiryMs' | 'sessionIdleTimeoutMs' | 'auditIp' | 'auditRetentionMs' | 'linkBaseUrl' | 'webhooks'
+    | 'plans'
+    | 'cacheTtlMs'
+    | 'uploadExpiryMs'
+    | 'sessionIdleTimeoutMs'
+    | 'auditIp'
+    | 'auditRetentionMs'
+    | 'linkBaseUrl'
+    | 'webhooks'
+    | 'uploadRequests'
+    | 'publicUrl'
   >,
   options: ServiceOptions = {},
 ): Services {
@@ -107,6 +119,7 @@ export function createServices(
   const filesRepository = new FilesRepository(db)
   const trail = new AuditTrail(config, now)
   const auditLog = new AuditLogService(new AuditEventsRepository(db), trail, config, now)
+  const uploadRequestsRepository = new UploadRequestsRepository(db)
   const resumableUploads = new ResumableUploadService(
     new UploadsRepository(db),
     accountsRepository,
@@ -117,6 +130,7 @@ export function createServices(
     now,
     uploadEvents,
     trail,
+    uploadRequestsRepository,
   )
   const apiKeys = new ApiKeyService(new ApiKeysRepository(db), accountsRepository, config, trail, auditLog, onBackgroundError, now)
   const accountHolders = new AccountHolderService(
@@ -157,6 +171,18 @@ export function createServices(
     links,
     idempotency,
     resumableUploads,
+    uploadRequests: new UploadRequestService(
+      uploadRequestsRepository,
+      filesRepository,
+      accountsRepository,
+      resumableUploads,
+      trail,
+      limiters.linkPasswordFailures,
+      config,
+      passwordHashCost,
+      now,
+      onBackgroundError,
+    ),
     downloads: new DownloadService(linksRepository, links, store, limiters.linkPasswordFailures, auditLog, now),
     garbageCollector: new GarbageCollector(filesRepository, linksRepository, store, resumableUploads, onBackgroundError, now, {
       quota,

@@ -4,7 +4,7 @@ import { DailyUploadLimitExceededError, NotFoundError } from '../errors.js'
 import { expiryFromInput, type ExpiryInput } from './expiry.js'
 import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import type { FilesRepository } from '../db/repositories/files-repository.js'
-import type { FileRow, ListedFile } from '../db/schema.js'
+import type { FileRow, ListedFile, NewFileRow } from '../db/schema.js'
 import type { BlobStore, StoredBlob } from '../storage/blob-store.js'
 import { utcDay } from '../lib/utc-day.js'
 import type { AccountLimits } from './account-limits.js'
@@ -14,8 +14,17 @@ import { NO_UPLOAD_EVENTS, type UploadEvents } from './upload-events.js'
 import type { StorageQuota, UploadReservation } from './storage-quota.js'
 import { AuditTrail, OPERATOR_ACTOR, type Actor, type EventContent } from './audit.js'
 
+/** The file's `source` from who uploads it: a dashboard session, a guest of an upload request, else the API. */
+export function sourceColumns(actor: Actor | undefined): Pick<NewFileRow, 'source_type' | 'upload_request_id'> {
+  if (actor?.type === 'session') return { source_type: 'dashboard', upload_request_id: null }
+  if (actor?.type === 'guest') return { source_type: 'upload_request', upload_request_id: actor.id }
+  return { source_type: 'api', upload_request_id: null }
+}
+
 export interface Owner {
   accountId: number
+  /** A guest's upload: the request it goes through (its room is reserved at creation). */
+  uploadRequest?: { id: number; fileExpiresIn: number | null }
   /** Who uploads, for the audit log; absent: the operator (the CLI's and tests' own uploads). */
   actor?: Actor
   /** Without maxStorage, the upload is held to no storage quota (the CLI's and tests' own uploads). */
@@ -122,6 +131,7 @@ export class FileService {
           storage_key: staged.blob.key,
           created_at: now,
           expires_at: lifetimeSeconds === undefined ? null : now + lifetimeSeconds * 1000,
+          ...sourceColumns(staged.owner.actor),
         },
         utcDay(now),
         dailyUploads,

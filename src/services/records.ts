@@ -1,4 +1,4 @@
-import type { ListedFile } from '../db/schema.js'
+import type { ListedFile, UploadRequestRow } from '../db/schema.js'
 import { formatOptionalUtcTime, formatUtcTime } from '../lib/utc-time.js'
 import type { LinkView } from './links.js'
 
@@ -16,6 +16,64 @@ export interface FileRecord {
   content_type: string
   sha256: string
   expires_at: string | null
+  source: FileSource
+}
+
+/** How a file came in: through the API, the dashboard, or a guest of an upload request. */
+export type FileSource = { type: 'api' } | { type: 'dashboard' } | { type: 'upload_request'; request_id: number }
+
+export function fileSource(file: Pick<ListedFile, 'source_type' | 'upload_request_id'>): FileSource {
+  if (file.source_type === 'upload_request') return { type: 'upload_request', request_id: Number(file.upload_request_id) }
+  return { type: file.source_type }
+}
+
+export type UploadRequestStatus = 'active' | 'expired' | 'closed' | 'full'
+
+/** closed (by its holder), expired, full (its max_files or max_total_size received), else active. */
+export function uploadRequestStatus(request: UploadRequestRow, now: number): UploadRequestStatus {
+  if (request.closed_at !== null) return 'closed'
+  if (request.expires_at <= now) return 'expired'
+  const full =
+    (request.max_files !== null && request.files_received >= request.max_files) ||
+    (request.max_total_size !== null && request.bytes_received >= request.max_total_size)
+  return full ? 'full' : 'active'
+}
+
+export interface UploadRequestRecord {
+  request_id: number
+  url: string
+  label: string
+  message: string | null
+  expires_at: string
+  max_files: number | null
+  max_file_size: number | null
+  max_total_size: number | null
+  file_expires_in: number | null
+  password_protected: boolean
+  files_received: number
+  bytes_received: number
+  status: UploadRequestStatus
+  created_at: string
+}
+
+/** An upload request as its holder sees it; `publicUrl` is where its guest page is. */
+export function uploadRequestRecord(request: UploadRequestRow, publicUrl: string, now: number): UploadRequestRecord {
+  return {
+    request_id: request.id,
+    url: `${publicUrl}/r/${request.token}`,
+    label: request.label,
+    message: request.message,
+    expires_at: formatUtcTime(request.expires_at),
+    max_files: request.max_files,
+    max_file_size: request.max_file_size,
+    max_total_size: request.max_total_size,
+    file_expires_in: request.file_expires_in,
+    password_protected: request.password_hash !== null,
+    files_received: request.files_received,
+    bytes_received: request.bytes_received,
+    status: uploadRequestStatus(request, now),
+    created_at: formatUtcTime(request.created_at),
+  }
 }
 
 export interface LinkRecord {
@@ -43,6 +101,7 @@ export function fileRecord(file: ListedFile, linkBaseUrl: string): FileRecord {
     content_type: file.content_type,
     sha256: file.sha256,
     expires_at: formatOptionalUtcTime(file.expires_at),
+    source: fileSource(file),
   }
 }
 

@@ -12,17 +12,20 @@ import {
   UploadLengthExceededError,
   UploadLockedError,
   UploadOffsetMismatchError,
+  UploadRequestFullError,
+  UploadRequestUnavailableError,
 } from '../errors.js'
 import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import type { FilesRepository } from '../db/repositories/files-repository.js'
-import type { UploadsRepository } from '../db/repositories/uploads-repository.js'
-import type { FileRow, UploadRow } from '../db/schema.js'
+import type { RequestEvents, UploadsRepository } from '../db/repositories/uploads-repository.js'
+import type { UploadRequestsRepository } from '../db/repositories/upload-requests-repository.js'
+import type { FileRow, UploadRequestRow, UploadRow } from '../db/schema.js'
 import { sanitizeFilename } from '../lib/filename.js'
 import { randomToken } from '../lib/random-token.js'
 import { ResumableSha256 } from '../lib/resumable-sha256.js'
 import { utcDay } from '../lib/utc-day.js'
 import type { ResumableBlobStore } from '../storage/resumable.js'
-import { fileEvent, type Owner } from './files.js'
+import { fileEvent, sourceColumns, type Owner } from './files.js'
 import { AuditTrail, OPERATOR_ACTOR, type Actor } from './audit.js'
 import { NO_UPLOAD_EVENTS, type UploadEvents } from './upload-events.js'
 
@@ -132,6 +135,8 @@ export class ResumableUploadService {
     private readonly now: () => number = Date.now,
     private readonly events: UploadEvents = NO_UPLOAD_EVENTS,
     private readonly trail: AuditTrail = new AuditTrail({ auditIp: 'truncated' }, now),
+    /** The upload requests guests' uploads go through (absent: no guest uploads, as in some tests). */
+    private readonly requests?: UploadRequestsRepository,
   ) {
     this.timing = { ...DEFAULT_TIMING, ...timing }
   }
@@ -139,6 +144,11 @@ export class ResumableUploadService {
   /** Creates an empty upload, taking one of the day's upload slots (given back if it never completes). */
   async create(owner: Owner, input: NewUpload): Promise<ResumableUpload> {
     const maxFileSize = owner.limits.maxFileSize
+    const request = owner.uploadRequest
+    // A guest's upload reserves its length of the request's room at once: it must say it.
+    if (request && input.length === undefined) {
+      throw new InvalidRequestError('An upload through an upload request must declare its Upload-Length (no deferred length).')
+    }
     if (input.length !== undefined && input.length > maxFileSize) throw new FileTooLargeError(maxFileSize)
     const now = this.now()
     const { dailyUploads } = owner.limits
@@ -171,14 +181,18 @@ export class ResumableUploadService {
           expires_at: now + this.timing.expiryMs,
           lease_token: null,
           lease_expires_at: null,
-          file_expires_in: input.fileLifetimeSeconds ?? null,
+          // A guest's files live as their request says, whatever the guest asks.
+          file_expires_in: request ? request.fileExpiresIn : (input.fileLifetimeSeconds ?? null),
+          upload_request_id: request?.id ?? null,
         },
         dailyUploads,
         // A known length is reserved whole; a deferred one grows with its chunks (append).
         { reserveBytes: input.length ?? 0, quota: owner.limits.maxStorage ?? null },
+        now,
       )
       if (inserted === 'daily') throw new DailyUploadLimitExceededError(dailyUploads)
       if (inserted === 'quota') throw new StorageQuotaExceededError(owner.limits.maxStorage ?? 0)
+      if (inserted === 'request') throw await this.noRoom(request!.id, input.length ?? 0, now)
       row = inserted
     } catch (error) {
       if (created) await this.store.abortResumable(created.state).catch(this.onBackgroundError)
@@ -188,12 +202,25 @@ export class ResumableUploadService {
     return input.length === 0 ? this.status(owner.accountId, row.id, owner.actor) : present(row)
   }
 
+  /** Why a guest's upload found no room: the request no longer takes files, or this one does not fit. */
+  private async noRoom(requestId: number, length: number, now: number): Promise<Error> {
+    const request = await this.requests?.findById(requestId)
+    if (!request || request.closed_at !== null || request.expires_at <= now) return new UploadRequestUnavailableError()
+    if (request.max_files !== null && request.files_received + request.files_reserved >= request.max_files) {
+      return new UploadRequestFullError(
+        `This upload request takes ${request.max_files} files, and all of them are received or being sent; no more can start.`,
+      )
+    }
+    const left = Math.max(0, (request.max_total_size ?? 0) - request.bytes_received - request.bytes_reserved)
+    return new UploadRequestFullError(`This file (${length} bytes) is larger than the ${left} bytes this upload request has room for now.`)
+  }
+
   /**
    * Where the upload stands. An upload that holds all its bytes but has no file yet (its completion
    * failed half-way) is completed here: clients take a HEAD at the full length for success.
    */
   async status(accountId: number, id: string, actor: Actor = OPERATOR_ACTOR): Promise<ResumableUpload> {
-    const row = await this.findOwned(accountId, id)
+    const row = await this.findOwned(accountId, id, actor)
     if (row.status === 'complete') return present(row, await this.fileOf(row))
     if (row.length !== null && row.upload_offset === row.length) {
       return this.withLease(
@@ -231,7 +258,7 @@ export class ResumableUploadService {
       }
       return { upload: present(completed, await this.fileOf(completed)), received: 0, declared: false }
     }
-    const first = await this.findOwned(owner.accountId, id)
+    const first = await this.findOwned(owner.accountId, id, owner.actor)
     if (first.status === 'complete') return alreadyComplete(first)
     // Checked before waiting for the lease too: a client that is simply wrong hears so at once.
     this.checkOffset(first, chunk.offset)
@@ -257,6 +284,8 @@ export class ResumableUploadService {
           updated = await this.stream(row, token, hash, chunk)
         } catch (error) {
           if (error instanceof FileTooLargeError) throw await this.overLimit(row, token)
+          // Its request stopped taking files while the chunk came: the upload ends here.
+          if (error instanceof UploadRequestUnavailableError) throw await this.endForRequest(row, token)
           // What a deferred length reserved for bytes that never came goes back.
           if (row.length === null) {
             const committed = (await this.uploads.findById(row.id))?.upload_offset ?? row.upload_offset
@@ -278,8 +307,8 @@ export class ResumableUploadService {
   }
 
   /** Terminates an unfinished upload: its bytes go and its daily slot comes back. A completed upload's file stays. */
-  async terminate(accountId: number, id: string): Promise<void> {
-    const row = await this.findOwned(accountId, id)
+  async terminate(accountId: number, id: string, actor?: Actor): Promise<void> {
+    const row = await this.findOwned(accountId, id, actor)
     // The upload's row goes; its file is the account's like any other (DELETE /files/{id} removes it).
     const forgetCompleted = async (completed: UploadRow) => void (await this.uploads.deleteCompleted(completed.id))
     if (row.status === 'complete') return forgetCompleted(row)
@@ -320,7 +349,39 @@ export class ResumableUploadService {
       }
     }
     await this.uploads.deleteEndedBefore(now - ENDED_UPLOAD_RETENTION_MS)
+    await this.endOrphaned(signal)
     return expired
+  }
+
+  /**
+   * Ends the guests' uploads whose request no longer takes files (closed, expired, deleted): their
+   * bytes go, and the holder's daily slot, storage and the request's room come back. An upload being
+   * written to is ended by its own writer (stream's heartbeat), or by the next sweep.
+   */
+  async endOrphaned(signal?: AbortSignal): Promise<number> {
+    let ended = 0
+    for (const id of await this.uploads.listOrphanedByRequests(this.now(), 1000)) {
+      if (signal?.aborted) break
+      const token = randomToken(16)
+      if (!(await this.uploads.acquireLease(id, token, this.now(), this.timing.leaseMs))) continue
+      const row = await this.uploads.findById(id)
+      if (!row || row.lease_token !== token) continue
+      try {
+        await this.store.abortResumable(row.store_state)
+        if (await this.uploads.close(row, token, 'terminated')) ended++
+      } catch (error) {
+        await this.uploads.releaseLease(id, token)
+        this.onBackgroundError(error)
+      }
+    }
+    return ended
+  }
+
+  /** Ends a guest's upload whose request stopped taking files, under the caller's lease: the error to answer. */
+  private async endForRequest(row: UploadRow, token: string): Promise<Error> {
+    await this.store.abortResumable(row.store_state).catch(this.onBackgroundError)
+    await this.uploads.close(row, token, 'terminated').catch(this.onBackgroundError)
+    return new UploadRequestUnavailableError()
   }
 
   /** Which of `storageKeys` belong to open uploads: garbage collection leaves those alone. */
@@ -328,9 +389,13 @@ export class ResumableUploadService {
     return this.uploads.openStorageKeys(storageKeys)
   }
 
-  private async findOwned(accountId: number, id: string): Promise<UploadRow> {
+  /** The account's upload; for a guest (`actor` of type guest), only an upload made through the guest's request. */
+  private async findOwned(accountId: number, id: string, actor?: Actor): Promise<UploadRow> {
     const row = await this.uploads.findById(id)
-    if (!row || row.account_id !== accountId) throw new NotFoundError(`No upload with id ${id}.`)
+    const guestOf = actor?.type === 'guest' ? actor.id : undefined
+    if (!row || row.account_id !== accountId || (guestOf !== undefined && row.upload_request_id !== guestOf)) {
+      throw new NotFoundError(`No upload with id ${id}.`)
+    }
     // Upload-Expires is kept to the minute it names, whenever the garbage collector next removes the bytes.
     if (row.status === 'expired' || (row.status === 'open' && row.expires_at <= this.now())) throw new UploadExpiredError()
     return row
@@ -447,13 +512,18 @@ export class ResumableUploadService {
       source.unpipe(feed)
       feed.end()
     }
+    const requestId = row.upload_request_id
     const heartbeat = setInterval(() => {
       const renewedAt = Date.now()
       this.uploads
         .renewLease(row.id, token, this.now(), leaseMs)
-        .then((lease) => {
+        .then(async (lease) => {
           if (lease === 'held') leaseValidUntil = renewedAt + leaseMs
           else handOver()
+          // A guest's chunk stops when its request does (closed or expired while it streams).
+          if (requestId !== null && this.requests && !(await this.requests.takesFiles(requestId, this.now()))) {
+            feed.destroy(new UploadRequestUnavailableError())
+          }
         })
         .catch(this.onBackgroundError)
     }, heartbeatMs)
@@ -494,6 +564,23 @@ export class ResumableUploadService {
     return row
   }
 
+  /** The webhook messages of a guest's file: it arrived, and, when it filled its request, that. */
+  private requestEvents(): RequestEvents {
+    const counts = (request: UploadRequestRow) => ({
+      request_id: request.id,
+      label: request.label,
+      files_received: request.files_received,
+      bytes_received: request.bytes_received,
+    })
+    return {
+      received: this.trail.webhookOnly('upload_request.file_received', ({ request, file }) => ({
+        accountId: request.account_id,
+        data: { ...counts(request), file: this.trail.fileData(file) },
+      })),
+      filled: this.trail.webhookOnly('upload_request.full', ({ request }) => ({ accountId: request.account_id, data: counts(request) })),
+    }
+  }
+
   /** S3 part numbers from the upload's fenced counter: a writer that lost its lease gets none. */
   private partNumbers(id: string, token: string): () => Promise<number> {
     return async () => {
@@ -511,6 +598,7 @@ export class ResumableUploadService {
   private async complete(row: UploadRow, token: string, hash: ResumableSha256, actor: Actor): Promise<FileRow> {
     const { key, size } = await this.store.completeResumable(row.store_state, { reservePartNumber: this.partNumbers(row.id, token) })
     const now = this.now()
+    const requestId = row.upload_request_id
     const file = await this.uploads.complete(
       row.id,
       token,
@@ -524,9 +612,13 @@ export class ResumableUploadService {
         storage_key: key,
         created_at: now,
         expires_at: row.file_expires_in === null ? null : now + row.file_expires_in * 1000,
+        ...sourceColumns(requestId === null ? actor : { type: 'guest', id: requestId }),
       },
       this.trail.pending('file.uploaded', actor, (stored: FileRow) => fileEvent(stored, { via: 'resumable' })),
+      requestId === null ? undefined : { id: requestId, reservedBytes: row.length ?? 0, now, events: this.requestEvents() },
     )
+    // Its request was closed or expired before the last bytes: no file; the blob is the collector's.
+    if (file === 'request_closed') throw await this.endForRequest(row, token)
     if (!file) throw new UploadLockedError()
     this.events.fileStored('resumable')
     return file

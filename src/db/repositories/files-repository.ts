@@ -47,6 +47,8 @@ const LISTED_COLUMNS = [
   'created_at',
   'download_count',
   'expires_at',
+  'source_type',
+  'upload_request_id',
 ] as const satisfies ReadonlyArray<keyof ListedFile>
 
 function toListedFile(row: ListedFile | unknown[]): ListedFile {
@@ -61,6 +63,8 @@ function toListedFile(row: ListedFile | unknown[]): ListedFile {
     created_at: row[6] as number,
     download_count: row[7] as number,
     expires_at: row[8] as number | null,
+    source_type: row[9] as ListedFile['source_type'],
+    upload_request_id: row[10] as number | null,
   }
 }
 
@@ -167,6 +171,18 @@ export class FilesRepository {
   /** Up to `limit` live files of the account with an id below `beforeId`, highest id first (files_account_id_order). */
   async listBeforeId(accountId: number, beforeId: number, limit: number, now: number): Promise<ListedFile[]> {
     return (await this.beforeIdQuery(accountId, beforeId, limit, now)).map(toListedFile)
+  }
+
+  /** Up to `limit` live files an upload request brought in, highest id first, below `beforeId` when given (files_upload_request). */
+  async listForUploadRequest(accountId: number, requestId: number, limit: number, now: number, beforeId?: number): Promise<ListedFile[]> {
+    let query = this.db
+      .selectFrom('files')
+      .select(LISTED_COLUMNS)
+      .where('upload_request_id', '=', requestId)
+      .where('account_id', '=', accountId)
+      .where((eb) => fileIsLive(eb, now))
+    if (beforeId !== undefined) query = query.where('id', '<', beforeId)
+    return query.orderBy('id', 'desc').limit(limit).execute()
   }
 
   /**

@@ -1,10 +1,11 @@
 import { recordChangeIn, type PendingEvent } from './audit-events-repository.js'
 import { sql, type Kysely } from 'kysely'
-import type { Database, FileRow, NewFileRow, NewUploadRow, UploadRow } from '../schema.js'
+import type { Database, FileRow, NewFileRow, NewUploadRow, UploadRequestRow, UploadRow } from '../schema.js'
 import { releaseUploadSlotIn, takeUploadSlotIn } from './accounts-repository.js'
 import { insertFileIn } from './files-repository.js'
 import { keysInBatches } from './keys-in-batches.js'
 import { releaseStorageIn, reserveStorageIn, shrinkStorageIn } from './storage-reservations-repository.js'
+import { receiveIntoRequestIn, releaseRequestRoomIn, reserveRequestRoomIn } from './upload-requests-repository.js'
 
 /** How long after its upload's expiry a reservation is left for expireDue before the collector frees it. */
 const RESERVATION_GRACE_MS = 3_600_000
@@ -20,6 +21,33 @@ export interface UploadCommit {
   free_requests_cap: number
 }
 
+/** A guest's file as its request received it: the request as it is after, and whether that filled it. */
+export interface ReceivedFile {
+  request: UploadRequestRow
+  file: FileRow
+  filled: boolean
+}
+
+/** The records of a guest's file completing: always `received`, and `filled` when it filled its request. */
+export interface RequestEvents {
+  received: PendingEvent<ReceivedFile>
+  filled: PendingEvent<ReceivedFile>
+}
+
+function isFull(request: UploadRequestRow): boolean {
+  return (
+    (request.max_files !== null && request.files_received >= request.max_files) ||
+    (request.max_total_size !== null && request.bytes_received >= request.max_total_size)
+  )
+}
+
+/** Thrown inside a transaction to roll it back with a reason. */
+class Refused extends Error {
+  constructor(readonly reason: 'quota' | 'request') {
+    super(reason)
+  }
+}
+
 /**
  * Resumable uploads. Every write that changes what the upload holds is conditional on the lease
  * token of the request doing it: a request whose lease was taken over can no longer commit.
@@ -32,20 +60,25 @@ export class UploadsRepository {
    * inserts the upload holding it, and reserves `reserveBytes` of the account's storage quota
    * under the upload's id, in one transaction. Refused, with nothing written, when no slot is left
    * (`daily`) or the quota has no room (`quota`). A slot is then never taken for an upload that was
-   * not recorded.
+   * not recorded. A guest's upload (`upload_request_id`) also reserves one file and its length of
+   * its request's room at `now`: refused (`request`) when the request no longer takes files or has
+   * no room. The account's row is locked before the request's, as everywhere.
    */
   insertTakingUploadSlot(
     upload: NewUploadRow,
     dailyUploads: number,
     storage: { reserveBytes: number; quota: number | null } = { reserveBytes: 0, quota: null },
-  ): Promise<UploadRow | 'daily' | 'quota'> {
+    now = Date.now(),
+  ): Promise<UploadRow | 'daily' | 'quota' | 'request'> {
     return this.db
       .transaction()
       .execute(async (trx) => {
         const day = await takeUploadSlotIn(trx, upload.account_id, upload.slot_day, dailyUploads)
         if (day === undefined) return 'daily' as const
         const reservation = { id: upload.id, accountId: upload.account_id, expiresAt: upload.expires_at + RESERVATION_GRACE_MS }
-        if (!(await reserveStorageIn(trx, reservation, storage.reserveBytes, storage.quota))) throw new NoRoom()
+        if (!(await reserveStorageIn(trx, reservation, storage.reserveBytes, storage.quota))) throw new Refused('quota')
+        const requestId = upload.upload_request_id
+        if (requestId != null && !(await reserveRequestRoomIn(trx, requestId, upload.length ?? 0, now))) throw new Refused('request')
         return trx
           .insertInto('uploads')
           .values({ ...upload, slot_day: day })
@@ -53,7 +86,7 @@ export class UploadsRepository {
           .executeTakeFirstOrThrow()
       })
       .catch((error: unknown) => {
-        if (error instanceof NoRoom) return 'quota' as const
+        if (error instanceof Refused) return error.reason
         throw error
       })
   }
@@ -170,23 +203,44 @@ export class UploadsRepository {
   /**
    * Completes the upload into its file in one transaction: the file row, the account's counters,
    * and the upload's status. Undefined (nothing written) when the lease is no longer the caller's.
+   * A guest's upload (`request`) also moves its reservation into the request's received files:
+   * `request_closed`, with nothing written, when the request no longer takes files.
    */
-  complete(id: string, token: string, file: NewFileRow, event?: PendingEvent<FileRow>): Promise<FileRow | undefined> {
-    return this.db.transaction().execute(async (trx) => {
-      const claimed = await trx
-        .updateTable('uploads')
-        .set({ status: 'complete', lease_token: null, lease_expires_at: null })
-        .where('id', '=', id)
-        .where('lease_token', '=', token)
-        .where('status', '=', 'open')
-        .executeTakeFirst()
-      if (claimed.numUpdatedRows === 0n) return undefined
-      await releaseStorageIn(trx, id)
-      const row = await insertFileIn(trx, file)
-      await trx.updateTable('uploads').set({ file_id: row.id }).where('id', '=', id).execute()
-      await recordChangeIn(trx, event, row)
-      return row
-    })
+  complete(
+    id: string,
+    token: string,
+    file: NewFileRow,
+    event?: PendingEvent<FileRow>,
+    request?: { id: number; reservedBytes: number; now: number; events: RequestEvents },
+  ): Promise<FileRow | undefined | 'request_closed'> {
+    return this.db
+      .transaction()
+      .execute(async (trx) => {
+        const claimed = await trx
+          .updateTable('uploads')
+          .set({ status: 'complete', lease_token: null, lease_expires_at: null })
+          .where('id', '=', id)
+          .where('lease_token', '=', token)
+          .where('status', '=', 'open')
+          .executeTakeFirst()
+        if (claimed.numUpdatedRows === 0n) return undefined
+        await releaseStorageIn(trx, id)
+        const row = await insertFileIn(trx, file)
+        await trx.updateTable('uploads').set({ file_id: row.id }).where('id', '=', id).execute()
+        await recordChangeIn(trx, event, row)
+        if (request) {
+          const received = await receiveIntoRequestIn(trx, request.id, request.reservedBytes, row.size, request.now)
+          if (!received) throw new Refused('request')
+          const filled = isFull(received)
+          await recordChangeIn(trx, request.events.received, { request: received, file: row, filled })
+          if (filled) await recordChangeIn(trx, request.events.filled, { request: received, file: row, filled })
+        }
+        return row
+      })
+      .catch((error: unknown) => {
+        if (error instanceof Refused) return 'request_closed' as const
+        throw error
+      })
   }
 
   /**
@@ -194,7 +248,7 @@ export class UploadsRepository {
    * tombstone stays), and gives its daily slot back in the same transaction. False, with nothing
    * changed, when the upload is no longer open under that lease.
    */
-  close<Closed extends Pick<UploadRow, 'id' | 'account_id' | 'slot_day'>>(
+  close<Closed extends Pick<UploadRow, 'id' | 'account_id' | 'slot_day' | 'upload_request_id' | 'length'>>(
     upload: Closed,
     token: string,
     status: 'terminated' | 'expired',
@@ -215,6 +269,7 @@ export class UploadsRepository {
       if (changed === 0n) return false
       await releaseUploadSlotIn(trx, upload.account_id, upload.slot_day)
       await releaseStorageIn(trx, upload.id)
+      if (upload.upload_request_id !== null) await releaseRequestRoomIn(trx, upload.upload_request_id, upload.length ?? 0)
       await recordChangeIn(trx, event, upload)
       return true
     })
@@ -249,6 +304,29 @@ export class UploadsRepository {
     return rows.map((row) => row.id)
   }
 
+  /**
+   * Ids of open guest uploads whose request no longer takes files (closed, expired or deleted): they
+   * end at once rather than at their own expiry, giving the holder's slot and storage back.
+   */
+  async listOrphanedByRequests(now: number, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('uploads')
+      .leftJoin('upload_requests', 'upload_requests.id', 'uploads.upload_request_id')
+      .select('uploads.id')
+      .where('uploads.status', '=', 'open')
+      .where('uploads.upload_request_id', 'is not', null)
+      .where((eb) =>
+        eb.or([
+          eb('upload_requests.id', 'is', null),
+          eb('upload_requests.closed_at', 'is not', null),
+          eb('upload_requests.expires_at', '<=', now),
+        ]),
+      )
+      .limit(limit)
+      .execute()
+    return rows.map((row) => row.id)
+  }
+
   /** Removes the rows of ended uploads (completed, expired) whose expiry passed before `before`. */
   async deleteEndedBefore(before: number): Promise<number> {
     const result = await this.db.deleteFrom('uploads').where('status', '<>', 'open').where('expires_at', '<', before).executeTakeFirst()
@@ -264,6 +342,3 @@ export class UploadsRepository {
     )
   }
 }
-
-/** The quota had no room: rolls the creation's transaction back. */
-class NoRoom extends Error {}

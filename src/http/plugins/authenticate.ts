@@ -1,5 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { InsufficientScopeError, IpNotAllowedError, PlanNotSupportedError, RateLimitedError, UnauthorizedError } from '../../errors.js'
+import {
+  InsufficientScopeError,
+  IpNotAllowedError,
+  PlanNotSupportedError,
+  RateLimitedError,
+  UnauthorizedError,
+  UploadRequestUnavailableError,
+} from '../../errors.js'
 import type { LimitDecision } from '../../limits/request-limiter.js'
 import type { Principal } from '../../services/api-keys.js'
 import { actorAddress } from '../actor.js'
@@ -15,10 +22,17 @@ declare module 'fastify' {
      * whether the request counts against the rate limits (countRequest) or not (showLimits).
      */
     rateLimit?: 'deferred'
+    /**
+     * true: a guest of an upload request may call it (`Authorization: UploadRequest <token>`), only
+     * the tus routes that create, resume and terminate uploads; on any other route such a header is
+     * no key (401).
+     */
+    guests?: boolean
   }
 }
 
 const BEARER = /^bearer +([^\s]+) *$/i
+const UPLOAD_REQUEST = /^uploadrequest +([^\s]+) *$/i
 
 function limitHeaders(reply: FastifyReply, decision: LimitDecision): void {
   reply.header('RateLimit-Limit', String(decision.limit))
@@ -26,33 +40,43 @@ function limitHeaders(reply: FastifyReply, decision: LimitDecision): void {
   reply.header('RateLimit-Reset', String(decision.resetSeconds))
 }
 
-function requestLimits(principal: Principal) {
-  return { perMinute: principal.limits.requestsPerMinute, perDay: principal.limits.requestsPerDay }
+/**
+ * Whose budget a request spends: the account's, or, for a guest of an upload request, the client
+ * address's (the operator's guest limits): guests never spend their holder's request limits.
+ */
+function budgetOf(app: FastifyInstance, request: FastifyRequest) {
+  const { principal } = request
+  if (principal.uploadRequest) {
+    const { guestRequestsPerMinute, guestRequestsPerDay } = app.config.uploadRequests
+    return { key: `guest:${request.ip}`, limits: { perMinute: guestRequestsPerMinute, perDay: guestRequestsPerDay }, label: 'guest' }
+  }
+  const limits = { perMinute: principal.limits.requestsPerMinute, perDay: principal.limits.requestsPerDay }
+  return { key: String(principal.account.id), limits, label: principal.account.plan }
 }
 
 /**
- * Counts the request against the account's rate limits: 429 when they are spent. Without a
- * promise when the limiter answers at once (the in-memory one): every API call passes here.
+ * Counts the request against its rate limits: 429 when they are spent. Without a promise when the
+ * limiter answers at once (the in-memory one): every API call passes here.
  */
 export function countRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
-  const { principal } = request
-  const decision = app.limiters.requests.consume(String(principal.account.id), requestLimits(principal))
-  if (decision instanceof Promise) return decision.then((settled) => applyDecision(app, principal, reply, settled))
-  applyDecision(app, principal, reply, decision)
+  const budget = budgetOf(app, request)
+  const decision = app.limiters.requests.consume(budget.key, budget.limits)
+  if (decision instanceof Promise) return decision.then((settled) => applyDecision(app, budget.label, reply, settled))
+  applyDecision(app, budget.label, reply, decision)
 }
 
-function applyDecision(app: FastifyInstance, principal: Principal, reply: FastifyReply, decision: LimitDecision): void {
+function applyDecision(app: FastifyInstance, plan: string, reply: FastifyReply, decision: LimitDecision): void {
   limitHeaders(reply, decision)
   if (!decision.allowed) {
-    app.metrics.rateLimitRefused(principal.account.plan, 'requests')
+    app.metrics.rateLimitRefused(plan, 'requests')
     throw new RateLimitedError(decision.retryAfterSeconds ?? 1)
   }
 }
 
 /** The RateLimit-* headers of a request the limits do not count. */
 export async function showLimits(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const { principal } = request
-  limitHeaders(reply, await app.limiters.requests.peek(String(principal.account.id), requestLimits(principal)))
+  const budget = budgetOf(app, request)
+  limitHeaders(reply, await app.limiters.requests.peek(budget.key, budget.limits))
 }
 
 /**
@@ -78,20 +102,49 @@ export function authenticate(app: FastifyInstance) {
     if (request.routeOptions.config.rateLimit !== 'deferred') return countRequest(app, request, reply)
   }
 
+  /** A failed authentication counts against the address's guard (429 once it is spent), then answers `refusal`. */
+  async function failed(request: FastifyRequest, refusal: Error): Promise<never> {
+    const wait = await limiters.authFailures.hit(request.ip)
+    if (wait > 0) {
+      app.metrics.rateLimitRefused('none', 'auth_failures')
+      throw new RateLimitedError(wait, 'Too many failed authentications from this address.')
+    }
+    throw refusal
+  }
+
   async function lookUp(request: FastifyRequest, reply: FastifyReply, key: string | undefined): Promise<void> {
     const principal = key ? await services.apiKeys.authenticate(key, undefined, actorAddress(request)) : undefined
-    if (!principal) {
-      const wait = await limiters.authFailures.hit(request.ip)
-      if (wait > 0) {
-        app.metrics.rateLimitRefused('none', 'auth_failures')
-        throw new RateLimitedError(wait, 'Too many failed authentications from this address.')
-      }
-      throw new UnauthorizedError()
-    }
+    if (!principal) return failed(request, new UnauthorizedError())
     await admit(request, reply, principal)
   }
 
+  /** A guest of an upload request (upload-requests.md): no scope, its own uploads only, its address's rate limits. */
+  async function admitGuest(request: FastifyRequest, reply: FastifyReply, token: string): Promise<void> {
+    const grant = request.headers['fileshare-upload-grant']
+    let pass
+    try {
+      pass = await services.uploadRequests.admitGuest(token, typeof grant === 'string' ? grant : undefined)
+    } catch (error) {
+      if (error instanceof UploadRequestUnavailableError) return failed(request, error)
+      throw error
+    }
+    request.principal = {
+      keyId: 0,
+      account: pass.account,
+      limits: pass.limits,
+      actor: { type: 'guest', id: pass.request.id, name: null },
+      allows: () => false,
+      allowsAddress: () => true,
+      uploadRequest: { id: pass.request.id, fileExpiresIn: pass.request.file_expires_in },
+    }
+    if (request.routeOptions.config.rateLimit !== 'deferred') await countRequest(app, request, reply)
+  }
+
   return function authenticateRequest(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    if (request.routeOptions.config.guests) {
+      const token = UPLOAD_REQUEST.exec(request.headers.authorization ?? '')?.[1]
+      if (token !== undefined) return void admitGuest(request, reply, token).then(() => done(), done)
+    }
     const key = BEARER.exec(request.headers.authorization ?? '')?.[1]
     const cached = key ? services.apiKeys.cached(key) : undefined
     let pending: void | Promise<void>

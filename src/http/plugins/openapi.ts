@@ -166,7 +166,16 @@ export default fp(
         },
         servers: [{ url: app.config.publicUrl }],
         components: {
-          securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: fsk_…' } },
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: fsk_…' },
+            uploadRequest: {
+              type: 'http',
+              scheme: 'UploadRequest',
+              description:
+                "A guest of an upload request: `Authorization: UploadRequest <token>` (the last segment of the request's url), " +
+                'and `Fileshare-Upload-Grant: <grant>` when it has a password. Only the tus routes that create, resume and terminate uploads take it.',
+            },
+          },
         },
       },
       exposeHeadRoutes: true,

@@ -11,6 +11,7 @@ import { filesRoutes } from './files.js'
 import { keyRoutes } from './key.js'
 import { linksRoutes } from './links.js'
 import { statsRoutes } from './stats.js'
+import { uploadRequestsRoutes } from './upload-requests.js'
 import { webhooksRoutes } from './webhooks.js'
 import { uploadDiscoveryRoutes, uploadsRoutes } from './uploads.js'
 
@@ -55,6 +56,7 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
     await api.register(linksRoutes)
     await api.register(statsRoutes)
     await api.register(webhooksRoutes)
+    await api.register(uploadRequestsRoutes)
   })
 
   // Resumable uploads: Tus-Resumable goes on before the key is checked, so that every refusal carries it.

@@ -14,6 +14,7 @@ import { auditEventsRoutes } from './audit-events.js'
 import { filesRoutes } from './files.js'
 import { linksRoutes } from './links.js'
 import { uploadsRoutes } from './uploads.js'
+import { uploadRequestsRoutes } from './upload-requests.js'
 import { webhooksRoutes } from './webhooks.js'
 
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH })
@@ -136,6 +137,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     await signedIn.register(linksRoutes)
     await signedIn.register(auditEventsRoutes)
     await signedIn.register(webhooksRoutes)
+    await signedIn.register(uploadRequestsRoutes)
 
     // Resumable uploads (tus), as under /api/v1 but not rate limited; the page uses tus-js-client.
     // Tus-Resumable goes on in onSend, so that a refused session or CSRF token carries it too.

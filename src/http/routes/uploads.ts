@@ -112,6 +112,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     accountId: request.principal.account.id,
     limits: request.principal.limits,
     actor: actorOf(request),
+    uploadRequest: request.principal.uploadRequest,
   })
 
   /**
@@ -140,6 +141,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     {
       config: {
         scope: 'files:write',
+        guests: true,
         continuesItself: true,
         // What is known before the body: the declared length (or its deferral), the metadata, the lifetime.
         idempotency: (request) =>
@@ -154,6 +156,8 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
         description:
           'Headers: `Tus-Resumable: 1.0.0`, `Upload-Length` or `Upload-Defer-Length: 1`, optional `Upload-Metadata` (`filename`, `expires_in`). ' +
           '`Fileshare-Expires-In: <seconds>` (or the metadata `expires_in`) gives the file a lifetime from its completion. ' +
+          'A guest of an upload request authenticates with `Authorization: UploadRequest <token>` (and `Fileshare-Upload-Grant` ' +
+          'when the request has a password), must send `Upload-Length`, and may create, resume and terminate only its own uploads. ' +
           'A body of type application/offset+octet-stream is the first chunk. Answers 201 with `Location`, `Upload-Offset` and `Upload-Expires`.',
         response: { 201: NoContent, ...tusErrors, 422: ErrorBody, 415: ErrorBody, 460: ErrorBody, 507: ErrorBody },
       },
@@ -186,7 +190,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
             })
           ).upload
         } catch (error) {
-          await uploads.terminate(principal.accountId, upload.id).catch(() => {})
+          await uploads.terminate(principal.accountId, upload.id, principal.actor).catch(() => {})
           throw error
         }
       }
@@ -200,7 +204,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     '/uploads/:upload_id',
     {
       ...deferred,
-      config: { ...deferred.config, scope: 'files:write' },
+      config: { ...deferred.config, scope: 'files:write', guests: true },
       schema: {
         operationId: 'getUploadOffset',
         summary: 'The offset of a resumable upload (tus HEAD)',
@@ -246,7 +250,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     '/uploads/:upload_id',
     {
       ...deferred,
-      config: { scope: 'files:write', ...deferred.config, continuesItself: true },
+      config: { scope: 'files:write', ...deferred.config, continuesItself: true, guests: true },
       schema: {
         operationId: 'appendToUpload',
         summary: 'Append a chunk at Upload-Offset (tus PATCH)',
@@ -285,7 +289,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     '/uploads/:upload_id',
     {
       ...deferred,
-      config: { ...deferred.config, scope: 'files:write' },
+      config: { ...deferred.config, scope: 'files:write', guests: true },
       schema: {
         operationId: 'terminateUpload',
         summary: 'Terminate an unfinished upload (tus termination): its bytes go, its daily upload slot comes back',
@@ -296,7 +300,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<UploadsRoutesOptions> = as
     },
     async (request, reply) => {
       checkTusVersion(request, reply)
-      await uploads.terminate(request.principal.account.id, request.params.upload_id)
+      await uploads.terminate(request.principal.account.id, request.params.upload_id, actorOf(request))
       return reply.code(204).send()
     },
   )
