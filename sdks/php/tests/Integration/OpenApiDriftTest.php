@@ -14,6 +14,9 @@ use Fileshare\Model\Stats;
 use Fileshare\Model\FileRecord;
 use Fileshare\Model\Link;
 use Fileshare\Model\Pagination;
+use Fileshare\Model\FileSource;
+use Fileshare\Model\UploadRequest;
+use Fileshare\Model\UploadRequestFilePagination;
 use Fileshare\Model\Webhook;
 use Fileshare\Model\WebhookDelivery;
 use Fileshare\Model\WebhookDeliveryPagination;
@@ -22,7 +25,8 @@ use Fileshare\Tests\Support\Server;
 
 /**
  * The SDK's records and 403 codes against the server's OpenAPI document (GET /api/v1/openapi.json).
- * The webhook checks run once the document has the `/webhooks` paths (skipped before).
+ * The webhook checks run once the document has the `/webhooks` paths, the upload request checks
+ * once it has `/upload-requests` (skipped before).
  */
 final class OpenApiDriftTest extends IntegrationTestCase
 {
@@ -236,5 +240,59 @@ final class OpenApiDriftTest extends IntegrationTestCase
         foreach (['webhook_limit_exceeded', 'webhook_url_not_allowed'] as $code) {
             self::assertContains($code, $codes);
         }
+    }
+
+    public function testTheUploadRequestRecordsHaveTheDocumentsFields(): void
+    {
+        $document = json_decode((string) file_get_contents(Server::info()['base_url'] . '/openapi.json'), true, flags: \JSON_THROW_ON_ERROR);
+        if (self::route($document, '/api/v1/upload-requests') === null) {
+            self::markTestSkipped('the server has no /upload-requests paths yet');
+        }
+
+        // Every call of $client->uploadRequests has its route.
+        foreach ([
+            ['post', '/api/v1/upload-requests'], ['get', '/api/v1/upload-requests'], ['get', '/api/v1/upload-requests/{}'],
+            ['patch', '/api/v1/upload-requests/{}'], ['delete', '/api/v1/upload-requests/{}'], ['post', '/api/v1/upload-requests/{}/close'],
+            ['get', '/api/v1/upload-requests/{}/files'],
+        ] as [$method, $route]) {
+            $found = self::route($document, $route);
+            self::assertNotNull($found, "the document has $route");
+            self::assertArrayHasKey($method, $document['paths'][$found], strtoupper($method) . " $route");
+        }
+
+        // UploadRequest: the object of every call but files; every field required.
+        $fields = self::fields(UploadRequest::class);
+        foreach ([
+            ['post', '/api/v1/upload-requests', '201', ['upload_request']],
+            ['get', '/api/v1/upload-requests', '200', ['upload_requests', 'items']],
+            ['get', '/api/v1/upload-requests/{}', '200', ['upload_request']],
+            ['patch', '/api/v1/upload-requests/{}', '200', ['upload_request']],
+            ['delete', '/api/v1/upload-requests/{}', '200', ['upload_request']],
+            ['post', '/api/v1/upload-requests/{}/close', '200', ['upload_request']],
+        ] as [$method, $route, $status, $path]) {
+            [$properties, $required] = self::names(self::answerOf($document, $method, $route, $status, $path));
+            $where = strtoupper($method) . " $route vs UploadRequest";
+            self::assertSame($fields, $properties, $where);
+            self::assertSame($fields, $required, "$where: required fields");
+        }
+
+        // files: file records (with their source) and the before_id pagination.
+        [$properties] = self::names(self::answerOf($document, 'get', '/api/v1/upload-requests/{}/files', '200', ['files', 'items']));
+        self::assertSame(self::fields(FileRecord::class), $properties, 'files.items vs FileRecord');
+        [$properties] = self::names(self::answerOf($document, 'get', '/api/v1/upload-requests/{}/files', '200', ['pagination']));
+        self::assertSame(self::fields(UploadRequestFilePagination::class), $properties, 'pagination vs UploadRequestFilePagination');
+        // File.source: one object per type (anyOf/oneOf), or one object; FileSource holds the fields of all.
+        $source = $document['components']['schemas']['File']['properties']['source'] ?? [];
+        $properties = [];
+        foreach ($source['anyOf'] ?? $source['oneOf'] ?? [$source] as $option) {
+            $properties = [...$properties, ...array_keys(self::resolve($document, $option)['properties'] ?? [])];
+        }
+        $properties = array_values(array_unique($properties));
+        sort($properties);
+        self::assertSame(self::fields(FileSource::class), $properties, 'File.source vs FileSource');
+
+        // upload_request_full is a code the document knows (a LimitExceededException).
+        $codes = $document['components']['schemas']['Error']['properties']['error']['properties']['code']['enum'];
+        self::assertContains('upload_request_full', $codes);
     }
 }
