@@ -63,6 +63,18 @@ final class ExamplesTest extends IntegrationTestCase
         self::assertMatchesRegularExpression('/deleted file \d+/', $out);
     }
 
+    public function testUploadRequests(): void
+    {
+        [$code, $out, $err] = $this->runExample('upload-requests.php', [$this->dir]);
+        self::assertSame(0, $code, $out . $err);
+        self::assertMatchesRegularExpression('#upload request \d+ \(active\): send http\S+/r/[A-Za-z0-9_-]{43} to the guest#', $out);
+        self::assertStringContainsString('max files: no limit, password: yes, now expires', $out);
+        self::assertStringContainsString("active 'Invoices for March': 0 file(s), 0 bytes", $out);
+        self::assertStringContainsString('downloaded 0 received file(s)', $out);
+        self::assertStringContainsString('closed: closed', $out);
+        self::assertMatchesRegularExpression('/deleted upload request \d+/', $out);
+    }
+
     public function testErrors(): void
     {
         [$code, $out, $err] = $this->runExample('errors.php');
