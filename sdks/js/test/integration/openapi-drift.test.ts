@@ -17,6 +17,7 @@ import {
   LINK_FIELDS,
   PAGINATION_FIELDS,
   STATS_FIELDS,
+  UPLOAD_REQUEST_FIELDS,
   WEBHOOK_DELIVERY_FIELDS,
   WEBHOOK_FIELDS,
 } from '../../src/index.js'
@@ -68,6 +69,10 @@ function pathKey(document: Document, suffix: string): string | undefined {
 
 function hasWebhooks(document: Document): boolean {
   return pathKey(document, '/webhooks') !== undefined
+}
+
+function hasUploadRequests(document: Document): boolean {
+  return pathKey(document, '/upload-requests') !== undefined
 }
 
 /** The schema of a path's JSON answer, `$ref`s resolved. */
@@ -188,9 +193,39 @@ describe('the SDK and the OpenAPI document agree', () => {
     ).toEqual(['limit', 'next_before_id'])
   })
 
+  it('the upload request calls the SDK makes are in the document, files with limit and before_id; UploadRequest has the fields the SDK knows', async (context) => {
+    const document = await openapi()
+    if (!hasUploadRequests(document)) return context.skip('the server under test has no /upload-requests paths yet')
+    const calls: [string, string][] = [
+      ['post', '/upload-requests'],
+      ['get', '/upload-requests'],
+      ['get', '/upload-requests/{request_id}'],
+      ['patch', '/upload-requests/{request_id}'],
+      ['delete', '/upload-requests/{request_id}'],
+      ['post', '/upload-requests/{request_id}/close'],
+      ['get', '/upload-requests/{request_id}/files'],
+    ]
+    for (const [method, suffix] of calls) {
+      const key = pathKey(document, suffix)
+      expect(key, suffix).toBeDefined()
+      expect(document.paths[key!]![method], `${method.toUpperCase()} ${suffix}`).toBeDefined()
+    }
+    const files = document.paths[pathKey(document, '/upload-requests/{request_id}/files')!]!.get as Operation
+    const query = (files.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)
+    expect(query.sort()).toEqual(['before_id', 'limit'])
+    const request = resolveRef(document, answerOf(document, '/upload-requests/{request_id}', 'get', '200').properties!.upload_request!)
+    expect(Object.keys(request.properties ?? {}).sort()).toEqual([...UPLOAD_REQUEST_FIELDS].sort())
+    expect([...(request.required ?? [])].sort()).toEqual([...UPLOAD_REQUEST_FIELDS].sort())
+    const list = answerOf(document, '/upload-requests/{request_id}/files', 'get', '200')
+    expect(
+      Object.keys(list.properties!.pagination ? (resolveRef(document, list.properties!.pagination).properties ?? {}) : {}).sort(),
+    ).toEqual(['limit', 'next_before_id'])
+  })
+
   it('the types generated from the document are exactly the SDK types', async () => {
     const document = await openapi()
     const webhooks = hasWebhooks(document)
+    const uploadRequests = hasUploadRequests(document)
     const entry = new URL('../../../../node_modules/openapi-typescript/dist/index.mjs', import.meta.url)
     const generator = (await import(entry.href)) as {
       default: (schema: unknown) => Promise<unknown>
@@ -202,7 +237,7 @@ describe('the SDK and the OpenAPI document agree', () => {
       `${work}check.ts`,
       `import type { components, paths } from './openapi.js'
 import type { ApiAuditEvent, ApiCurrentKey, ApiFile, ApiLink, ApiPagination, ErrorCode, Limits, Stats } from '../../../src/types.js'
-import type { ApiWebhook, ApiWebhookDelivery } from '../../../src/types.js'
+import type { ApiUploadRequest, ApiWebhook, ApiWebhookDelivery } from '../../../src/types.js'
 type S = components['schemas']
 type Answer<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': infer A } } } } } ? A : never
 type CurrentKey = Answer<'/api/v1/key'> extends { key: infer K } ? K : never
@@ -228,7 +263,15 @@ export const webhookChecks: [Same<ApiWebhook, Webhook>, Same<ApiWebhookDelivery,
 `
     : `export type Unused = [ApiWebhook, ApiWebhookDelivery]
 `
-}`,
+}${
+        uploadRequests
+          ? `type UploadRequestPath = Extract<keyof paths, \`\${string}/upload-requests/{request_id}\`>
+type UploadRequestAnswer = Answer<UploadRequestPath> extends { upload_request: infer R } ? R : never
+export const uploadRequestChecks: [Same<ApiUploadRequest, UploadRequestAnswer>] = [true]
+`
+          : `export type UnusedUploadRequest = ApiUploadRequest
+`
+      }`,
     )
     const tsc = `${root}node_modules/typescript/bin/tsc`
     const args = [
