@@ -56,6 +56,12 @@ const EXPECTED: Record<string, RegExp[]> = {
     /#\d+ +active +0 downloads {2}default/,
     /#\d+ +revoked +0 downloads {2}team/,
   ],
+  'upload-requests.mjs': [
+    /send this link to the guest: http\S+\/r\/[\w-]{43}/,
+    /open until \d{4}-\d\d-\d\d \d\d:\d\d UTC, 10 files at most/,
+    /#\d+ "Documents for your application": active, 0 files, 0 bytes/,
+    /#\d+ is now closed/,
+  ],
 }
 
 describe('examples', () => {
