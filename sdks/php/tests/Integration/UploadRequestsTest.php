@@ -15,8 +15,11 @@ use Fileshare\Model\AuditActor;
 use Fileshare\Model\FileRecord;
 use Fileshare\Model\FileSource;
 use Fileshare\Model\UploadRequest;
+use Fileshare\Model\WebhookEvent;
 use Fileshare\Tests\Support\IntegrationTestCase;
 use Fileshare\Tests\Support\Server;
+use Fileshare\Tests\Support\WebhookReceiver;
+use Fileshare\Webhooks;
 use Psr\Http\Message\ResponseInterface;
 
 /**
@@ -416,5 +419,52 @@ final class UploadRequestsTest extends IntegrationTestCase
         $unknown = self::guestUpload(str_repeat('A', 43), 'x');
         self::assertSame(401, $unknown->getStatusCode());
         self::assertSame('unauthorized', self::code($unknown));
+    }
+
+    public function testTheWebhookEvents(): void
+    {
+        $receiver = new WebhookReceiver();
+        $webhook = $this->client->webhooks->create(url: $receiver->url, events: [WebhookEvent::UPLOAD_REQUEST_FILE_RECEIVED,
+            WebhookEvent::UPLOAD_REQUEST_FULL, WebhookEvent::FILE_UPLOADED]);
+        try {
+            $request = $this->client->uploadRequests->create(['label' => 'hooked', 'expires_in' => 600, 'max_files' => 1]);
+            $fileId = self::uploaded(self::guestUpload($request, 'webhooked', 'hooked.txt'));
+            $events = [];
+            foreach ([WebhookEvent::UPLOAD_REQUEST_FILE_RECEIVED, WebhookEvent::UPLOAD_REQUEST_FULL, WebhookEvent::FILE_UPLOADED] as $type) {
+                $message = $receiver->waitFor(static function (array $r) use ($type, $request): bool {
+                    $body = json_decode($r['body'], true);
+
+                    return ($body['type'] ?? null) === $type
+                        && (($body['data']['request_id'] ?? null) === $request->request_id
+                            || ($body['data']['source']['request_id'] ?? null) === $request->request_id);
+                });
+                $events[$type] = Webhooks::verify($message['body'], $message['headers'], (string) $webhook->secret);
+            }
+
+            $received = $events[WebhookEvent::UPLOAD_REQUEST_FILE_RECEIVED]->data;
+            self::assertSame($request->request_id, $received['request_id']);
+            self::assertSame('hooked', $received['label']);
+            self::assertSame(1, $received['files_received']);
+            self::assertSame(9, $received['bytes_received']);
+            $file = FileRecord::fromArray($received['file']);
+            self::assertSame($fileId, $file->file_id);
+            self::assertSame('hooked.txt', $file->filename);
+            self::assertSame($request->request_id, $file->source?->request_id);
+
+            $full = $events[WebhookEvent::UPLOAD_REQUEST_FULL]->data;
+            self::assertSame(['bytes_received' => 9, 'files_received' => 1, 'label' => 'hooked', 'request_id' => $request->request_id],
+                (static function (array $d): array {
+                    ksort($d);
+
+                    return $d;
+                })($full));
+
+            $uploaded = FileRecord::fromArray($events[WebhookEvent::FILE_UPLOADED]->data);
+            self::assertSame($fileId, $uploaded->file_id);
+            self::assertSame(FileSource::TYPE_UPLOAD_REQUEST, $uploaded->source?->type);
+        } finally {
+            $this->client->webhooks->delete($webhook);
+            $receiver->stop();
+        }
     }
 }
