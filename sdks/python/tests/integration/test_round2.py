@@ -220,6 +220,8 @@ def test_the_error_codes_the_sdk_names_are_the_documents(openapi: dict[str, Any]
         ahead: set[str] = set()
     else:
         ahead = {"webhook_limit_exceeded"}
+    if not _has_upload_requests(openapi):
+        ahead |= {"upload_request_full"}
     assert named - codes <= ahead, named - codes
     error = openapi["components"]["schemas"]["Error"]["properties"]["error"]["properties"]
     assert "required_scope" in error  # InsufficientScopeError.required_scope
@@ -294,4 +296,54 @@ def test_the_webhook_records_have_the_fields_of_the_operations(openapi: dict[str
         fields.discard("secret")
         properties.discard("secret")
     assert fields == properties, f"{record.__name__} vs the operation's {schema}"
+    assert _no_default(record) <= set(found.get("required", []))
+
+
+# -- upload requests (issue 34): checked once the server's document has the /upload-requests paths
+
+
+def _has_upload_requests(openapi: dict[str, Any]) -> bool:
+    return "/api/v1/upload-requests" in openapi["paths"]
+
+
+def _upload_request_schemas(openapi: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The upload request (of GET, POST and the list), a page of its files, and the file's source."""
+    item = next(p for p in openapi["paths"] if p.startswith("/api/v1/upload-requests/{") and p.count("/") == 4)
+    files = next(p for p in openapi["paths"] if p.startswith("/api/v1/upload-requests/{") and p.endswith("/files"))
+    page = _answer(openapi, files, "get", "200")["properties"]
+    listed = _answer(openapi, "/api/v1/upload-requests", "get", "200")["properties"]["upload_requests"]
+    source = openapi["components"]["schemas"]["File"]["properties"]["source"]
+    while "$ref" in source:  # the union itself, not one branch as _resolve would give
+        source = openapi["components"]["schemas"][source["$ref"].rsplit("/", 1)[1]]
+    branches = [_resolve(openapi, b) for b in source.get("oneOf", source.get("anyOf", [source]))]
+    return {
+        "UploadRequest": _resolve(openapi, _answer(openapi, item, "get", "200")["properties"]["upload_request"]),
+        "UploadRequest (created)": _resolve(openapi, _answer(openapi, "/api/v1/upload-requests", "post", "201")["properties"]["upload_request"]),
+        "UploadRequest (listed)": _resolve(openapi, _resolve(openapi, listed)["items"]),
+        "File (of a request)": _resolve(openapi, _resolve(openapi, page["files"])["items"]),
+        "UploadRequestFilePagination": _resolve(openapi, page["pagination"]),
+        "FileSource": {
+            "properties": {name: {} for branch in branches for name in branch.get("properties", {})},
+            "required": sorted(set.intersection(*(set(b.get("required", [])) for b in branches))),
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("schema", "record"),
+    [
+        ("UploadRequest", fileshare.UploadRequest),
+        ("UploadRequest (created)", fileshare.UploadRequest),
+        ("UploadRequest (listed)", fileshare.UploadRequest),
+        ("File (of a request)", fileshare.FileRecord),
+        ("UploadRequestFilePagination", fileshare.UploadRequestFilePagination),
+        ("FileSource", fileshare.FileSource),
+    ],
+)
+def test_the_upload_request_records_have_the_fields_of_the_operations(openapi: dict[str, Any], schema: str, record: type[Any]) -> None:
+    if not _has_upload_requests(openapi):
+        pytest.skip("the server's OpenAPI document has no /upload-requests paths yet")
+    found = _upload_request_schemas(openapi)[schema]
+    fields = {f.name for f in dataclasses.fields(record) if f.name != "extra"}
+    assert fields == set(found["properties"]), f"{record.__name__} vs the operation's {schema}"
     assert _no_default(record) <= set(found.get("required", []))
