@@ -76,6 +76,7 @@ export const UploadResponse = Type.Object({
   content_type: Type.String(),
   sha256: Type.String(),
   expires_at: NullableTime('When the file expires; null: never.'),
+  source: FileObject.properties.source,
 })
 
 export const LIST_DEFAULTS = { page: 1, limit: 20 } as const

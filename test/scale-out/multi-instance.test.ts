@@ -378,6 +378,77 @@ describe.skipIf(!backendsReachable)('two instances sharing PostgreSQL, S3 and Re
     expect(await after.json()).toMatchObject({ link: { download_count: 10, status: 'exhausted' } })
   })
 
+  /** A guest's tus creation with its whole body: 201 with the file at once when the request has room. */
+  function guestUpload(instance: Instance, token: string, content: Uint8Array, filename = 'guest.bin') {
+    return fetch(`${instance.api}/uploads`, {
+      method: 'POST',
+      headers: {
+        'tus-resumable': '1.0.0',
+        authorization: `UploadRequest ${token}`,
+        'upload-length': String(content.length),
+        'upload-metadata': `filename ${Buffer.from(filename).toString('base64')}`,
+        'content-type': 'application/offset+octet-stream',
+      },
+      body: content,
+    })
+  }
+
+  async function createUploadRequest(apiKey: string, fields: Record<string, unknown>) {
+    const response = await fetch(`${a.api}/upload-requests`, {
+      method: 'POST',
+      headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'Send me files', expires_in: 3600, ...fields }),
+    })
+    expect(response.status).toBe(201)
+    const { upload_request } = (await response.json()) as { upload_request: { request_id: number; url: string } }
+    return { id: upload_request.request_id, token: upload_request.url.split('/').pop()! }
+  }
+
+  it('30 guests split across both instances against an upload request with 5 files left: exactly 5 files are created', async () => {
+    const { apiKey } = await createAccount()
+    const request = await createUploadRequest(apiKey, { max_files: 6 })
+    expect((await guestUpload(a, request.token, randomBytes(100))).status).toBe(201)
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => guestUpload(i % 2 === 0 ? a : b, request.token, randomBytes(1_000 + i), `guest-${i}.bin`)),
+    )
+    const statuses = responses.map((response) => response.status)
+    expect(statuses.filter((status) => status === 201)).toHaveLength(5)
+    // Past the last file the request is full: a dead link, like an unknown one (401), or no room left (403) while the last are in flight.
+    for (const response of responses.filter((r) => r.status !== 201)) {
+      expect([401, 403]).toContain(response.status)
+      const { error } = (await response.json()) as { error: { code: string } }
+      expect(['unauthorized', 'upload_request_full']).toContain(error.code)
+    }
+    const got = await fetch(`${b.api}/upload-requests/${request.id}`, { headers: bearer(apiKey) })
+    expect(await got.json()).toMatchObject({ upload_request: { files_received: 6, status: 'full' } })
+    const files = await fetch(`${a.api}/upload-requests/${request.id}/files?limit=100`, { headers: bearer(apiKey) })
+    const listed = (await files.json()) as { files: Array<{ source: unknown }> }
+    expect(listed.files).toHaveLength(6)
+    for (const file of listed.files) expect(file.source).toEqual({ type: 'upload_request', request_id: request.id })
+  })
+
+  it("guests racing across both instances hold to the holder's daily uploads and max file size, and never spend its request limits", async () => {
+    const { accountId, apiKey } = await createAccount()
+    await cliOk('account', 'set-limits', String(accountId), '--daily-uploads', '3', '--max-file-size', '5000', '--requests-per-minute', '2')
+    const request = await createUploadRequest(apiKey, {})
+    await eventually('the new limits on both instances', async () => {
+      const tooLarge = await Promise.all([a, b].map((instance) => guestUpload(instance, request.token, randomBytes(5001))))
+      return tooLarge.every((response) => response.status === 413) ? true : undefined
+    }, PROPAGATION_MS)
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => guestUpload(i % 2 === 0 ? a : b, request.token, randomBytes(2_000 + i), `day-${i}.bin`)),
+    )
+    const statuses = responses.map((response) => response.status)
+    expect(statuses.filter((status) => status === 201)).toHaveLength(3)
+    for (const response of responses.filter((r) => r.status !== 201)) {
+      expect(await response.json()).toMatchObject({ error: { code: 'daily_upload_limit_exceeded' } })
+    }
+    // 2 requests a minute: the holder's budget is untouched by the guests' dozen requests.
+    const stats = await fetch(`${b.api}/stats`, { headers: bearer(apiKey) })
+    expect(stats.status).toBe(200)
+    expect(await stats.json()).toMatchObject({ stats: { uploads_today: 3 } })
+  })
+
   it('a file deleted through B is gone through A at once: link, details, list and bucket object', async () => {
     const { apiKey } = await createAccount()
     const uploaded = await uploadOk(a, apiKey, randomBytes(10_000))
