@@ -62,16 +62,37 @@ function guestPage(view: GuestView, data: Record<string, unknown>): string {
     <link rel="icon" href="data:,">
     <link rel="stylesheet" href="assets/guest.css">
     <script src="assets/vendor/tus.min.js" defer></script>
-    <script src="assets/guest.js" defer></script>
+    <script src="assets/guest.js" type="module"></script>
   </head>
   <body>
     <header>Fileshare</header>
     <main>
-      <h1 id="title">${escapeHtml(title)}</h1>
+      <h1 id="title" tabindex="-1">${escapeHtml(title)}</h1>
+      <form id="password-form" class="password-form" novalidate${view.password_protected ? '' : ' hidden'}>
+        <p>This upload link is protected. Enter the password you were given to see the request and send files.</p>
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required aria-describedby="password-error">
+        <p id="password-error" class="error" role="alert"></p>
+        <button type="submit" id="password-submit">Continue</button>
+      </form>
       <div id="request"${view.password_protected ? ' hidden' : ''}>
         <p id="message" class="message">${escapeHtml(view.password_protected ? '' : (view.message ?? ''))}</p>
+        <h2 id="limits-title">What this link takes</h2>
         <dl id="limits"></dl>
+        <section aria-labelledby="send-title" class="send">
+          <h2 id="send-title">Send files</h2>
+          <div id="dropzone" class="dropzone">
+            <p class="drag-hint">Drag files here, or</p>
+            <label for="file-input" class="button" id="choose-files">Choose files</label>
+            <input id="file-input" type="file" multiple class="visually-hidden" aria-describedby="resume-hint">
+          </div>
+          <p id="resume-hint" class="hint">Files are sent in pieces. If the connection drops, sending continues by itself. If this page is closed or reloaded, choose the same file again and it continues where it stopped.</p>
+          <p id="closed" class="notice" role="alert" hidden></p>
+          <h3 id="uploads-title" hidden>Your files</h3>
+          <ul id="uploads" class="uploads" aria-labelledby="uploads-title"></ul>
+        </section>
       </div>
+      <p id="status" class="status" role="status"></p>
       <noscript><p class="error">This page needs JavaScript to send files.</p></noscript>
       <script type="application/json" id="upload-request-data">${scriptJson(data)}</script>
     </main>
