@@ -26,6 +26,7 @@ const PAGES = {
   usage: { title: 'Usage', script: 'usage.js', public: false },
   activity: { title: 'Activity', script: 'activity.js', public: false },
   webhooks: { title: 'Webhooks', script: 'webhooks.js', public: false },
+  requests: { title: 'Upload requests', script: 'requests.js', public: false },
   settings: { title: 'Account settings', script: 'settings.js', public: false },
   reference: { title: 'API reference', script: 'reference.js', public: false },
   'get-started': { title: 'Get started', script: 'get-started.js', public: false },
@@ -34,6 +35,7 @@ type PageName = keyof typeof PAGES
 
 const NAV: [PageName, string][] = [
   ['files', 'Files'],
+  ['requests', 'Requests'],
   ['usage', 'Usage'],
   ['activity', 'Activity'],
   ['webhooks', 'Webhooks'],
