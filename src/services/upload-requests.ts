@@ -313,9 +313,14 @@ export class UploadRequestService {
     token: string,
     password: string | undefined,
     visitor: Actor,
+    held?: string,
   ): Promise<{ grant: string; expiresAt: number; request: UploadRequestRow }> {
     const request = await this.findOpen(token)
     if (!request) throw new NotFoundError('No upload request has this link, or it no longer takes files.')
+    // A guest that holds a valid grant reads the request again (what is left) with it, no password.
+    if (!password && held !== undefined && request.password_hash !== null && this.grantIsValid(request, held)) {
+      return { grant: held, expiresAt: Number(held.split('.')[0]) * 1000, request }
+    }
     if (request.password_hash !== null) {
       if (!password) throw new InvalidPasswordError('This upload link needs a password.')
       const failuresKey = `request:${request.id}:${visitor.ip ?? ''}`

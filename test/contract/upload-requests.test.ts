@@ -491,6 +491,20 @@ describe('upload requests', () => {
     expect(JSON.stringify(granted)).not.toContain(request.token)
     expect((await guestCreate(request.token, randomBytes(5), { 'fileshare-upload-grant': granted.grant })).status).toBe(201)
     expect((await guestCreate(request.token, randomBytes(5), { 'fileshare-upload-grant': `${granted.grant}x` })).status).toBe(401)
+    // The grant reads the request again without the password; a bad one does not.
+    const reread = await fetch(`${t.url}/r/${request.token}/grant`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'fileshare-upload-grant': granted.grant },
+      body: '{}',
+    })
+    expect(reread.status).toBe(200)
+    expect(await reread.json()).toMatchObject({ grant: granted.grant, request: { label: 'Invoices for March' } })
+    const badReread = await fetch(`${t.url}/r/${request.token}/grant`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'fileshare-upload-grant': `${granted.grant}x` },
+      body: '{}',
+    })
+    expect(badReread.status).toBe(401)
     // The page says nothing of the request before the password.
     const page = await (await fetch(`${t.url}/r/${request.token}`)).text()
     expect(page).not.toContain('Invoices for March')

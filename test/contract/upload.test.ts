@@ -146,6 +146,7 @@ describe('POST /api/v1/files/upload', () => {
         content_type: 'text/plain',
         sha256: sha256Hex(content),
         expires_at: null,
+        source: { type: 'api' },
       })
       expect(Number.isSafeInteger(body.file_id) && (body.file_id as number) > 0).toBe(true)
       expect(response.headers.get('location')).toBe(`/api/v1/files/${body.file_id}`)

@@ -10,7 +10,7 @@ const KEY_PATTERN = /^fsk_[A-Za-z0-9_-]{43}$/
  * Swagger UI's markup as it comes fails a few accessibility checks: an unlabelled server <select>,
  * an <h1> for the document's title below the page's own <h1> followed by <h3> tag headings, icon
  * buttons without a name, response tables that are unnamed regions, and in the Authorize dialog an
- * <h6> under an <h4>, a Logout button whose name does not say Logout, an <h2> for the webhooks, and examples that scroll
+ * <h6> under an <h4>, Logout and Authorize buttons whose names do not say so, an <h2> for the webhooks, and examples that scroll
  * in a box the keyboard cannot reach. Fixed on every render
  * (React may put elements back), with attributes only: its state stays React's.
  */
@@ -23,6 +23,10 @@ function fixMarkup(root) {
   label('button.close-modal', 'Close the dialog')
   for (const button of root.querySelectorAll('.auth-container .btn.modal-btn[aria-label="Remove authorization"]')) {
     button.setAttribute('aria-label', `${button.textContent.trim()}: remove the authorization`)
+  }
+  // The same for a scheme not authorized yet (the upload request's, next to the key's): its button says Authorize.
+  for (const button of root.querySelectorAll('.auth-container .btn.modal-btn[aria-label="Apply credentials"]')) {
+    button.setAttribute('aria-label', `${button.textContent.trim()}: apply the credentials`)
   }
   // A long example (the /stats answer, since issue 29's fields) scrolls in its box: the keyboard must reach it.
   for (const example of root.querySelectorAll('.highlight-code > .microlight:not([tabindex])')) example.setAttribute('tabindex', '0')

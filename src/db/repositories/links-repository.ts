@@ -16,6 +16,8 @@ const FILE_COLUMNS = [
   'files.created_at as file__created_at',
   'files.download_count as file__download_count',
   'files.expires_at as file__expires_at',
+  'files.source_type as file__source_type',
+  'files.upload_request_id as file__upload_request_id',
 ] as const
 
 type JoinedRow = Selection<Database, 'links' | 'files', 'links.id'> & Record<string, unknown>

@@ -147,8 +147,15 @@ export const uploadRequestPageRoutes: FastifyPluginAsyncTypebox = async (app) =>
     '/:token/grant',
     {
       schema: {
-        hide: true,
-        params: Type.Object({ token: Type.String({ maxLength: 200 }) }),
+        operationId: 'grantUploadRequest',
+        summary: "A guest's grant for a password-protected upload request (no key needed)",
+        description:
+          'Body `{"password": "…"}` → a grant good for 6 hours: send it as `Fileshare-Upload-Grant` with every tus request. ' +
+          'With a valid grant in `Fileshare-Upload-Grant` and no password, answers the request again (what is left). ' +
+          'Wrong password: 401 invalid_password; ten wrong ones per address and request in 15 minutes: 429. ' +
+          'A request without a password needs no grant (this answers one anyway). A dead or unknown link: 404.',
+        security: [],
+        params: Type.Object({ token: Type.String({ maxLength: 200, description: "The last segment of the request's url." }) }),
         body: Type.Object({ password: Type.Optional(Type.String({ maxLength: 1024 })) }),
         response: {
           200: Type.Object({
@@ -164,11 +171,18 @@ export const uploadRequestPageRoutes: FastifyPluginAsyncTypebox = async (app) =>
       },
     },
     async (request, reply) => {
+      // With a valid grant in Fileshare-Upload-Grant and no password: the request read again.
+      const held = request.headers['fileshare-upload-grant']
       const {
         grant,
         expiresAt,
         request: found,
-      } = await uploadRequests.grant(request.params.token, request.body.password, publicActor(request))
+      } = await uploadRequests.grant(
+        request.params.token,
+        request.body.password,
+        publicActor(request),
+        typeof held === 'string' ? held : undefined,
+      )
       reply.header('Cache-Control', 'no-store')
       return {
         success: true as const,
