@@ -348,10 +348,9 @@ final class UploadRequestsTest extends IntegrationTestCase
         $next = $this->client->uploadRequests->files($request, limit: 1, beforeId: $page->pagination->next_before_id);
         self::assertSame([$fileId], array_map(static fn (FileRecord $f): int => $f->file_id, $next->files));
 
-        // An upload with the key is the API's. (The answer of POST /files/upload carries no source
-        // today, though the sheet lists upload answers: its record is read back with get().)
+        // An upload with the key is the API's, in the upload's answer as in get().
         $own = $this->client->files->uploadBytes('mine', ['filename' => 'mine.txt']);
-        self::assertContains($own->source?->type, [FileSource::TYPE_API, null]);
+        self::assertSame(FileSource::TYPE_API, $own->source?->type);
         $ownSource = $this->client->files->get($own->file_id)->source;
         self::assertSame(FileSource::TYPE_API, $ownSource?->type);
         self::assertNull($ownSource->request_id);

@@ -324,9 +324,8 @@ class UploadRequestsIT {
         FileInfo own = pro.files().upload("mine".getBytes(StandardCharsets.UTF_8), UploadOptions.builder().filename("own.txt").build());
         files.add(own.fileId());
         assertEquals(new FileSource(FileSource.TYPE_API, null, Map.of()), pro.files().get(own.fileId()).source());
-        // The sheet puts source on the upload answer too; the server's 201 of POST /files/upload
-        // (its UploadResponse schema) has none yet: null, or the same as GET's.
-        assertTrue(own.source() == null || own.source().equals(pro.files().get(own.fileId()).source()), "upload answer: " + own.source());
+        // The upload's answer carries it too.
+        assertEquals(pro.files().get(own.fileId()).source(), own.source(), "upload answer");
 
         // The second file fills it (max_files 2): status full, and the token is dead.
         long second = guestUploadOk(r.token(), "second.txt", "world!", null);
