@@ -111,7 +111,18 @@ describe.sequential('fshare', () => {
       expect(missing).toMatchObject({ ok: false, path: 'missing.txt', error: { type: 'Error', code: 'ENOENT', exit_code: 1 } })
       expect(last).toMatchObject({ ok: true, path: 'data.bin', file: { size: data.length, sha256: sha256Hex(data) } })
       expect(Object.keys(first!.file).sort()).toEqual(
-        ['content_type', 'download_count', 'expires_at', 'file_id', 'filename', 'public_link', 'sha256', 'size', 'upload_date'].sort(),
+        [
+          'content_type',
+          'download_count',
+          'expires_at',
+          'file_id',
+          'filename',
+          'public_link',
+          'sha256',
+          'size',
+          'source',
+          'upload_date',
+        ].sort(),
       )
       // --json: no progress, only the error message on stderr
       expect(run.stderr.trim()).toBe('fshare: upload missing.txt: no such file or directory')
