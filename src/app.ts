@@ -11,6 +11,7 @@ import { ServiceUnavailableError } from './errors.js'
 import errorHandler, { sendError, writeClientError } from './http/plugins/error-handler.js'
 import { continueIfExpected } from './http/refused-body.js'
 import garbageCollection from './http/plugins/garbage-collection.js'
+import scanning from './http/plugins/scanning.js'
 import webhookDispatch from './http/plugins/webhook-dispatch.js'
 import idempotency from './http/plugins/idempotency.js'
 import observability from './http/plugins/observability.js'
@@ -55,6 +56,8 @@ export interface BuildOptions {
   resumableTiming?: BackendsOptions['resumableTiming']
   /** The webhook dispatcher's timing: only tests shorten it. */
   webhookDispatch?: BackendsOptions['webhookDispatch']
+  /** The virus scanner's timing (poll, lease, retry): only tests shorten it. */
+  scanning?: BackendsOptions['scanning']
   /** Told of every route as it is registered (a test walks them all: test/contract/route-scopes.test.ts). */
   onRoute?: (route: RouteOptions) => void
 }
@@ -127,9 +130,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     ...(options.now ? { now: options.now } : {}),
     ...(options.resumableTiming ? { resumableTiming: options.resumableTiming } : {}),
     ...(options.webhookDispatch ? { webhookDispatch: options.webhookDispatch } : {}),
+    ...(options.scanning ? { scanning: options.scanning } : {}),
   })
   await app.register(garbageCollection)
   await app.register(webhookDispatch)
+  await app.register(scanning)
   await app.register(idempotency)
   await app.register(openapi)
   await app.register(healthRoutes)

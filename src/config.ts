@@ -120,6 +120,16 @@ export const EnvSchema = Type.Object({
   FILESHARE_UPLOAD_REQUEST_MAX_DAYS: Integer({ default: 90, minimum: 1, maximum: 3650 }),
   FILESHARE_GUEST_REQUESTS_PER_MINUTE: Integer({ default: 60, minimum: 1, maximum: 1_000_000 }),
   FILESHARE_GUEST_REQUESTS_PER_DAY: Integer({ default: 2_000, minimum: 1, maximum: 100_000_000 }),
+  // Virus scanning (../shared/spec/upload-requests.md, second half): clamd's address turns it on.
+  FILESHARE_CLAMD: Type.Optional(Type.String({ pattern: '^(tcp://(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}|unix:/.+)$' })),
+  // required: a file's links answer 409 scan_pending until clamd said it is clean; async: at once.
+  FILESHARE_SCAN: Type.Optional(Type.Union([Type.Literal('async'), Type.Literal('required')])),
+  // clamd's StreamMaxLength (bytes): a larger file cannot be scanned (refused in required, skipped in async).
+  FILESHARE_SCAN_MAX_BYTES: Integer({ default: 26_214_400, minimum: 1, maximum: 4_294_967_295 }),
+  // No answer or progress from clamd for this long: the scan failed and is tried again later.
+  FILESHARE_SCAN_TIMEOUT_MS: Integer({ default: 120_000, minimum: 100, maximum: 3_600_000 }),
+  // Files scanned at once by each instance.
+  FILESHARE_SCAN_CONCURRENCY: Integer({ default: 2, minimum: 1, maximum: 64 }),
   // Prometheus metrics (GET /metrics) on a listener of their own, host:port (127.0.0.1:9464, [::1]:9464); unset: no metrics.
   FILESHARE_METRICS_ADDR: Type.Optional(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$' })),
 })
@@ -242,8 +252,21 @@ function converted(picked: Record<string, string>): Record<string, unknown> {
   return env
 }
 
+/** Where clamd listens: `tcp://host:port` or `unix:/path/to/clamd.ctl` (FILESHARE_CLAMD). */
+export type ClamdAddress = { host: string; port: number } | { path: string }
+
+function parseClamdAddress(value: string): ClamdAddress {
+  if (value.startsWith('unix:')) return { path: value.slice('unix:'.length) }
+  const url = new URL(value)
+  const port = Number(url.port)
+  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new ConfigError('FILESHARE_CLAMD', `must name a port from 1 to 65535 (got ${JSON.stringify(value)})`)
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port }
+}
+
 /** A rule in words where the validator's own message would not help ("must be equal to constant"). */
 function describeRule(variable: string): string | undefined {
+  if (variable === 'FILESHARE_CLAMD') return 'must be tcp://host:port or unix:/path/to/clamd.ctl'
   const property = (EnvSchema.properties as Record<string, { anyOf?: Array<{ const?: unknown }> }>)[variable]
   const choices = property?.anyOf?.map((choice) => choice.const)
   return choices?.every((choice) => typeof choice === 'string') ? `must be one of ${choices.join(', ')}` : undefined
@@ -321,6 +344,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       deliver: valid.FILESHARE_WEBHOOKS_DELIVER,
     },
     auditRetentionMs: valid.FILESHARE_AUDIT_RETENTION_DAYS * 86_400_000,
+    scan: valid.FILESHARE_CLAMD
+      ? {
+          clamd: parseClamdAddress(valid.FILESHARE_CLAMD),
+          mode: valid.FILESHARE_SCAN ?? ('required' as const),
+          maxBytes: valid.FILESHARE_SCAN_MAX_BYTES,
+          timeoutMs: valid.FILESHARE_SCAN_TIMEOUT_MS,
+          concurrency: valid.FILESHARE_SCAN_CONCURRENCY,
+        }
+      : undefined,
     uploadRequests: {
       maxLifetimeMs: valid.FILESHARE_UPLOAD_REQUEST_MAX_DAYS * 86_400_000,
       guestRequestsPerMinute: valid.FILESHARE_GUEST_REQUESTS_PER_MINUTE,

@@ -22,6 +22,12 @@ export const ERROR_REGISTRY = {
   link_limit_exceeded: { status: 403, message: 'The file has as many links as it may have.' },
   // Upload requests (../shared/spec/upload-requests.md).
   upload_request_full: { status: 403, message: 'This upload request has no room left for this file.' },
+  // Virus scanning (../shared/spec/upload-requests.md, second half).
+  scan_pending: { status: 409, message: 'The file has not been scanned for malware yet; try again shortly.' },
+  file_not_scannable: {
+    status: 403,
+    message: 'The file is larger than the virus scanner can scan (FILESHARE_SCAN_MAX_BYTES), and this server serves only scanned files.',
+  },
   // Safe retries and quotas (../shared/spec/api-semantics.md).
   storage_quota_exceeded: { status: 403, message: 'The upload would take the account past its storage quota.' },
   idempotency_in_progress: { status: 409, message: 'A request with this Idempotency-Key is still running; retry shortly.' },
@@ -174,6 +180,20 @@ export class StorageQuotaExceededError extends AppError {
 export class UploadRequestFullError extends AppError {
   constructor(message?: string) {
     super('upload_request_full', message)
+  }
+}
+export class ScanPendingError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('scan_pending')
+  }
+}
+export class FileNotScannableError extends AppError {
+  constructor(readonly maxBytes: number) {
+    super(
+      'file_not_scannable',
+      `The file is larger than the ${maxBytes} bytes the virus scanner can scan, and this server serves only scanned files; ` +
+        "the operator can raise clamd's StreamMaxLength and FILESHARE_SCAN_MAX_BYTES.",
+    )
   }
 }
 export class IdempotencyInProgressError extends AppError {

@@ -13,6 +13,7 @@ import * as quotasIdempotencyPaging from './migrations/008-quotas-idempotency-pa
 import * as keyScopesAudit from './migrations/009-key-scopes-audit.js'
 import * as webhooks from './migrations/010-webhooks.js'
 import * as uploadRequests from './migrations/011-upload-requests.js'
+import * as scanning from './migrations/012-scanning.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '009-key-scopes-audit': keyScopesAudit,
   '010-webhooks': webhooks,
   '011-upload-requests': uploadRequests,
+  '012-scanning': scanning,
 }
 
 /** Every migration's name, in the order they run. */

@@ -57,6 +57,34 @@ export interface FilesTable {
   /** How it came in: 'api', 'dashboard' or 'upload_request' (then with the request's id). */
   source_type: Generated<FileSourceType>
   upload_request_id: number | null
+  /** The virus scan (null: the server did not scan it); `infected` files move to infected_files. */
+  scan_status: ScanStatus | null
+  scan_signature: string | null
+  scanned_at: number | null
+  scan_attempts: Generated<number>
+  /** When a pending scan is due (again), and until when a scanner holds it. */
+  scan_next_at: number | null
+  scan_lease_until: number | null
+}
+
+export type ScanStatus = 'pending' | 'clean' | 'infected' | 'error' | 'skipped'
+
+/** A file found infected: its row, bytes and links are gone; its owner can still read what it was. */
+export interface InfectedFilesTable {
+  file_id: number
+  account_id: number
+  token: string
+  filename: string
+  size: number
+  content_type: string
+  sha256: string
+  created_at: number
+  download_count: number
+  expires_at: number | null
+  source_type: FileSourceType
+  upload_request_id: number | null
+  scan_signature: string
+  scanned_at: number
 }
 
 export type FileSourceType = 'api' | 'dashboard' | 'upload_request'
@@ -279,6 +307,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
   upload_requests: UploadRequestsTable
+  infected_files: InfectedFilesTable
 }
 
 /** An upload request (../shared/spec/upload-requests.md, migrations/011). */
@@ -312,7 +341,7 @@ export type NewAuditEventRow = Insertable<AuditEventsTable>
 export type FileRow = Selectable<FilesTable>
 export type NewFileRow = Insertable<FilesTable>
 /** A file as a list page reads it: the columns it is shown with, not its owner or storage key. */
-export type ListedFile = Omit<FileRow, 'account_id' | 'storage_key'>
+export type ListedFile = Omit<FileRow, 'account_id' | 'storage_key' | 'scan_attempts' | 'scan_next_at' | 'scan_lease_until'>
 export type LinkRow = Selectable<LinksTable>
 export type NewLinkRow = Insertable<LinksTable>
 export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>
@@ -320,4 +349,5 @@ export type SessionRow = Selectable<SessionsTable>
 export type AccountInviteRow = Selectable<AccountInvitesTable>
 export type UploadRow = Selectable<UploadsTable>
 export type UploadRequestRow = Selectable<UploadRequestsTable>
+export type InfectedFileRow = Selectable<InfectedFilesTable>
 export type NewUploadRow = Insertable<UploadsTable>

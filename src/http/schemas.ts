@@ -41,6 +41,27 @@ export const FileObject = Type.Object(
       ],
       { description: 'How the file came in: through the API, the dashboard, or a guest of an upload request.', title: 'FileSource' },
     ),
+    scan: Type.Union(
+      [
+        Type.Object(
+          {
+            status: Type.Union(
+              [Type.Literal('pending'), Type.Literal('clean'), Type.Literal('infected'), Type.Literal('error'), Type.Literal('skipped')],
+              {
+                description:
+                  'pending: not scanned yet; infected: its bytes and links are gone (only its owner still reads this record); ' +
+                  'error: clamd could not scan it (too large for it); skipped: too large to scan, served unscanned (async mode).',
+              },
+            ),
+            signature: Type.Union([Type.String(), Type.Null()], { description: 'The signature clamd found (infected only).' }),
+            scanned_at: NullableTime('When the verdict came; null while pending.'),
+          },
+          { title: 'FileScan' },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The virus scan (ClamAV); null when the server does not scan, or did not when the file was stored.' },
+    ),
   },
   { title: 'File' },
 )
@@ -77,6 +98,7 @@ export const UploadResponse = Type.Object({
   sha256: Type.String(),
   expires_at: NullableTime('When the file expires; null: never.'),
   source: FileObject.properties.source,
+  scan: FileObject.properties.scan,
 })
 
 export const LIST_DEFAULTS = { page: 1, limit: 20 } as const

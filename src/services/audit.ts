@@ -44,6 +44,7 @@ export const AUDIT_ACTIONS = [
   'upload_request.updated',
   'upload_request.closed',
   'upload_request.deleted',
+  'scan.infected',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -192,6 +193,8 @@ export class AuditTrail {
         return { type: 'file.deleted', data: { file_id: fileId, filename, reason: actor.type === 'operator' ? 'operator' : 'owner' } }
       case 'file.expired':
         return { type: 'file.deleted', data: { file_id: fileId, filename, reason: 'expired' } }
+      case 'scan.infected':
+        return { type: 'file.deleted', data: { file_id: fileId, filename, reason: 'infected' } }
       case 'link.created':
       case 'link.updated':
       case 'link.revoked':

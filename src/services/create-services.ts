@@ -33,6 +33,10 @@ import { ResumableUploadService, type ResumableUploadTiming } from './resumable-
 import { SessionService } from './sessions.js'
 import { SignInService } from './sign-in.js'
 import { UploadRequestService } from './upload-requests.js'
+import { ScansRepository } from '../db/repositories/scans-repository.js'
+import { ClamdClient } from '../scanning/clamd-client.js'
+import { SCANNING_OFF, ScanPolicy } from './scan-policy.js'
+import { ScanService, type ScanEvents, type ScannerOptions } from './scanner.js'
 import type { UploadEvents } from './upload-events.js'
 
 export interface Services {
@@ -49,6 +53,10 @@ export interface Services {
   idempotency: IdempotencyService
   resumableUploads: ResumableUploadService
   uploadRequests: UploadRequestService
+  /** What scanning means for uploads and downloads (off without FILESHARE_CLAMD). */
+  scanPolicy: ScanPolicy
+  /** The virus scanner, when FILESHARE_CLAMD is set; the server starts it (http/plugins/scanning.ts). */
+  scanner?: ScanService
   downloads: DownloadService
   garbageCollector: GarbageCollector
   accountHolders: AccountHolderService
@@ -84,6 +92,10 @@ export interface ServiceOptions {
   webhookEvents?: WebhookEvents
   /** The webhook dispatcher's timing; tests shorten it. */
   webhookDispatch?: Partial<DispatcherOptions>
+  /** Told of each virus scan (the server's metrics). */
+  scanEvents?: ScanEvents
+  /** The scanner's timing; tests shorten it. */
+  scanning?: Partial<Omit<ScannerOptions, 'concurrency'>>
 }
 
 /** Wires the domain services over one database and one blob store; shared by the server and the CLI. */
@@ -103,6 +115,7 @@ export function createServices(
     | 'webhooks'
     | 'uploadRequests'
     | 'publicUrl'
+    | 'scan'
   >,
   options: ServiceOptions = {},
 ): Services {
@@ -114,12 +127,39 @@ export function createServices(
     uploadEvents,
     webhookEvents,
     webhookDispatch,
+    scanEvents,
+    scanning,
   } = options
   const accountsRepository = new AccountsRepository(db)
   const filesRepository = new FilesRepository(db)
   const trail = new AuditTrail(config, now)
   const auditLog = new AuditLogService(new AuditEventsRepository(db), trail, config, now)
   const uploadRequestsRepository = new UploadRequestsRepository(db)
+  const scanPolicy = config.scan ? new ScanPolicy(config.scan.mode, config.scan.maxBytes) : SCANNING_OFF
+  const scansRepository = new ScansRepository(db, dialect)
+  const scanner = config.scan
+    ? new ScanService(
+        scansRepository,
+        store,
+        new ClamdClient(config.scan.clamd, config.scan.timeoutMs),
+        scanPolicy,
+        trail,
+        { concurrency: config.scan.concurrency, ...scanning },
+        now,
+        scanEvents,
+        onBackgroundError,
+      )
+    : undefined
+  // A stored file is scanned at once rather than at the scanner's next poll.
+  const storedEvents: UploadEvents | undefined = scanner
+    ? {
+        bytesKept: (bytes) => uploadEvents?.bytesKept(bytes),
+        fileStored: (via) => {
+          uploadEvents?.fileStored(via)
+          scanner.nudge()
+        },
+      }
+    : uploadEvents
   const resumableUploads = new ResumableUploadService(
     new UploadsRepository(db),
     accountsRepository,
@@ -128,9 +168,10 @@ export function createServices(
     { ...resumableTiming, expiryMs: config.uploadExpiryMs },
     onBackgroundError,
     now,
-    uploadEvents,
+    storedEvents,
     trail,
     uploadRequestsRepository,
+    scanPolicy,
   )
   const apiKeys = new ApiKeyService(new ApiKeysRepository(db), accountsRepository, config, trail, auditLog, onBackgroundError, now)
   const accountHolders = new AccountHolderService(
@@ -167,7 +208,18 @@ export function createServices(
     webhookDispatcher,
     apiKeys,
     accounts: new AccountService(accountsRepository, filesRepository, apiKeys, config, limiters.requests, now),
-    files: new FileService(filesRepository, accountsRepository, store, onBackgroundError, now, uploadEvents, quota, trail),
+    files: new FileService(
+      filesRepository,
+      accountsRepository,
+      store,
+      onBackgroundError,
+      now,
+      storedEvents,
+      quota,
+      trail,
+      scanPolicy,
+      scansRepository,
+    ),
     links,
     idempotency,
     resumableUploads,
@@ -183,7 +235,9 @@ export function createServices(
       now,
       onBackgroundError,
     ),
-    downloads: new DownloadService(linksRepository, links, store, limiters.linkPasswordFailures, auditLog, now),
+    downloads: new DownloadService(linksRepository, links, store, limiters.linkPasswordFailures, auditLog, now, scanPolicy),
+    scanPolicy,
+    scanner,
     garbageCollector: new GarbageCollector(filesRepository, linksRepository, store, resumableUploads, onBackgroundError, now, {
       quota,
       idempotency,

@@ -5,6 +5,7 @@ import { BlobNotFoundError, InvalidPasswordError, NotFoundError, RateLimitedErro
 import type { LinksRepository, LinkWithFile } from '../db/repositories/links-repository.js'
 import type { FileRow } from '../db/schema.js'
 import { verifyPassword } from '../lib/passwords.js'
+import { SCANNING_OFF, type ScanPolicy } from './scan-policy.js'
 import { randomToken } from '../lib/random-token.js'
 import type { PerKeyLimiter } from '../limits/per-key-limiter.js'
 import type { BlobStore, ByteRange } from '../storage/blob-store.js'
@@ -52,12 +53,17 @@ export class DownloadService {
     private readonly passwordFailures: PerKeyLimiter,
     private readonly auditLog: Pick<AuditLogService, 'record'>,
     private readonly now: () => number = Date.now,
+    private readonly scan: ScanPolicy = SCANNING_OFF,
   ) {}
 
-  /** The live link behind `token` with its file: not revoked, expired or exhausted, its file not expired. */
+  /**
+   * The live link behind `token` with its file: not revoked, expired or exhausted, its file not
+   * expired; and, when scanning is required, scanned clean (else 409 scan_pending).
+   */
   async find(token: string): Promise<LinkWithFile> {
     const found = TOKEN_PATTERN.test(token) ? await this.links.findByToken(token) : undefined
     if (!found || linkStatus(found.link, found.file, this.now()) !== 'active') throw new NotFoundError(DEAD_LINK)
+    this.scan.checkServable(found.file)
     return found
   }
 
@@ -112,6 +118,8 @@ export class DownloadService {
     const found =
       TOKEN_PATTERN.test(token) && TOKEN_PATTERN.test(grant) ? await this.links.findGranted(token, grantHash(grant), this.now()) : undefined
     if (!found || hasExpired(found.file, this.now())) throw new NotFoundError(DEAD_LINK)
+    // A grant given before a scan ended serves nothing the scan has not cleared (an infected file is gone).
+    this.scan.checkServable(found.file)
     return found.file
   }
 

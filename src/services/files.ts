@@ -13,6 +13,8 @@ import { randomToken } from '../lib/random-token.js'
 import { NO_UPLOAD_EVENTS, type UploadEvents } from './upload-events.js'
 import type { StorageQuota, UploadReservation } from './storage-quota.js'
 import { AuditTrail, OPERATOR_ACTOR, type Actor, type EventContent } from './audit.js'
+import { SCANNING_OFF, type ScanPolicy } from './scan-policy.js'
+import type { ScansRepository } from '../db/repositories/scans-repository.js'
 
 /** The file's `source` from who uploads it: a dashboard session, a guest of an upload request, else the API. */
 export function sourceColumns(actor: Actor | undefined): Pick<NewFileRow, 'source_type' | 'upload_request_id'> {
@@ -69,6 +71,9 @@ export class FileService {
     private readonly events: UploadEvents = NO_UPLOAD_EVENTS,
     private readonly quota?: StorageQuota,
     private readonly trail: AuditTrail = new AuditTrail({ auditIp: 'truncated' }, now),
+    private readonly scan: ScanPolicy = SCANNING_OFF,
+    /** Where files found infected are remembered (absent: no scanning, as in some tests). */
+    private readonly scans?: Pick<ScansRepository, 'findInfected' | 'deleteInfected'>,
   ) {}
 
   /**
@@ -132,6 +137,8 @@ export class FileService {
           created_at: now,
           expires_at: lifetimeSeconds === undefined ? null : now + lifetimeSeconds * 1000,
           ...sourceColumns(staged.owner.actor),
+          // Refused here (403 file_not_scannable) when it is too large to scan and scanning is required.
+          ...this.scan.newFile(staged.blob.size, now),
         },
         utcDay(now),
         dailyUploads,
@@ -204,6 +211,19 @@ export class FileService {
     return file
   }
 
+  /**
+   * The file as its owner reads it (GET /files/{id}): a live file, or one found infected, whose
+   * row, bytes and links are gone but whose record stays with `scan.status` infected.
+   */
+  async describe(accountId: number, fileId: number): Promise<ListedFile> {
+    const file = await this.files.findOwned(accountId, fileId, this.now())
+    if (file) return file
+    const infected = await this.scans?.findInfected(accountId, fileId)
+    if (!infected) throw new NotFoundError(`No file with id ${fileId}.`)
+    const { file_id: id, account_id: _account, ...rest } = infected
+    return { ...rest, id, scan_status: 'infected' }
+  }
+
   /** Renames the file, or sets or removes its expiry; no field: the file as it is. */
   async update(
     accountId: number,
@@ -239,7 +259,11 @@ export class FileService {
       this.now(),
       this.trail.pending('file.deleted', actor, (row: FileRow) => fileEvent(row)),
     )
-    if (!file) throw new NotFoundError(`No file with id ${fileId}.`)
+    if (!file) {
+      // The record of a file found infected: its owner may dismiss it.
+      if (await this.scans?.deleteInfected(accountId, fileId)) return
+      throw new NotFoundError(`No file with id ${fileId}.`)
+    }
     await this.store.delete(file.storage_key).catch(this.onBackgroundError)
   }
 }

@@ -17,6 +17,20 @@ export interface FileRecord {
   sha256: string
   expires_at: string | null
   source: FileSource
+  scan: FileScan | null
+}
+
+/** A file's virus scan; null when the server does not scan (or did not, before scanning was turned on). */
+export interface FileScan {
+  status: 'pending' | 'clean' | 'infected' | 'error' | 'skipped'
+  /** The signature clamd found (infected only). */
+  signature: string | null
+  scanned_at: string | null
+}
+
+export function fileScan(file: Pick<ListedFile, 'scan_status' | 'scan_signature' | 'scanned_at'>): FileScan | null {
+  if (file.scan_status === null) return null
+  return { status: file.scan_status, signature: file.scan_signature, scanned_at: formatOptionalUtcTime(file.scanned_at) }
 }
 
 /** How a file came in: through the API, the dashboard, or a guest of an upload request. */
@@ -102,6 +116,7 @@ export function fileRecord(file: ListedFile, linkBaseUrl: string): FileRecord {
     sha256: file.sha256,
     expires_at: formatOptionalUtcTime(file.expires_at),
     source: fileSource(file),
+    scan: fileScan(file),
   }
 }
 

@@ -28,6 +28,7 @@ import type { ResumableBlobStore } from '../storage/resumable.js'
 import { fileEvent, sourceColumns, type Owner } from './files.js'
 import { AuditTrail, OPERATOR_ACTOR, type Actor } from './audit.js'
 import { NO_UPLOAD_EVENTS, type UploadEvents } from './upload-events.js'
+import { SCANNING_OFF, type ScanPolicy } from './scan-policy.js'
 
 /** Checksum algorithms a chunk's Upload-Checksum may name (tus checksum extension). */
 export const CHECKSUM_ALGORITHMS = ['sha1', 'sha256'] as const
@@ -137,6 +138,7 @@ export class ResumableUploadService {
     private readonly trail: AuditTrail = new AuditTrail({ auditIp: 'truncated' }, now),
     /** The upload requests guests' uploads go through (absent: no guest uploads, as in some tests). */
     private readonly requests?: UploadRequestsRepository,
+    private readonly scan: ScanPolicy = SCANNING_OFF,
   ) {
     this.timing = { ...DEFAULT_TIMING, ...timing }
   }
@@ -150,6 +152,7 @@ export class ResumableUploadService {
       throw new InvalidRequestError('An upload through an upload request must declare its Upload-Length (no deferred length).')
     }
     if (input.length !== undefined && input.length > maxFileSize) throw new FileTooLargeError(maxFileSize)
+    if (input.length !== undefined) this.scan.checkSize(input.length)
     const now = this.now()
     const { dailyUploads } = owner.limits
     // Asked first, so that an account past its limit costs the store nothing; the slot itself is
@@ -458,6 +461,7 @@ export class ResumableUploadService {
     if (length < row.upload_offset)
       throw new InvalidRequestError(`Upload-Length ${length} is below the ${row.upload_offset} bytes received.`)
     if (length > row.max_length) throw await this.overLimit(row, token)
+    this.scan.checkSize(length)
     if (!(await this.uploads.declareLength(row.id, token, length))) throw new UploadLockedError()
     return { ...row, length, max_length: length }
   }
@@ -596,8 +600,17 @@ export class ResumableUploadService {
    * leaves the upload open at its full length; the next HEAD or PATCH completes it.
    */
   private async complete(row: UploadRow, token: string, hash: ResumableSha256, actor: Actor): Promise<FileRow> {
-    const { key, size } = await this.store.completeResumable(row.store_state, { reservePartNumber: this.partNumbers(row.id, token) })
     const now = this.now()
+    let scan: ReturnType<ScanPolicy['newFile']>
+    try {
+      scan = this.scan.newFile(row.upload_offset, now)
+    } catch (error) {
+      // Too large to scan where scanning is required (a deferred length that grew past it): it ends here.
+      await this.store.abortResumable(row.store_state).catch(this.onBackgroundError)
+      await this.uploads.close(row, token, 'terminated').catch(this.onBackgroundError)
+      throw error
+    }
+    const { key, size } = await this.store.completeResumable(row.store_state, { reservePartNumber: this.partNumbers(row.id, token) })
     const requestId = row.upload_request_id
     const file = await this.uploads.complete(
       row.id,
@@ -613,6 +626,7 @@ export class ResumableUploadService {
         created_at: now,
         expires_at: row.file_expires_in === null ? null : now + row.file_expires_in * 1000,
         ...sourceColumns(requestId === null ? actor : { type: 'guest', id: requestId }),
+        ...scan,
       },
       this.trail.pending('file.uploaded', actor, (stored: FileRow) => fileEvent(stored, { via: 'resumable' })),
       requestId === null ? undefined : { id: requestId, reservedBytes: row.length ?? 0, now, events: this.requestEvents() },

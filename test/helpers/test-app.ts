@@ -64,7 +64,7 @@ export async function makeTempDir(prefix = 'fileshare-test-'): Promise<string> {
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: Pick<BuildOptions, 'resumableTiming' | 'logStream' | 'onRoute' | 'webhookDispatch'> = {},
+  options: Pick<BuildOptions, 'resumableTiming' | 'logStream' | 'onRoute' | 'webhookDispatch' | 'scanning'> = {},
 ): Promise<TestApp> {
   const dataDir = await makeTempDir()
   const stack = TEST_STACK === 'scale-out' ? await startScaleOutBackends() : undefined

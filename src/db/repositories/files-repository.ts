@@ -49,6 +49,9 @@ const LISTED_COLUMNS = [
   'expires_at',
   'source_type',
   'upload_request_id',
+  'scan_status',
+  'scan_signature',
+  'scanned_at',
 ] as const satisfies ReadonlyArray<keyof ListedFile>
 
 function toListedFile(row: ListedFile | unknown[]): ListedFile {
@@ -65,6 +68,9 @@ function toListedFile(row: ListedFile | unknown[]): ListedFile {
     expires_at: row[8] as number | null,
     source_type: row[9] as ListedFile['source_type'],
     upload_request_id: row[10] as number | null,
+    scan_status: row[11] as ListedFile['scan_status'],
+    scan_signature: row[12] as string | null,
+    scanned_at: row[13] as number | null,
   }
 }
 
@@ -263,7 +269,7 @@ export class FilesRepository {
 }
 
 /** Takes a removed file out of its account's kept counters, downloads included. */
-async function lowerCountersIn(trx: Transaction<Database>, row: FileRow): Promise<void> {
+export async function lowerCountersIn(trx: Transaction<Database>, row: FileRow): Promise<void> {
   await trx
     .updateTable('accounts')
     .set({

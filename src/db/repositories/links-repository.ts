@@ -18,6 +18,12 @@ const FILE_COLUMNS = [
   'files.expires_at as file__expires_at',
   'files.source_type as file__source_type',
   'files.upload_request_id as file__upload_request_id',
+  'files.scan_status as file__scan_status',
+  'files.scan_signature as file__scan_signature',
+  'files.scanned_at as file__scanned_at',
+  'files.scan_attempts as file__scan_attempts',
+  'files.scan_next_at as file__scan_next_at',
+  'files.scan_lease_until as file__scan_lease_until',
 ] as const
 
 type JoinedRow = Selection<Database, 'links' | 'files', 'links.id'> & Record<string, unknown>

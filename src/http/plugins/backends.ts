@@ -10,16 +10,24 @@ declare module 'fastify' {
 
 /** Hands the backends of the composition root (src/backends.ts) to the routes, and closes them with the app. */
 /** What the app may tune in the backends (tests: a low password cost, their own clock, short leases). */
-export type BackendsOptions = Pick<OpenBackendsOptions, 'passwordHashCost' | 'now' | 'resumableTiming' | 'webhookDispatch'>
+export type BackendsOptions = Pick<OpenBackendsOptions, 'passwordHashCost' | 'now' | 'resumableTiming' | 'webhookDispatch' | 'scanning'>
 
 export default fp(
-  async (app, { config, passwordHashCost, now, resumableTiming, webhookDispatch }: { config: Config } & BackendsOptions) => {
+  async (app, { config, passwordHashCost, now, resumableTiming, webhookDispatch, scanning }: { config: Config } & BackendsOptions) => {
     const backends = await openBackends(config, {
       ...(passwordHashCost ? { passwordHashCost } : {}),
       ...(now ? { now } : {}),
       ...(resumableTiming ? { resumableTiming } : {}),
       ...(webhookDispatch ? { webhookDispatch } : {}),
+      ...(scanning ? { scanning } : {}),
       webhookEvents: app.metrics.webhookEvents,
+      scanEvents: {
+        scanned: (result, durationMs, failure) => {
+          app.metrics.scanEvents.scanned(result, durationMs)
+          // No verdict (clamd down, a timeout): the file stays pending and is tried again.
+          if (failure) app.log.warn({ err: failure }, 'virus scan without a verdict; the file stays pending')
+        },
+      },
       onBackgroundError: (error) => app.log.error({ err: error }, 'background task failed'),
       onRedisError: (error) => app.log.warn({ err: error }, 'redis connection error'),
       uploadEvents: app.metrics.uploadEvents,

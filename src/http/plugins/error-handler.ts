@@ -12,8 +12,10 @@ import {
   InvalidRequestError,
   NotFoundError,
   RateLimitedError,
+  ScanPendingError,
 } from '../../errors.js'
 import { sendHtmlNotFound } from '../not-found-page.js'
+import { sendHtmlScanPending } from '../scan-pending-page.js'
 import { setAsideUnreadBody } from '../refused-body.js'
 
 declare module 'fastify' {
@@ -86,7 +88,9 @@ export async function sendError(
   if (appError instanceof InsufficientScopeError) {
     reply.header('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${appError.requiredScope}"`)
   }
-  if (appError instanceof RateLimitedError) reply.header('Retry-After', String(appError.retryAfterSeconds))
+  if (appError instanceof RateLimitedError || appError instanceof ScanPendingError) {
+    reply.header('Retry-After', String(appError.retryAfterSeconds))
+  }
   // A backend that went away is usually back within seconds (a restart, a failover).
   if (appError.code === 'service_unavailable') reply.header('Retry-After', '5')
   // A request with the same Idempotency-Key is running: the client retries in a second.
@@ -157,6 +161,11 @@ export default fp(
       // A browser following a dead public link gets a page instead of JSON (not-found-page.ts).
       if (error instanceof NotFoundError && sendHtmlNotFound(request, reply, false)) {
         request.errorCode = 'not_found'
+        return reply
+      }
+      // A browser following a link of a file still being scanned: a page too (scan-pending-page.ts).
+      if (error instanceof ScanPendingError && sendHtmlScanPending(request, reply, error.retryAfterSeconds)) {
+        request.errorCode = 'scan_pending'
         return reply
       }
       return sendError(request, reply, error as FastifyError)

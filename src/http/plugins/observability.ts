@@ -1,4 +1,5 @@
 import type { WebhookEvents } from '../../services/webhook-dispatcher.js'
+import type { ScanEvents } from '../../services/scanner.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
@@ -37,6 +38,10 @@ export interface Metrics {
   readonly webhookEvents: WebhookEvents
   /** Where the age of the oldest pending webhook message comes from, read at each scrape. */
   watchWebhookBacklog(oldestPendingAgeMs: () => Promise<number>): void
+  /** Handed to the virus scanner (plugins/backends.ts): each scan. */
+  readonly scanEvents: ScanEvents
+  /** Where the number of files waiting for a scan comes from, read at each scrape. */
+  watchScanBacklog(pendingCount: () => Promise<number>): void
 }
 
 declare module 'fastify' {
@@ -56,6 +61,8 @@ const NO_METRICS: Metrics = {
   gcSwept: () => {},
   webhookEvents: { attempted: () => {} },
   watchWebhookBacklog: () => {},
+  scanEvents: { scanned: () => {} },
+  watchScanBacklog: () => {},
 }
 
 /** How much of a public link's token a log line shows. */
@@ -107,6 +114,8 @@ interface Instruments {
   webhookAttempts: Histogram<'outcome'>
   webhookBacklog: Gauge
   webhookBacklogSource: { read?: () => Promise<number> }
+  scans: Histogram<'result'>
+  scanBacklogSource: { read?: () => Promise<number> }
 }
 
 /** prom-client is loaded only here, when metrics are on: it costs every start some 30 ms. */
@@ -127,8 +136,25 @@ async function createInstruments(): Promise<Instruments> {
       if (webhookBacklogSource.read) this.set((await webhookBacklogSource.read()) / 1000)
     },
   })
+  const scanBacklogSource: { read?: () => Promise<number> } = {}
+  new Gauge({
+    name: 'fileshare_scan_pending_files',
+    help: 'Files waiting for a virus scan, across every instance (0 when scanning is off).',
+    registers,
+    async collect() {
+      if (scanBacklogSource.read) this.set(await scanBacklogSource.read())
+    },
+  })
   return {
     registry,
+    scans: new Histogram({
+      name: 'fileshare_scan_duration_seconds',
+      help: 'Virus scans of this process by result (clean, infected, skipped, error, retry: no verdict), and how long each took.',
+      labelNames: ['result'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    }),
+    scanBacklogSource,
     duration: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'Time from the request to the end of its answer, by method, route pattern and status.',
@@ -198,6 +224,12 @@ function metricsOf(instruments: Instruments): Metrics {
     },
     watchWebhookBacklog(oldestPendingAgeMs) {
       instruments.webhookBacklogSource.read = oldestPendingAgeMs
+    },
+    scanEvents: {
+      scanned: (result, durationMs) => instruments.scans.observe({ result }, durationMs / 1000),
+    },
+    watchScanBacklog(pendingCount) {
+      instruments.scanBacklogSource.read = pendingCount
     },
   }
 }

@@ -24,8 +24,24 @@ const DEAD_LINK_404 = {
   content: { 'application/json': { schema: ErrorBody }, 'text/html': { schema: { type: 'string' } } },
 }
 
+/** Virus scanning in required mode (FILESHARE_SCAN=required): the file is not served until scanned clean. */
+const SCAN_RESPONSES = {
+  403: {
+    description: 'file_not_scannable: clamd could not scan the file (larger than its StreamMaxLength), and only scanned files are served.',
+    content: { 'application/json': { schema: ErrorBody } },
+  },
+  409: {
+    description:
+      'scan_pending: the file has not been scanned for viruses yet (or clamd is unreachable); ask again after Retry-After. A browser ' +
+      '(Accept ranking text/html first) gets a small page.',
+    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds.' } },
+    content: { 'application/json': { schema: ErrorBody }, 'text/html': { schema: { type: 'string' } } },
+  },
+}
+
 /** What a grant URL answers besides errors, and its 404, for the OpenAPI document. */
 const GRANT_RESPONSES = {
+  ...SCAN_RESPONSES,
   404: DEAD_LINK_404,
   200: { description: 'The whole file.', content: { 'application/octet-stream': { schema: FileContent } } },
   206: {
@@ -52,6 +68,7 @@ const DOWNLOAD_RESPONSES = {
 
 /** What the counted POST answers besides its errors. */
 const GRANT_POST_RESPONSES = {
+  ...SCAN_RESPONSES,
   303: {
     description: 'Counted: `Location` is the grant URL, valid for an hour, which streams the file and resumes without counting again.',
     headers: { Location: { type: 'string', format: 'uri', description: 'The grant URL.' } },

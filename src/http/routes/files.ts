@@ -160,7 +160,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const file = await app.services.files.get(request.principal.account.id, request.params.file_id)
+      const file = await app.services.files.describe(request.principal.account.id, request.params.file_id)
       return { success: true as const, file: presentFile(file, app.config.linkBaseUrl) }
     },
   )

@@ -1,0 +1,205 @@
+import type { Readable } from 'node:stream'
+import type { ClaimedScan, ScansRepository } from '../db/repositories/scans-repository.js'
+import type { FileRow } from '../db/schema.js'
+import type { ScanVerdict } from '../scanning/clamd-client.js'
+import type { BlobStore } from '../storage/blob-store.js'
+import { SYSTEM_ACTOR, type AuditTrail } from './audit.js'
+import type { ScanPolicy } from './scan-policy.js'
+
+/** What scans the bytes: clamd (scanning/clamd-client.ts); tests may put another in. */
+export interface VirusScanner {
+  scan(source: Readable): Promise<ScanVerdict>
+  ping(): Promise<void>
+}
+
+export type ScanResult = 'clean' | 'infected' | 'skipped' | 'error' | 'retry'
+
+/** Told of each scan (the server's metrics). */
+export interface ScanEvents {
+  /** `failure`: why a scan had no verdict (result `retry`). */
+  scanned(result: ScanResult, durationMs: number, failure?: unknown): void
+}
+
+export interface ScannerOptions {
+  /** Files scanned at once by this instance. */
+  concurrency: number
+  /** How often it looks for pending files when idle. */
+  pollMs: number
+  /** A scanner's hold on a file, renewed while it scans: a crashed instance's files are free again after it. */
+  leaseMs: number
+  /** The first wait after a scan without a verdict; doubled each time up to maxRetryMs. */
+  retryMs: number
+  maxRetryMs: number
+}
+
+export const DEFAULT_SCANNER_OPTIONS: Omit<ScannerOptions, 'concurrency'> = {
+  pollMs: 1_000,
+  leaseMs: 60_000,
+  retryMs: 5_000,
+  maxRetryMs: 300_000,
+}
+
+/**
+ * The scanner (../shared/spec/upload-requests.md, virus scanning): takes pending files, streams each
+ * from the blob store to clamd (no local copy, on S3 as on the folder), and writes the verdict. An
+ * infected file loses its row, links and bytes at once and is remembered for its owner; no verdict
+ * (clamd down, a timeout, the store unreadable) leaves the file pending and tries again with backoff:
+ * never clean without clamd saying so. Restartable and safe on several instances: each file is held
+ * by one scanner at a time under a renewed lease.
+ */
+export class ScanService {
+  private readonly options: ScannerOptions
+  private readonly inFlight = new Set<Promise<void>>()
+  private stopped = true
+  private loop: Promise<void> | undefined
+  private wake: (() => void) | undefined
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly scans: ScansRepository,
+    private readonly store: BlobStore,
+    private readonly scanner: VirusScanner,
+    private readonly policy: ScanPolicy,
+    private readonly trail: AuditTrail,
+    options: Partial<ScannerOptions> & Pick<ScannerOptions, 'concurrency'>,
+    private readonly now: () => number = Date.now,
+    private readonly events: ScanEvents = { scanned: () => {} },
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {
+    this.options = { ...DEFAULT_SCANNER_OPTIONS, ...options }
+  }
+
+  /** Whether clamd answers now (start-up's check: a warning, never a refusal to start). */
+  ping(): Promise<void> {
+    return this.scanner.ping()
+  }
+
+  /** Takes what is due now and scans it; resolves when those scans have ended. */
+  async runOnce(): Promise<number> {
+    const started = await this.takeDue()
+    await Promise.all(started)
+    return started.length
+  }
+
+  /** Runs until stop(): polls for pending files, at once again while there is more to do. */
+  start(): void {
+    if (!this.stopped) return
+    this.stopped = false
+    this.loop = (async () => {
+      while (!this.stopped) {
+        let taken = 0
+        try {
+          taken = (await this.takeDue()).length
+        } catch (error) {
+          this.onError(error)
+        }
+        if (this.stopped) break
+        if (taken > 0 && this.inFlight.size < this.options.concurrency) continue
+        await new Promise<void>((resolve) => {
+          this.wake = resolve
+          this.timer = setTimeout(resolve, this.options.pollMs)
+          this.timer.unref()
+        })
+        this.wake = undefined
+      }
+    })()
+  }
+
+  /** A file was just stored by this process: look now rather than at the next poll. */
+  nudge(): void {
+    if (this.stopped) return
+    setTimeout(() => this.wake?.(), 15).unref()
+  }
+
+  /** Stops taking files and waits for the scans in flight (each ends within clamd's timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.timer)
+    this.wake?.()
+    await this.loop
+    await Promise.all(this.inFlight)
+  }
+
+  private async takeDue(): Promise<Promise<void>[]> {
+    const room = this.options.concurrency - this.inFlight.size
+    if (room <= 0) return []
+    const claimed = await this.scans.claimDue(this.now(), room, this.options.leaseMs)
+    return claimed.map((claim) => {
+      const scan: Promise<void> = this.scanOne(claim)
+        .catch(this.onError)
+        .finally(() => {
+          this.inFlight.delete(scan)
+          this.wake?.()
+        })
+      this.inFlight.add(scan)
+      return scan
+    })
+  }
+
+  private async scanOne(claim: ClaimedScan): Promise<void> {
+    const started = Date.now()
+    // The lease is renewed while clamd reads: a long scan is not taken over by another instance.
+    const renewal = setInterval(
+      () => {
+        this.scans
+          .renewLease(claim, this.now() + this.options.leaseMs)
+          .then((until) => {
+            if (until !== undefined) claim.leasedUntil = until
+          })
+          .catch(this.onError)
+      },
+      Math.max(50, Math.floor(this.options.leaseMs / 3)),
+    )
+    renewal.unref()
+    let verdict: ScanVerdict | undefined
+    let failure: unknown
+    try {
+      verdict = await this.scanner.scan(await this.store.get(claim.storageKey))
+    } catch (error) {
+      // No verdict: pending it stays, and it is tried again later (never clean by default).
+      failure = error
+    } finally {
+      clearInterval(renewal)
+    }
+    let result: ScanResult = 'retry'
+    if (verdict) {
+      result = await this.record(claim, verdict)
+    } else {
+      const wait = Math.min(this.options.maxRetryMs, this.options.retryMs * 2 ** Math.min(claim.attempts, 20))
+      await this.scans.retryLater(claim, this.now() + wait)
+    }
+    this.events.scanned(result, Date.now() - started, failure)
+  }
+
+  /** Writes a verdict: clean, infected (the file goes), or too large for clamd (skipped or error by mode). */
+  private async record(claim: ClaimedScan, verdict: ScanVerdict): Promise<ScanResult> {
+    const now = this.now()
+    if (verdict.result === 'clean') {
+      await this.scans.recordVerdict(claim, 'clean', now)
+      return 'clean'
+    }
+    if (verdict.result === 'too_large') {
+      // clamd's StreamMaxLength is below what the operator declared: served unscanned only in async mode.
+      const status = this.policy.mode === 'required' ? 'error' : 'skipped'
+      await this.scans.recordVerdict(claim, status, now)
+      return status
+    }
+    const removed = await this.scans.recordInfected(
+      claim,
+      verdict.signature,
+      now,
+      this.trail.pending('scan.infected', SYSTEM_ACTOR, (file: FileRow) => ({
+        accountId: file.account_id,
+        target: { type: 'file', id: file.id },
+        details: { filename: file.filename, size: file.size, signature: verdict.signature },
+      })),
+    )
+    if (removed) await this.store.delete(removed.storage_key).catch(this.onError)
+    return 'infected'
+  }
+
+  /** Files waiting for a scan (the metrics' gauge). */
+  pending(): Promise<{ count: number; oldestCreatedAt: number | null }> {
+    return this.scans.pending()
+  }
+}
