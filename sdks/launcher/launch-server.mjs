@@ -11,14 +11,17 @@
 // stdout: {"base_url":"http://127.0.0.1:PORT/api/v1","server_url":"http://127.0.0.1:PORT",
 //          "keys":{"pro":"fsk_…","free":"fsk_…","limited":"fsk_…","read_only":"fsk_…","ip_restricted":"fsk_…",
 //                  "auditor":"fsk_…"},"accounts":{"pro":1,"free":2,"limited":3},
-//          "limits":{"pro":{…raised rates},"limited":{…}},"pid":N,"server_pid":N,"data_dir":"…"}
+//          "limits":{"pro":{…raised rates},"limited":{…}},"pid":N,"server_pid":N,"data_dir":"…",
+//          "scanning":{"base_url":…,"server_url":…,"keys":{"pro":"fsk_…"},"mode":"required","eicar":"…","signature":"…"}|null}
+// "scanning" is a second server with FILESHARE_SCAN=required on a clamd of the launcher's own, with a
+// test signature database (the EICAR test string); null when clamd (Debian's clamav-daemon) is missing.
 // The pro plan's request rates are raised (TEST_PLANS) so that suites sharing the pro account do
 // not run into them; "limited" (a pro account with low overrides) is there for the limit errors.
 // Everything else (server logs, CLI errors) goes to stderr. Exit code 0 after a clean stop; 1 when
 // the server could not start or stopped by itself; 2 for a usage error or a missing build.
 import { spawn, execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -44,6 +47,13 @@ export const LIMITED = Object.freeze({
  * --env FILESHARE_PLANS=... (JSON, see docs/configuration.md).
  */
 export const TEST_PLANS = Object.freeze({ pro: { requests_per_minute: 6000, requests_per_day: 1000000 } })
+
+const CLAMD = '/usr/sbin/clamd'
+/** The standard antivirus test file: harmless, detected by the launcher's clamd as SIGNATURE. */
+const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*'
+const EICAR_SIGNATURE = 'Fileshare.Test.EICAR.UNOFFICIAL'
+/** Processes besides the main server (clamd, the scanning server), ended by stop(). */
+const extraChildren = new Set()
 
 function log(message) {
   process.stderr.write(`[launch-server] ${message}\n`)
@@ -115,6 +125,97 @@ async function createAccount(env, name, plan) {
   return { id: created.account_id, key: created.api_key }
 }
 
+/** clamd's answer to zPING on 127.0.0.1:port, or undefined. */
+function pingClamd(port) {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    let answer = ''
+    socket.setTimeout(1000, () => socket.destroy())
+    socket.on('connect', () => socket.write('zPING\0'))
+    socket.on('data', (chunk) => {
+      answer += chunk.toString()
+      if (answer.includes('\0')) socket.end()
+    })
+    socket.on('error', () => resolve(undefined))
+    socket.on('close', () => resolve(answer.replace(/\0/g, '') || undefined))
+  })
+}
+
+/**
+ * A clamd of our own (Foreground, TCP on 127.0.0.1) on a database that knows only the EICAR test
+ * string: the official databases are neither needed nor downloadable here. Resolves with its port.
+ */
+async function startClamd(dir) {
+  const db = path.join(dir, 'db')
+  const tmp = path.join(dir, 'tmp')
+  mkdirSync(db, { recursive: true })
+  mkdirSync(tmp, { recursive: true })
+  writeFileSync(path.join(db, 'fileshare-test.ndb'), `Fileshare.Test.EICAR:0:*:${Buffer.from(EICAR).toString('hex')}\n`)
+  const port = await freePort()
+  const conf = path.join(dir, 'clamd.conf')
+  writeFileSync(
+    conf,
+    [
+      `TCPSocket ${port}`,
+      'TCPAddr 127.0.0.1',
+      'Foreground yes',
+      `DatabaseDirectory ${db}`,
+      `TemporaryDirectory ${tmp}`,
+      `PidFile ${path.join(dir, 'clamd.pid')}`,
+      `LogFile ${path.join(dir, 'clamd.log')}`,
+      'LogSyslog no',
+      'Bytecode no',
+      'SelfCheck 0',
+      'StreamMaxLength 26214400',
+      '',
+    ].join('\n'),
+  )
+  const child = spawn(CLAMD, ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] })
+  child.stderr.pipe(process.stderr)
+  extraChildren.add(child)
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`clamd exited at start (code ${child.exitCode})`)
+    if ((await pingClamd(port)) === 'PONG') return port
+    await sleep(50)
+  }
+  throw new Error('clamd did not answer PING within 30 s')
+}
+
+/** The second server, scanning every upload with clamd in required mode, and its pro account's key. */
+async function startScanningServer(baseEnv, dataDir) {
+  const clamdPort = await startClamd(path.join(dataDir, 'clamd'))
+  const scanDir = path.join(dataDir, 'scanning')
+  mkdirSync(scanDir, { recursive: true })
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort()
+    const origin = `http://127.0.0.1:${port}`
+    const env = {
+      ...baseEnv,
+      FILESHARE_DATA_DIR: scanDir,
+      FILESHARE_PUBLIC_URL: origin,
+      FILESHARE_CLAMD: `tcp://127.0.0.1:${clamdPort}`,
+      FILESHARE_SCAN: 'required',
+    }
+    if (attempt === 1) await cli(env, ['migrate'])
+    const pro = attempt === 1 ? await createAccount(env, 'scanning-pro', 'pro') : startScanningServer.pro
+    startScanningServer.pro = pro
+    const started = await startServer(env, port)
+    if (started.child) {
+      extraChildren.add(started.child)
+      return {
+        base_url: `${origin}/api/v1`,
+        server_url: origin,
+        keys: { pro: pro.key },
+        mode: 'required',
+        eicar: EICAR,
+        signature: EICAR_SIGNATURE,
+      }
+    }
+    if (attempt >= 3) throw new Error(`the scanning server exited while starting (${JSON.stringify(started.exited)})`)
+  }
+}
+
 /** Starts the server; resolves once /readyz answers 200, rejects if it exits first or takes > 30 s. */
 async function startServer(env, port) {
   if (stopping) throw new Error('stopping')
@@ -178,6 +279,14 @@ async function main() {
       const exited = new Promise((resolve) => running.once('exit', resolve))
       running.kill('SIGKILL')
       await exited
+    }
+    for (const extra of extraChildren) {
+      if (extra.exitCode !== null || extra.signalCode !== null) continue
+      const exited = new Promise((resolve) => extra.once('exit', resolve))
+      extra.kill('SIGTERM')
+      const timer = setTimeout(() => extra.kill('SIGKILL'), 10_000)
+      await exited
+      clearTimeout(timer)
     }
     child ??= startingServer
     if (child && child.exitCode === null && child.signalCode === null) {
@@ -265,6 +374,9 @@ async function main() {
       log(`the server exited while starting on port ${port}; trying another port`)
     }
     const [free, limited, readOnly, ipRestricted, auditor] = await others
+    // Virus scanning (issue 35) where clamd is installed: a second server that scans in required mode.
+    const scanning = existsSync(CLAMD) ? await startScanningServer(env, dataDir) : null
+    if (!scanning) log(`${CLAMD} is missing (Debian's clamav-daemon): no scanning server ("scanning": null)`)
     child.once('exit', (code, signal) => {
       if (!stopping) {
         log(`the server exited by itself (code ${code}, signal ${signal})`)
@@ -280,6 +392,7 @@ async function main() {
       pid: process.pid,
       server_pid: child.pid,
       data_dir: dataDir,
+      scanning,
     }
     const line = JSON.stringify(info)
     if (options.jsonFile) {
