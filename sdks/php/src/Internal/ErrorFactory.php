@@ -13,6 +13,7 @@ use Fileshare\Exception\LimitExceededException;
 use Fileshare\Exception\NotFoundException;
 use Fileshare\Exception\PermissionDeniedException;
 use Fileshare\Exception\RateLimitException;
+use Fileshare\Exception\ScanPendingException;
 use Fileshare\Exception\ServerException;
 use Fileshare\Model\RateLimitInfo;
 use Psr\Http\Message\ResponseInterface;
@@ -26,7 +27,7 @@ final class ErrorFactory
      * PermissionDeniedException.
      */
     private const LIMIT_CODES = ['file_too_large', 'daily_upload_limit_exceeded', 'storage_quota_exceeded', 'link_limit_exceeded',
-        'webhook_limit_exceeded', 'upload_request_full'];
+        'webhook_limit_exceeded', 'upload_request_full', 'file_not_scannable'];
 
     /** `Retry-After` in seconds (delta-seconds or an HTTP date), or null. */
     public static function parseRetryAfter(string $value, ?int $now = null): ?int
@@ -135,6 +136,10 @@ final class ErrorFactory
         }
         if ($status >= 500) {
             return new ServerException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
+        }
+
+        if ($status === 409 && $code === 'scan_pending') {
+            return new ScanPendingException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);
         }
 
         return new BadRequestException($message, $status, $code, $requestId, $retryAfter, null, $headers, $parsed);

@@ -10,12 +10,13 @@ use Fileshare\Exception\FileshareException;
  * A file, as the API describes it (`GET /files`, `GET /files/{id}`, an upload's answer).
  * Fields mirror the API's JSON; `uploaded_at` is `upload_date` and `expiry` is `expires_at` as
  * date-times in UTC, `source` says how it came in (the API, the dashboard, or an upload
- * request), and `extra` keeps fields this SDK does not know yet. toArray() / json_encode() give
+ * request), `scan` is its virus scan (null when the server does not scan), and `extra` keeps
+ * fields this SDK does not know yet. toArray() / json_encode() give
  * the API's object.
  */
 final readonly class FileRecord implements \JsonSerializable
 {
-    private const KNOWN = ['file_id', 'filename', 'size', 'upload_date', 'download_count', 'public_link', 'content_type', 'sha256', 'expires_at', 'source'];
+    private const KNOWN = ['file_id', 'filename', 'size', 'upload_date', 'download_count', 'public_link', 'content_type', 'sha256', 'expires_at', 'source', 'scan'];
 
     public \DateTimeImmutable $uploaded_at;
     /** `expires_at` as a date-time in UTC; null: the file does not expire. */
@@ -38,6 +39,8 @@ final readonly class FileRecord implements \JsonSerializable
         public ?string $expires_at = null,
         /** How the file came in: `api`, `dashboard`, or `upload_request` with its `request_id`; null from a server that does not say. */
         public ?FileSource $source = null,
+        /** The virus scan (`status` pending, clean, infected, error or skipped); null when the server does not scan, or did not when the file was stored. */
+        public ?FileScan $scan = null,
     ) {
         $this->uploaded_at = self::parseDate($upload_date);
         $this->expiry = $expires_at === null ? null : self::parseDate($expires_at);
@@ -64,6 +67,7 @@ final readonly class FileRecord implements \JsonSerializable
             $extra,
             isset($data['expires_at']) ? (string) $data['expires_at'] : null,
             \is_array($data['source'] ?? null) ? FileSource::fromArray($data['source']) : null,
+            \is_array($data['scan'] ?? null) ? FileScan::fromArray($data['scan']) : null,
         );
     }
 
@@ -80,6 +84,7 @@ final readonly class FileRecord implements \JsonSerializable
             'content_type' => $this->content_type,
             'sha256' => $this->sha256,
             'expires_at' => $this->expires_at,
+            'scan' => $this->scan?->toArray(),
         ] + ($this->source === null ? [] : ['source' => $this->source->toArray()]) + $this->extra;
     }
 

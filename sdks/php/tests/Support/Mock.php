@@ -88,6 +88,7 @@ final class Mock
             'content_type' => 'application/octet-stream',
             'sha256' => $sha256 ?? hash('sha256', $bytes),
             'expires_at' => null,
+            'scan' => null,
         ];
     }
 
