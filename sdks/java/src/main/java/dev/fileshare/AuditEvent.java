@@ -12,7 +12,9 @@ import java.util.Map;
  * @param action what happened, e.g. {@code file.uploaded}, {@code file.updated}, {@code file.deleted},
  *     {@code link.created}, {@code link.revoked}, {@code key.created}, {@code session.signed_in},
  *     {@code upload_request.created}, {@code upload_request.updated}, {@code upload_request.closed},
- *     {@code upload_request.deleted}
+ *     {@code upload_request.deleted}, {@code scan.infected} (the virus scanner found malware and the
+ *     file was removed: actor {@code system}, target the file, details {@code filename}, {@code size},
+ *     {@code signature})
  * @param actor who did it
  * @param ip the address it came from, truncated by default (IPv4 to its /24, IPv6 to its /48), or
  *     null when the server records none

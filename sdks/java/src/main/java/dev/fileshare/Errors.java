@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
 final class Errors {
     /** The 403 codes of a limit the account reached (the rest of 403 is a permission). */
     static final Set<String> LIMIT_CODES = Set.of("file_too_large", "daily_upload_limit_exceeded",
-            "storage_quota_exceeded", "link_limit_exceeded", "webhook_limit_exceeded", "upload_request_full");
+            "storage_quota_exceeded", "link_limit_exceeded", "webhook_limit_exceeded", "upload_request_full",
+            "file_not_scannable");
 
     /** A {@code scope} parameter of a {@code WWW-Authenticate} challenge: quoted, or a bare token. */
     private static final Pattern SCOPE_PARAM = Pattern.compile("(?i)(?:^|[\\s,])scope\\s*=\\s*(?:\"([^\"]*)\"|([^\\s,\"]+))");
@@ -118,6 +119,7 @@ final class Errors {
             return new LimitExceededException(message, details, null);
         }
         if (status == 404) return new NotFoundException(message, details, null);
+        if (status == 409 && "scan_pending".equals(code)) return new ScanPendingException(message, details, null);
         if (status >= 500) return new ServerException(message, details, null);
         return new BadRequestException(message, details, null);
     }

@@ -15,8 +15,9 @@ final class Json {
     static final ObjectMapper MAPPER = new ObjectMapper();
 
     private static final Set<String> FILE_FIELDS = Set.of(
-            "file_id", "filename", "size", "upload_date", "download_count", "public_link", "content_type", "sha256", "expires_at", "source", "success");
+            "file_id", "filename", "size", "upload_date", "download_count", "public_link", "content_type", "sha256", "expires_at", "source", "scan", "success");
     private static final Set<String> SOURCE_FIELDS = Set.of("type", "request_id");
+    private static final Set<String> SCAN_FIELDS = Set.of("status", "signature", "scanned_at");
     private static final Set<String> UPLOAD_REQUEST_FIELDS = Set.of("request_id", "url", "label", "message", "expires_at",
             "max_files", "max_file_size", "max_total_size", "file_expires_in", "password_protected", "files_received",
             "bytes_received", "status", "created_at");
@@ -95,7 +96,14 @@ final class Json {
                 text(node, "sha256"),
                 text(node, "expires_at"),
                 fileSource(node.get("source")),
+                fileScan(node.get("scan")),
                 extra(node, FILE_FIELDS));
+    }
+
+    /** A file record's {@code scan}; null when null (the server does not scan), absent (an older server) or not an object. */
+    static FileScan fileScan(JsonNode node) {
+        if (node == null || !node.isObject()) return null;
+        return new FileScan(text(node, "status"), text(node, "signature"), text(node, "scanned_at"), extra(node, SCAN_FIELDS));
     }
 
     /** A file record's {@code source}; null when absent (an older server) or not an object. */

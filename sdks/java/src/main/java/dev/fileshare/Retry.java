@@ -5,8 +5,8 @@ import java.util.function.DoubleSupplier;
 import java.util.function.Predicate;
 
 /**
- * The retry policy: 429, 500, 502, 503, 504, 409 {@code idempotency_in_progress} and connection
- * failures, after {@code Retry-After} or a full-jitter backoff. A {@code Retry-After} longer than
+ * The retry policy: 429, 500, 502, 503, 504, 409 {@code idempotency_in_progress}, 409
+ * {@code scan_pending} (a link's file not scanned yet) and connection failures, after {@code Retry-After} or a full-jitter backoff. A {@code Retry-After} longer than
  * {@link #MAX_RETRY_AFTER_SECONDS} is never slept through: the error is thrown at once.
  */
 final class Retry {
@@ -66,10 +66,13 @@ final class Retry {
 
     /**
      * Whether the same request may succeed later: a rate limit, a 500, 502, 503 or 504, the same
-     * idempotency key still running (409 {@code idempotency_in_progress}), or no response at all.
+     * idempotency key still running (409 {@code idempotency_in_progress}), a link's file not scanned
+     * yet (409 {@code scan_pending}), or no response at all.
      */
     static boolean isTransient(Throwable error) {
-        if (error instanceof RateLimitException || error instanceof APIConnectionException) return true;
+        if (error instanceof RateLimitException || error instanceof APIConnectionException || error instanceof ScanPendingException) {
+            return true;
+        }
         if (error instanceof ServerException s) return s.statusOrNull() != null && RETRYABLE_SERVER_STATUSES.contains(s.statusOrNull());
         return error instanceof BadRequestException b && Integer.valueOf(409).equals(b.statusOrNull())
                 && "idempotency_in_progress".equals(b.code());
@@ -78,10 +81,12 @@ final class Retry {
     /**
      * Whether a request that must not be sent twice and carries no idempotency key (a download's
      * {@code POST} to a link, which counts; a rotation) may be sent again: only when the server
-     * answered 429 or 503 (nothing was done). Never after a 500 (it may have acted before failing), a
-     * connection failure or a timeout (it may have come after the server acted).
+     * answered 429 or 503, or a link 409 {@code scan_pending} (nothing was done: the link checks the
+     * scan before it counts). Never after a 500 (it may have acted before failing), a connection
+     * failure or a timeout (it may have come after the server acted).
      */
     static boolean nothingWasDone(FileshareException error) {
+        if (error instanceof ScanPendingException) return true;
         Integer status = error.statusOrNull();
         return status != null && (status == 429 || status == 503);
     }
