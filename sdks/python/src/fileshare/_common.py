@@ -26,6 +26,7 @@ from ._errors import (
     ConfigurationError,
     FileshareError,
     RateLimitError,
+    ScanPendingError,
     ServerError,
 )
 from ._logs import logger
@@ -39,6 +40,9 @@ DEFAULT_CHUNK_SIZE = 16 * 1024 * 1024
 RETRY_AFTER_MAX = 60
 """A ``Retry-After`` of more seconds than this is not waited for: the call raises at once."""
 RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
+CONFLICTS_TO_RETRY = frozenset({"idempotency_in_progress", "scan_pending"})
+"""The codes of the 409s that are retried: the same request succeeds once the other one ended, or
+once the server scanned the file for viruses (it sends ``Retry-After``)."""
 BACKOFF_BASE = 0.5
 """First backoff step (full jitter: a random wait between 0 and this, doubling per attempt)."""
 BACKOFF_MAX = 8.0
@@ -170,12 +174,12 @@ def waits_too_long(error: BaseException) -> bool:
 
 
 def is_transient(error: BaseException) -> bool:
-    """429, 500, 502, 503, 504, 409 ``idempotency_in_progress`` and connection failures: the same
-    request may succeed later."""
+    """429, 500, 502, 503, 504, 409 ``idempotency_in_progress``, 409 ``scan_pending`` (a link of
+    a file not scanned for viruses yet) and connection failures: the same request may succeed later."""
     if isinstance(error, APIConnectionError):
         return True
     if isinstance(error, BadRequestError):
-        return error.status == 409 and error.code == "idempotency_in_progress"
+        return error.status == 409 and error.code in CONFLICTS_TO_RETRY
     return isinstance(error, (RateLimitError, ServerError)) and error.status in RETRYABLE_STATUSES
 
 
@@ -198,6 +202,8 @@ def is_retryable_answer(error: BaseException) -> bool:
     acted, so it is not sent again."""
     if waits_too_long(error):
         return False
+    if isinstance(error, ScanPendingError):
+        return True  # refused before the link counted anything
     return isinstance(error, RateLimitError) or (isinstance(error, ServerError) and error.status == 503)
 
 

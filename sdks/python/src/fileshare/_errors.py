@@ -20,6 +20,7 @@ __all__ = [
     "LimitExceededError",
     "NotFoundError",
     "BadRequestError",
+    "ScanPendingError",
     "RateLimitError",
     "RateLimitInfo",
     "ServerError",
@@ -124,7 +125,10 @@ class IpNotAllowedError(PermissionDeniedError):
 class LimitExceededError(FileshareError):
     """403 ``file_too_large`` / ``daily_upload_limit_exceeded`` / ``storage_quota_exceeded`` /
     ``link_limit_exceeded`` / ``webhook_limit_exceeded`` / ``upload_request_full`` (an upload
-    request has no room left for the file); 413 ``file_too_large`` of resumable uploads."""
+    request has no room left for the file) / ``file_not_scannable`` (the file is larger than the
+    server's virus scanner can scan, and the server serves only scanned files: refused at upload,
+    or a download of a file whose scan ended in ``error``); 413 ``file_too_large`` of resumable
+    uploads."""
 
 
 class NotFoundError(FileshareError):
@@ -133,8 +137,17 @@ class NotFoundError(FileshareError):
 
 class BadRequestError(FileshareError):
     """Any other 4xx: the request was refused as it is; sending it again unchanged will not help
-    (except 409 ``idempotency_in_progress``, which the SDK retries by itself). 422
-    ``idempotency_key_reused``: the idempotency key was used for another request."""
+    (except 409 ``idempotency_in_progress`` and 409 ``scan_pending`` (:class:`ScanPendingError`),
+    which the SDK retries by itself). 422 ``idempotency_key_reused``: the idempotency key was used
+    for another request."""
+
+
+class ScanPendingError(BadRequestError):
+    """409 ``scan_pending``: the file behind a download link has not been scanned for viruses yet,
+    and the server serves only scanned files. ``retry_after`` says when to ask again (the server
+    sends 10 seconds). ``download()`` already waits that long and asks again, up to
+    ``max_retries`` times, before it raises this. A :class:`BadRequestError`, so code that catches
+    those still catches it."""
 
 
 class RateLimitError(FileshareError):
@@ -192,6 +205,7 @@ LIMIT_CODES = frozenset(
         "link_limit_exceeded",
         "webhook_limit_exceeded",
         "upload_request_full",
+        "file_not_scannable",
     }
 )
 """The 403 codes of a limit of the plan or the account (``LimitExceededError``)."""
@@ -293,4 +307,6 @@ def error_from_response(status: int, headers: httpx.Headers, body: bytes) -> Fil
         return RateLimitError(message, rate_limit=info, **kwargs)
     if status >= 500:
         return ServerError(message, **kwargs)
+    if status == 409 and code == "scan_pending":
+        return ScanPendingError(message, **kwargs)
     return BadRequestError(message, **kwargs)

@@ -7,7 +7,7 @@ import re
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from datetime import datetime, timezone
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from ._errors import FileshareError
 
@@ -15,6 +15,7 @@ __all__ = [
     "Record",
     "FileRecord",
     "FileSource",
+    "FileScan",
     "Link",
     "Pagination",
     "FileList",
@@ -129,6 +130,10 @@ class FileRecord(Record):
     """How the file came in: ``type`` ``api``, ``dashboard`` or ``upload_request`` (then with the
     ``request_id`` of the upload request a guest sent it through). None from a server that does
     not say."""
+    scan: FileScan | None = None
+    """The virus scan (ClamAV) of the file: ``status`` ``pending``, ``clean``, ``infected``,
+    ``error`` or ``skipped``. None when the server does not scan files (or did not when this one
+    was stored)."""
     extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
     """Fields the server sent that this SDK does not know yet."""
 
@@ -147,10 +152,13 @@ class FileRecord(Record):
         known, extra = _split(cls, raw, "file object")
         source = known.get("source")
         known["source"] = None if source is None else FileSource.from_json(source)
+        scan = known.get("scan")
+        known["scan"] = None if scan is None else FileScan.from_json(scan)
         return cls(**known, extra=MappingProxyType(extra))
 
     def to_dict(self) -> dict[str, Any]:
-        """The API's JSON object as a dict; ``source`` only when the answer had one."""
+        """The API's JSON object as a dict; ``source`` only when the answer had one (``scan`` is
+        always there: None when the server does not scan)."""
         data = Record.to_dict(self)
         if self.source is None:
             data.pop("source", None)
@@ -179,6 +187,48 @@ class FileSource(Record):
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> FileSource:
         known, extra = _split(cls, raw, "file source")
+        return cls(**known, extra=MappingProxyType(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class FileScan(Record):
+    """The virus scan of a file (``FileRecord.scan``), on servers that scan with ClamAV.
+
+    ``status`` is one of the constants below: ``pending`` (not scanned yet; where the server serves
+    only scanned files its links answer 409 ``scan_pending`` meanwhile), ``clean``, ``infected``
+    (its bytes and links are gone and it left the list; ``files.get()`` still answers for its
+    owner, with the ``signature``), ``error`` (the scanner could not scan it, being too large for
+    it: such a file is never served, 403 ``file_not_scannable``) or ``skipped`` (too large to scan,
+    served unscanned). Other statuses may come: treat them as unknown."""
+
+    PENDING: ClassVar[str] = "pending"
+    CLEAN: ClassVar[str] = "clean"
+    INFECTED: ClassVar[str] = "infected"
+    ERROR: ClassVar[str] = "error"
+    SKIPPED: ClassVar[str] = "skipped"
+
+    status: str
+    signature: str | None = None
+    """The name of what the scanner found (``Win.Test.EICAR_HDB-1``); None unless ``infected``."""
+    scanned_at: str | None = None
+    """UTC, ``YYYY-MM-DD HH:MM:SS``: when the verdict came; None while ``pending``.
+    :attr:`scanned` is the same as an aware datetime."""
+    extra: Mapping[str, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """Fields the server sent that this SDK does not know yet."""
+
+    @property
+    def scanned(self) -> datetime | None:
+        """``scanned_at`` as an aware :class:`~datetime.datetime` in UTC (None while pending)."""
+        return parse_optional_date(self.scanned_at)
+
+    @property
+    def done(self) -> bool:
+        """The scan has ended (any status but ``pending``)."""
+        return self.status != FileScan.PENDING
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> FileScan:
+        known, extra = _split(cls, raw, "file scan")
         return cls(**known, extra=MappingProxyType(extra))
 
 

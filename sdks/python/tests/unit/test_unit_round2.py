@@ -193,7 +193,7 @@ def test_to_dict_and_to_json() -> None:
     assert isinstance(text, str) and json.loads(text) == data and "\n" in text
     assert "\n" not in result.to_json(indent=None)
     record = fileshare.FileRecord.from_json({**FILE, "labels": ["x"]})
-    assert record.to_dict() == {**FILE, "expires_at": None, "labels": ["x"]}
+    assert record.to_dict() == {**FILE, "expires_at": None, "scan": None, "labels": ["x"]}
     page = fileshare.FileList.from_json({"files": [FILE], "pagination": {"page": 1, "limit": 20, "total": 1, "pages": 1}})
     assert page.to_dict()["files"][0]["file_id"] == 7
 

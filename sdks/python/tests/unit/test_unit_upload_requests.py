@@ -327,13 +327,13 @@ def test_the_upload_request_record() -> None:
 def test_the_file_record_has_its_source() -> None:
     guest = fileshare.FileRecord.from_json(received(7, 12))
     assert guest.source == fileshare.FileSource(type="upload_request", request_id=12)
-    assert guest.to_dict() == {**received(7, 12), "expires_at": None}
+    assert guest.to_dict() == {**received(7, 12), "expires_at": None, "scan": None}
     api = fileshare.FileRecord.from_json({**FILE, "source": {"type": "api"}})
     assert api.source is not None and (api.source.type, api.source.request_id) == ("api", None)
-    assert api.to_dict() == {**FILE, "expires_at": None, "source": {"type": "api"}}  # no request_id: none was sent
+    assert api.to_dict() == {**FILE, "expires_at": None, "scan": None, "source": {"type": "api"}}  # no request_id: none was sent
     assert fileshare.FileRecord.from_json({**FILE, "source": {"type": "dashboard"}}).source == fileshare.FileSource("dashboard")
     older = fileshare.FileRecord.from_json(FILE)  # a server before upload requests
-    assert older.source is None and older.to_dict() == {**FILE, "expires_at": None}
+    assert older.source is None and older.to_dict() == {**FILE, "expires_at": None, "scan": None}
     future = fileshare.FileRecord.from_json({**FILE, "source": {"type": "import", "batch": 3}})
     assert future.source is not None and future.source.extra == {"batch": 3}
     assert future.to_dict()["source"] == {"type": "import", "batch": 3}

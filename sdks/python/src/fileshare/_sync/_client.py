@@ -325,6 +325,12 @@ class Client:
         continues for free. With ``resume`` (default True) a partial destination file is continued
         with ``Range`` + ``If-Range``; a connection that drops is continued the same way within the
         retry budget. The finished bytes are checked against the ``ETag`` (the file's SHA-256).
+
+        On a server that serves only files scanned for viruses, the link of a file not scanned yet
+        answers 409 ``scan_pending`` with ``Retry-After``: the download waits that long and asks
+        again within the retry budget, then raises :class:`ScanPendingError` (with ``retry_after``). A file the scanner could not scan raises
+        :class:`LimitExceededError` (``file_not_scannable``); an infected file's links answer 404
+        (:class:`NotFoundError`).
         """
         client = self._for_call(timeout, max_retries, extra_headers)
         return _download.download(client, file_or_link, destination, password=password, on_progress=on_progress, resume=resume)
