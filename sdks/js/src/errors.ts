@@ -86,7 +86,9 @@ export class IpNotAllowedError extends PermissionDeniedError {}
 /**
  * 403 `file_too_large` / `daily_upload_limit_exceeded` / `storage_quota_exceeded` (the upload would
  * take the account past its `max_storage`) / `link_limit_exceeded` / `webhook_limit_exceeded` /
- * `upload_request_full` (an upload request has no room left for the file), and 413
+ * `upload_request_full` (an upload request has no room left for the file) / `file_not_scannable`
+ * (the file is larger than the server's virus scanner can scan, and the server serves only scanned
+ * files: refused at upload, or a download of a file whose scan `status` is `error`), and 413
  * `file_too_large` of resumable uploads.
  */
 export class LimitExceededError extends FileshareError {}
@@ -95,12 +97,20 @@ export class LimitExceededError extends FileshareError {}
 export class NotFoundError extends FileshareError {}
 
 /**
- * Any other 4xx (409 `default_link_required` among them; and a 3xx: redirects are not followed):
+ * Any other 4xx (409 `default_link_required` among them, and 409 `scan_pending`: {@link ScanPendingError}; and a 3xx: redirects are not followed):
  * the request was refused as it is; retrying it unchanged will not help. 422
  * `idempotency_key_reused`: the idempotency key was first used for another request. (409
  * `idempotency_in_progress`, the same key still at work, is retried by the SDK itself.)
  */
 export class BadRequestError extends FileshareError {}
+
+/**
+ * 409 `scan_pending`: the file behind a download link has not been scanned for malware yet (the
+ * server serves only scanned files). `retryAfter` says when to ask again (the server sends 10 s).
+ * `download()` already waits that long and asks again, up to `maxRetries` times, before it throws
+ * this. A {@link BadRequestError}, so code that catches those still catches it.
+ */
+export class ScanPendingError extends BadRequestError {}
 
 /** 429: a request rate limit. `retryAfter` says how long to wait; `rateLimit` holds `RateLimit-*`. */
 export class RateLimitError extends FileshareError {
@@ -168,6 +178,7 @@ const LIMIT_CODES = new Set([
   'link_limit_exceeded',
   'webhook_limit_exceeded',
   'upload_request_full',
+  'file_not_scannable',
 ])
 
 /**
@@ -236,5 +247,6 @@ export function errorFromResponse(status: number, headers: Headers, bodyText: st
     })
   }
   if (status >= 500) return new ServerError(message, init)
+  if (status === 409 && code === 'scan_pending') return new ScanPendingError(message, init)
   return new BadRequestError(message, init)
 }

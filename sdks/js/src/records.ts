@@ -61,9 +61,13 @@ function record<T>(raw: Record<string, unknown>, idField: string, what: string, 
   return fields as T
 }
 
-/** A file record from the API's object. */
+/**
+ * A file record from the API's object. A server from before virus scanning sends no `scan`: the
+ * record has `scan: null` then, as from a server that does not scan.
+ */
 export function toFileRecord(raw: RawFile): FileRecord {
-  return record<FileRecord>(raw, 'file_id', 'file', {
+  const withScan: RawFile = raw !== null && typeof raw === 'object' && !('scan' in raw) ? { ...(raw as RawFile), scan: null } : raw
+  return record<FileRecord>(withScan, 'file_id', 'file', {
     uploaded_at: parseUploadDate(raw?.upload_date),
     expiry: optionalDate(raw?.expires_at),
   })

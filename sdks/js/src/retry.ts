@@ -1,4 +1,4 @@
-import { APIConnectionError, BadRequestError, FileshareError, RateLimitError, ServerError } from './errors.js'
+import { APIConnectionError, BadRequestError, FileshareError, RateLimitError, ScanPendingError, ServerError } from './errors.js'
 
 /** A `Retry-After` of more than this many seconds is not waited out: the call throws at once. */
 export const RETRY_AFTER_MAX_SECONDS = 60
@@ -16,10 +16,11 @@ export function waitsTooLong(error: unknown): boolean {
 
 /**
  * 429, 500, 502, 503, 504, 409 `idempotency_in_progress` (the same idempotency key is still at
- * work) and connection failures: the same request may succeed later.
+ * work), 409 `scan_pending` (a download link of a file not scanned yet) and connection failures:
+ * the same request may succeed later.
  */
 export function isTransient(error: unknown): error is FileshareError {
-  if (error instanceof RateLimitError || error instanceof APIConnectionError) return true
+  if (error instanceof RateLimitError || error instanceof APIConnectionError || error instanceof ScanPendingError) return true
   if (error instanceof BadRequestError) return error.status === 409 && error.code === 'idempotency_in_progress'
   return error instanceof ServerError && RETRYABLE_SERVER_STATUSES.has(error.status ?? 0)
 }
@@ -63,12 +64,12 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * For a POST without an idempotency key that must not reach the server twice (a download's POST
- * to its link, a link's rotation): a retry only when the answer says nothing was done (429, 503),
- * never after a connection failure, a timeout or another 5xx, which may have come after the
+ * to its link, a link's rotation): a retry only when the answer says nothing was done (429, 503,
+ * 409 `scan_pending`: the link counted no download), never after a connection failure, a timeout or another 5xx, which may have come after the
  * server acted.
  */
 export function answered(error: FileshareError): boolean {
-  return error instanceof RateLimitError || (error instanceof ServerError && error.status === 503)
+  return error instanceof RateLimitError || error instanceof ScanPendingError || (error instanceof ServerError && error.status === 503)
 }
 
 export interface RetryPolicy {

@@ -13,7 +13,12 @@ export const FILE_FIELDS = [
   'sha256',
   'expires_at',
   'source',
+  'scan',
 ] as const
+/** Field names of the `FileScan` schema (a file record's `scan` when it is not `null`). */
+export const FILE_SCAN_FIELDS = ['status', 'signature', 'scanned_at'] as const
+/** The statuses of a file's virus scan ({@link FileScanStatus}), in the API's order. */
+export const FILE_SCAN_STATUSES = ['pending', 'clean', 'infected', 'error', 'skipped'] as const
 /** Field names of the `Link` schema. */
 export const LINK_FIELDS = [
   'link_id',
@@ -54,6 +59,34 @@ export interface ApiFile {
    * `{ type: 'upload_request', request_id }` (a guest sent it through an upload request).
    */
   source: FileSource
+  /**
+   * The file's virus scan (ClamAV), or `null` when the server does not scan files (or did not when
+   * this file was stored). See {@link FileScan}.
+   */
+  scan: FileScan | null
+}
+
+/**
+ * A file's virus scan status:
+ * - `pending`: not scanned yet. Where the server serves only scanned files, its links answer 409
+ *   `scan_pending` ({@link ScanPendingError}) meanwhile.
+ * - `clean`: scanned, nothing found.
+ * - `infected`: a signature was found (`signature`). The file's bytes and links are gone, it left
+ *   the list, the quota and the stats; only `files.get()` still answers its record, for its owner,
+ *   until `files.delete()` removes it.
+ * - `error`: the scanner could not scan it (larger than its own limit); a server that serves only
+ *   scanned files never serves it (403 `file_not_scannable`, a {@link LimitExceededError}).
+ * - `skipped`: too large to scan, served unscanned (servers that scan after serving only).
+ */
+export type FileScanStatus = (typeof FILE_SCAN_STATUSES)[number]
+
+/** A file's virus scan (`FileScan` in every SDK): a file record's `scan` when the server scans. */
+export interface FileScan {
+  status: FileScanStatus
+  /** The signature the scanner found (`Win.Test.EICAR_HDB-1`); `null` unless `infected`. */
+  signature: string | null
+  /** UTC, `YYYY-MM-DD HH:MM:SS`: when the verdict came; `null` while `pending`. */
+  scanned_at: string | null
 }
 
 /**
@@ -185,13 +218,15 @@ export interface CurrentKey extends Readonly<ApiCurrentKey> {
  * Who did what an audit event records: `key` (a call with an API key; `id` is its `key_id`),
  * `session` (the dashboard), `operator` (the `fileshare` CLI), `public` (someone with a link),
  * `guest` (someone who sent a file through an upload request; `id` is its `request_id`) or
- * `system` (the server itself: expiry, the collector).
+ * `system` (the server itself: expiry, the collector, the virus scanner).
  */
 export type AuditActorType = 'key' | 'session' | 'operator' | 'public' | 'guest' | 'system'
 
 /**
  * The actions of the audit log (`file.uploaded`, …), or one newer than this SDK. Through the API a
- * key causes `file.uploaded`, `file.updated`, `file.deleted` and the `link.*` ones.
+ * key causes `file.uploaded`, `file.updated`, `file.deleted` and the `link.*` ones. `scan.infected`:
+ * the virus scanner found a signature in a file and removed it (actor `system`, target the file,
+ * details `{ filename, size, signature }`).
  */
 export type AuditAction =
   | 'key.created'
@@ -220,6 +255,7 @@ export type AuditAction =
   | 'upload_request.updated'
   | 'upload_request.closed'
   | 'upload_request.deleted'
+  | 'scan.infected'
   | (string & {})
 
 /** An audit event as `GET /api/v1/audit-events` returns it. */
@@ -625,6 +661,8 @@ export const ERROR_CODES = [
   'webhook_url_not_allowed',
   'webhook_limit_exceeded',
   'upload_request_full',
+  'scan_pending',
+  'file_not_scannable',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 

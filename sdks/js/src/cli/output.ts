@@ -9,6 +9,7 @@
 //   `"ok":false`).
 // - Every line written is scrubbed of the API key (it never shows, even if a message held it).
 import { FileshareError, IntegrityError, RateLimitError } from '../errors.js'
+import type { FileScan } from '../types.js'
 import { errorTypeName, exitCodeFor } from './exit-codes.js'
 
 export interface Writable {
@@ -58,6 +59,24 @@ export function table(header: readonly string[], rows: readonly (readonly string
 export function keyValues(pairs: readonly (readonly [string, string])[]): string {
   const width = Math.max(...pairs.map(([key]) => key.length))
   return pairs.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n') + '\n'
+}
+
+/**
+ * A file's virus scan for a person: `clean (2026-11-27 10:00:00 UTC)`, `pending`,
+ * `infected: Win.Test.EICAR_HDB-1 (… UTC)`, `error (too large for the scanner)`,
+ * `skipped (too large to scan)`; `not scanned` when the server does not scan (`scan: null`).
+ * `short`: the status alone (`infected`), `-` for `null`, for a table column.
+ */
+export function formatScan(scan: FileScan | null | undefined, short = false): string {
+  if (!scan) return short ? '-' : 'not scanned'
+  const status = printable(String(scan.status))
+  if (short) return status
+  const at = scan.scanned_at ? ` (${scan.scanned_at} UTC)` : ''
+  if (scan.status === 'infected') return `infected: ${printable(scan.signature ?? 'unknown signature')}${at}`
+  if (scan.status === 'error') return `error: too large for the scanner, never served${at}`
+  if (scan.status === 'skipped') return `skipped: too large to scan, served unscanned${at}`
+  if (scan.status === 'pending') return 'pending: not scanned yet'
+  return `${status}${at}`
 }
 
 /** Control characters (escape codes among them) of a server-chosen text, made visible. */

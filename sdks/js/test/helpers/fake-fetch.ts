@@ -30,6 +30,7 @@ export const FILE = {
   public_link: 'http://fake.test/download/tok',
   content_type: 'text/plain',
   sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824', // "hello"
+  scan: null, // a server that does not scan
 }
 
 /** A link of FILE with a policy. */

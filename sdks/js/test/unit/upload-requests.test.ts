@@ -300,7 +300,7 @@ describe('client.uploadRequests: files', () => {
 
 describe('upload requests in the other lists and types', () => {
   it('the field lists: a file has source; an upload request its fourteen fields', () => {
-    expect(FILE_FIELDS.at(-1)).toBe('source')
+    expect(FILE_FIELDS.slice(-2)).toEqual(['source', 'scan'])
     expect(UPLOAD_REQUEST_FIELDS).toEqual([
       'request_id',
       'url',

@@ -2,16 +2,22 @@
 import { integerOption } from '../args.js'
 import type { Command } from '../command.js'
 import { EXIT_OK, UsageError } from '../exit-codes.js'
-import { formatBytes, printable, table } from '../output.js'
+import { formatBytes, formatScan, printable, table } from '../output.js'
 import type { FileList, FileRecord } from '../../types.js'
 
-function rows(files: readonly FileRecord[]): string[][] {
+/** The SCAN column is there when a file of the table has a scan (the server scans). */
+function scanned(files: readonly FileRecord[]): boolean {
+  return files.some((file) => file.scan != null)
+}
+
+function rows(files: readonly FileRecord[], withScan: boolean): string[][] {
   return files.map((file) => [
     String(file.file_id),
     printable(file.filename),
     formatBytes(file.size),
     file.upload_date,
     String(file.download_count),
+    ...(withScan ? [formatScan(file.scan, true)] : []),
     file.public_link,
   ])
 }
@@ -25,7 +31,13 @@ function summary(shown: number, p: FileList['pagination'], beforeId: number | un
 }
 
 const HEADER = ['ID', 'NAME', 'SIZE', 'UPLOADED (UTC)', 'DOWNLOADS', 'LINK']
+const HEADER_WITH_SCAN = ['ID', 'NAME', 'SIZE', 'UPLOADED (UTC)', 'DOWNLOADS', 'SCAN', 'LINK']
 const RIGHT = new Set([0, 2, 4])
+
+function fileTable(files: readonly FileRecord[]): string {
+  const withScan = scanned(files)
+  return table(withScan ? HEADER_WITH_SCAN : HEADER, rows(files, withScan), RIGHT)
+}
 
 export const ls: Command = {
   name: 'ls',
@@ -36,6 +48,8 @@ export const ls: Command = {
     'than file ID (--before-id: the next page, which uploads and deletions meanwhile do not shift;',
     'each page says the ID to pass for the one after it), or every file (--all, fetched 100 at a',
     'time by --before-id, never one twice).',
+    'When the server scans files for viruses, a SCAN column shows each file\'s scan status (pending,',
+    'clean, error, skipped; "-" for a file stored before scanning); files found infected are not listed.',
     '--json: one page is one object {"files":[file records],"pagination":{"page","limit","total",',
     '"pages","next_before_id"}} ("page" is null with --before-id; "next_before_id" is null on the',
     'last page); with --all, one file record per line (JSON lines), printed as the pages arrive.',
@@ -63,14 +77,14 @@ export const ls: Command = {
         context.out.jsonLine(file)
         if (!context.json) files.push(file)
       }
-      if (files.length > 0) context.out.result(table(HEADER, rows(files), RIGHT))
+      if (files.length > 0) context.out.result(fileTable(files))
       context.out.result(`${files.length} file${files.length === 1 ? '' : 's'}`)
       return EXIT_OK
     }
     const list = await client.files.list({ page, limit, before_id: beforeId, signal: context.signal })
     context.out.jsonLine(list)
     const { pagination: p } = list
-    if (list.files.length > 0) context.out.result(table(HEADER, rows(list.files), RIGHT))
+    if (list.files.length > 0) context.out.result(fileTable(list.files))
     context.out.result(summary(list.files.length, p, beforeId))
     return EXIT_OK
   },

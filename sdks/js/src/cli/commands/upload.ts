@@ -3,7 +3,7 @@ import { basename } from 'node:path'
 import { durationOption } from '../args.js'
 import { UsageError, exitCodeFor, EXIT_OK, InterruptedError } from '../exit-codes.js'
 import type { Command } from '../command.js'
-import { errorJson, formatBytes, printable } from '../output.js'
+import { errorJson, formatBytes, formatScan, printable } from '../output.js'
 
 export const upload: Command = {
   name: 'upload',
@@ -16,6 +16,8 @@ export const upload: Command = {
     'dropped connection) when the server offers them; --resumable uses them for every file.',
     'With --expires-in D the files and their links are gone D after the upload (a duration:',
     'seconds, or 30s, 15m, 12h, 7d, 2w).',
+    'When the server scans files for viruses, the line ends in the scan status (", scan pending":',
+    'the link answers once the scan found the file clean; fshare info ID shows the verdict).',
     '--json: one line per FILE: {"ok":true,"path":…,"file":{file record}} or',
     '{"ok":false,"path":…,"error":{…}}.',
   ].join('\n'),
@@ -46,7 +48,10 @@ export const upload: Command = {
         })
         progress.finish()
         const expiry = file.expires_at ? `, expires ${file.expires_at} UTC` : ''
-        context.out.result(`uploaded ${printable(path)}: id ${file.file_id}, ${formatBytes(file.size)}, ${file.public_link}${expiry}`)
+        const scan = file.scan ? `, scan ${formatScan(file.scan, true)}` : ''
+        context.out.result(
+          `uploaded ${printable(path)}: id ${file.file_id}, ${formatBytes(file.size)}, ${file.public_link}${expiry}${scan}`,
+        )
         context.out.jsonLine({ ok: true, path, file })
       } catch (error) {
         progress.fail()
