@@ -12,6 +12,7 @@ use Fileshare\Model\CurrentKey;
 use Fileshare\Model\Limits;
 use Fileshare\Model\Stats;
 use Fileshare\Model\FileRecord;
+use Fileshare\Model\FileScan;
 use Fileshare\Model\Link;
 use Fileshare\Model\Pagination;
 use Fileshare\Model\FileSource;
@@ -294,5 +295,45 @@ final class OpenApiDriftTest extends IntegrationTestCase
         // upload_request_full is a code the document knows (a LimitExceededException).
         $codes = $document['components']['schemas']['Error']['properties']['error']['properties']['code']['enum'];
         self::assertContains('upload_request_full', $codes);
+    }
+
+    public function testTheFileScanHasTheDocumentsFields(): void
+    {
+        $document = json_decode((string) file_get_contents(Server::info()['base_url'] . '/openapi.json'), true, flags: \JSON_THROW_ON_ERROR);
+        $file = $document['components']['schemas']['File'];
+        if (!isset($file['properties']['scan'])) {
+            self::markTestSkipped('the server has no File.scan yet');
+        }
+        // File.scan: a FileScan or null (anyOf/oneOf, or a nullable object), always present.
+        self::assertContains('scan', $file['required'] ?? []);
+        $scan = $file['properties']['scan'];
+        $options = $scan['anyOf'] ?? $scan['oneOf'] ?? [$scan];
+        $nullable = ($scan['nullable'] ?? false) === true;
+        $object = null;
+        foreach ($options as $option) {
+            $option = self::resolve($document, $option);
+            if (isset($option['properties'])) {
+                $object = $option;
+            }
+            $nullable = $nullable || ($option['type'] ?? null) === 'null' || (\is_array($option['type'] ?? null) && \in_array('null', $option['type'], true));
+        }
+        self::assertIsArray($object, 'File.scan is an object');
+        self::assertTrue($nullable, 'File.scan may be null');
+        [$properties, $required] = self::names($object);
+        self::assertSame(self::fields(FileScan::class), $properties, 'File.scan vs FileScan');
+        self::assertSame(self::fields(FileScan::class), $required, 'File.scan: required fields');
+        // Every status the document names is a STATUS_* constant.
+        $status = $object['properties']['status'];
+        $statuses = $status['enum'] ?? array_merge(...array_map(static fn (array $o): array => isset($o['const']) ? [$o['const']] : ($o['enum'] ?? []),
+            $status['anyOf'] ?? $status['oneOf'] ?? []));
+        sort($statuses);
+        $known = FileScan::STATUSES;
+        sort($known);
+        self::assertSame($known, $statuses, 'File.scan.status vs FileScan::STATUSES');
+
+        // The two codes are known: file_not_scannable (a LimitExceededException), scan_pending (a ScanPendingException).
+        $codes = $document['components']['schemas']['Error']['properties']['error']['properties']['code']['enum'];
+        self::assertContains('file_not_scannable', $codes);
+        self::assertContains('scan_pending', $codes);
     }
 }
