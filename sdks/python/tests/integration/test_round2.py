@@ -212,6 +212,7 @@ def test_the_error_codes_the_sdk_names_are_the_documents(openapi: dict[str, Any]
         "ip_not_allowed",
         "not_found",
         "invalid_password",
+        "scan_pending",  # ScanPendingError
     }
     # sdks.md names webhook_limit_exceeded before the server has webhooks; once it has them, the
     # document must list it (and webhook_url_not_allowed, which the SDK's README names)
