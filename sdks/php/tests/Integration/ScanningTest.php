@@ -5,7 +5,9 @@ declare(strict_types=1);
 namespace Fileshare\Tests\Integration;
 
 use Fileshare\Client;
+use Fileshare\Exception\LimitExceededException;
 use Fileshare\Exception\NotFoundException;
+use Fileshare\Exception\ScanPendingException;
 use Fileshare\Model\AuditActor;
 use Fileshare\Model\AuditEvent;
 use Fileshare\Model\FileRecord;
@@ -184,5 +186,46 @@ final class ScanningTest extends IntegrationTestCase
             $client->webhooks->delete($webhook->webhook_id);
             $receiver->stop();
         }
+    }
+
+    public function testAFileLargerThanTheScannerTakesIsNotScannable(): void
+    {
+        $client = self::scanningClient();
+        $totalBefore = $client->files->list()->pagination->total;
+        // FILESHARE_SCAN_MAX_BYTES is left at its default, 26214400 (clamd's StreamMaxLength 25M).
+        $path = $this->makeFile('too-big.bin', 26_214_401);
+        foreach ([false, true] as $resumable) {
+            $e = self::thrown(fn () => $client->files->upload($path, ['resumable' => $resumable]));
+            $how = $resumable ? 'resumable' : 'multipart';
+            self::assertInstanceOf(LimitExceededException::class, $e, $how);
+            self::assertSame(403, $e->getStatus(), $how);
+            self::assertSame('file_not_scannable', $e->getErrorCode(), $how);
+        }
+        self::assertSame($totalBefore, $client->files->list()->pagination->total, 'nothing stored');
+    }
+
+    public function testALinkOfAFileNotScannedYetIsScanPending(): void
+    {
+        $client = self::scanningClient();
+        // 24 MB take clamd about a second: the download asked right after the upload finds it pending.
+        $path = $this->makeFile('pending.bin', 24_000_000);
+        $file = $client->files->upload($path, ['resumable' => false]);
+        $out = "$this->dir/pending.out";
+        try {
+            $client->download($file->public_link, $out);
+            // The verdict came first (a very fast scanner): then the file is clean and was served.
+            self::assertTrue($client->files->get($file->file_id)->scan?->isClean(), 'served only once clean');
+        } catch (ScanPendingException $e) {
+            self::assertSame(409, $e->getStatus());
+            self::assertSame('scan_pending', $e->getErrorCode());
+            self::assertSame(10, $e->getRetryAfter());
+            self::assertNotNull($e->getRequestId());
+            self::assertTrue($client->files->get($file->file_id)->scan?->isPending() || $client->files->get($file->file_id)->scan?->isClean());
+            // Once clean, the same link serves it.
+            self::assertSame(FileScan::STATUS_CLEAN, self::verdict($client, $file, 60.0)->scan?->status);
+            $client->download($file->public_link, $out);
+        }
+        self::assertSame(hash_file('sha256', $path), hash_file('sha256', $out));
+        $client->files->delete($file->file_id);
     }
 }
