@@ -461,7 +461,7 @@ class AuditActor(Record):
     """Who did it: ``type`` ``key`` (an API key: ``id`` is its ``key_id``), ``session`` (the
     dashboard), ``operator`` (the ``fileshare`` CLI), ``public`` (someone with a link), ``guest``
     (someone who sent a file through an upload request: ``id`` is its ``request_id``) or
-    ``system`` (the server itself: expiry, the collector)."""
+    ``system`` (the server itself: expiry, the collector, the virus scanner)."""
 
     type: str
     id: int | None = None
@@ -503,7 +503,9 @@ class AuditEvent(Record):
     """UTC, ``YYYY-MM-DD HH:MM:SS``; :attr:`occurred_at` is the same as an aware datetime."""
     action: str
     """``file.uploaded``, ``file.updated``, ``file.deleted``, ``link.created``, ``key.created``,
-    ``session.signed_in``, ``upload_request.created``, ... (``keys-and-audit.md`` lists them all)."""
+    ``session.signed_in``, ``upload_request.created``, ``scan.infected`` (the virus scanner found
+    the file infected and removed it; details ``filename``, ``size``, ``signature``), ...
+    (``keys-and-audit.md`` lists them all)."""
     actor: AuditActor
     ip: str | None = None
     """The caller's address as the server keeps it: by default IPv4 cut to its /24
