@@ -257,10 +257,11 @@ export type ClamdAddress = { host: string; port: number } | { path: string }
 
 function parseClamdAddress(value: string): ClamdAddress {
   if (value.startsWith('unix:')) return { path: value.slice('unix:'.length) }
-  const url = new URL(value)
-  const port = Number(url.port)
-  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+  const url = URL.canParse(value) ? new URL(value) : undefined
+  const port = Number(url?.port)
+  if (!url || !Number.isInteger(port) || port < 1 || port > 65_535) {
     throw new ConfigError('FILESHARE_CLAMD', `must name a port from 1 to 65535 (got ${JSON.stringify(value)})`)
+  }
   return { host: url.hostname.replace(/^\[|\]$/g, ''), port }
 }
 

@@ -183,6 +183,23 @@ describe('loadConfig', () => {
     })
   })
 
+  it('turns virus scanning on with FILESHARE_CLAMD (tcp or unix socket), required unless told async', () => {
+    expect(loadConfig({}).scan).toBeUndefined()
+    expect(loadConfig({ FILESHARE_CLAMD: 'tcp://clamav.internal:3310' }).scan).toEqual({
+      clamd: { host: 'clamav.internal', port: 3310 },
+      mode: 'required',
+      maxBytes: 26_214_400,
+      timeoutMs: 120_000,
+      concurrency: 2,
+    })
+    expect(loadConfig({ FILESHARE_CLAMD: 'tcp://[::1]:3310', FILESHARE_SCAN: 'async' }).scan).toMatchObject({
+      clamd: { host: '::1', port: 3310 },
+      mode: 'async',
+    })
+    expect(loadConfig({ FILESHARE_CLAMD: 'unix:/run/clamav/clamd.ctl' }).scan?.clamd).toEqual({ path: '/run/clamav/clamd.ctl' })
+    expect(configError({ FILESHARE_CLAMD: 'clamd:3310' }).message).toContain('must be tcp://host:port or unix:/path/to/clamd.ctl')
+  })
+
   it('is deeply frozen', () => {
     const config = loadConfig({ FILESHARE_PLANS: '{"pro":{"daily_uploads":10}}' })
     for (const [at, object] of objectsIn(config)) expect(Object.isFrozen(object), at).toBe(true)
@@ -232,6 +249,12 @@ describe('loadConfig', () => {
       ['FILESHARE_HEADERS_TIMEOUT_MS', '0'],
       ['FILESHARE_IDLE_TIMEOUT_MS', '1.5'],
       ['FILESHARE_SHUTDOWN_TIMEOUT_MS', '-5'],
+      ['FILESHARE_CLAMD', 'localhost:3310'],
+      ['FILESHARE_CLAMD', 'tcp://localhost'],
+      ['FILESHARE_CLAMD', 'tcp://localhost:99999'],
+      ['FILESHARE_CLAMD', 'unix:relative.ctl'],
+      ['FILESHARE_SCAN', 'sometimes'],
+      ['FILESHARE_SCAN_MAX_BYTES', '0'],
     ]
 
     it.each(invalid)('%s=%s', (variable, value) => {

@@ -231,3 +231,65 @@ describe.skipIf(!CLAMD_AVAILABLE)('virus scanning with clamd', () => {
     expect((await fetch(local(async, big.body.public_link))).status).toBe(200)
   })
 })
+
+describe.skipIf(!CLAMD_AVAILABLE)('virus scanning: what clamd cannot do', () => {
+  let small: TestClamd
+  beforeAll(async () => {
+    // clamd's own StreamMaxLength below what the operator declared (FILESHARE_SCAN_MAX_BYTES' default, 25 MiB).
+    small = await startClamd({ streamMaxLength: 10_000 })
+  }, 60_000)
+  afterAll(async () => {
+    await small?.close()
+  })
+
+  it("required: a file over clamd's own limit ends error, and its link answers 403 file_not_scannable; async: skipped and served", async () => {
+    for (const mode of ['required', 'async'] as const) {
+      const t = await startTestApp({ FILESHARE_CLAMD: small.url, FILESHARE_SCAN: mode }, { scanning: SCAN_TIMING })
+      try {
+        const { apiKey } = await unlimitedAccount(t)
+        const { body } = await uploadFile(t, apiKey, randomBytes(20_000), 'over.bin')
+        let status: string | undefined
+        await expect
+          .poll(
+            async () => {
+              const response = await fetch(`${t.api}/files/${body.file_id}`, { headers: bearer(apiKey) })
+              status = ((await response.json()) as { file: FileRecord }).file.scan?.status
+              return status
+            },
+            { timeout: 15_000, interval: 50 },
+          )
+          .not.toBe('pending')
+        expect(status, mode).toBe(mode === 'required' ? 'error' : 'skipped')
+        const download = await fetch(local(t, body.public_link))
+        if (mode === 'required') {
+          expect(download.status).toBe(403)
+          expect(await download.json()).toMatchObject({ error: { code: 'file_not_scannable' } })
+        } else {
+          expect(download.status).toBe(200)
+        }
+      } finally {
+        await t.close()
+      }
+    }
+  })
+
+  it('clamd unreachable at start: a warning, the server starts; in async mode files are served while they wait', async () => {
+    const lines: string[] = []
+    const t = await startTestApp(
+      { FILESHARE_CLAMD: 'tcp://127.0.0.1:9', FILESHARE_SCAN: 'async', FILESHARE_LOG_LEVEL: 'warn' },
+      { scanning: SCAN_TIMING, logStream: { write: (line) => lines.push(line) } },
+    )
+    try {
+      expect(lines.some((line) => line.includes('clamd does not answer at tcp://127.0.0.1:9'))).toBe(true)
+      const { apiKey } = await unlimitedAccount(t)
+      const { body } = await uploadFile(t, apiKey, 'served while pending', 'pending.txt')
+      expect(body).toMatchObject({ scan: { status: 'pending' } })
+      expect((await fetch(local(t, body.public_link))).status).toBe(200)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const file = (await (await fetch(`${t.api}/files/${body.file_id}`, { headers: bearer(apiKey) })).json()) as { file: FileRecord }
+      expect(file.file.scan?.status).toBe('pending')
+    } finally {
+      await t.close()
+    }
+  })
+})
