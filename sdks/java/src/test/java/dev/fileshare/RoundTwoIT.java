@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 30 against the real server: raw answers, error headers, and the records against the OpenAPI
  * document (the drift test; issue 32 added CurrentKey, AuditEvent and the scope and address codes; issue 33
- * the webhook calls, Webhook, WebhookDelivery and their codes, checked when the document has /webhooks).
+ * the webhook calls, Webhook, WebhookDelivery and their codes, checked when the document has /webhooks;
+ * issue 35 the file record's scan (FileScan) and scan_pending, checked when the File schema has scan).
  */
 class RoundTwoIT {
     @Test
@@ -273,6 +274,35 @@ class RoundTwoIT {
         assertEquals(unionProperties(document, source), components(FileSource.class));
     }
 
+    private static boolean hasScan(JsonNode document) {
+        return document.path("components").path("schemas").path("File").path("properties").has("scan");
+    }
+
+    /**
+     * Issue 35: the File schema's scan has FileScan's fields, its statuses are FileScan's constants,
+     * and the link's download answers name scan_pending and file_not_scannable. Skipped while the
+     * server has no scan.
+     */
+    @Test
+    void theFileScanRecordIsTheDocuments() throws Exception {
+        JsonNode document = openapi();
+        Assumptions.assumeTrue(hasScan(document), "the server under test has no scan on its file records yet");
+        JsonNode scan = document.path("components").path("schemas").path("File").path("properties").path("scan");
+        assertEquals(unionProperties(document, scan), components(FileScan.class));
+        Set<String> statuses = new TreeSet<>();
+        for (JsonNode option : resolve(document, scan).path("anyOf")) {
+            JsonNode status = resolve(document, resolve(document, option).path("properties").path("status"));
+            status.path("enum").forEach(v -> statuses.add(v.asText()));
+            for (JsonNode literal : status.path("anyOf")) {
+                JsonNode l = resolve(document, literal);
+                l.path("enum").forEach(v -> statuses.add(v.asText()));
+                if (l.has("const")) statuses.add(l.get("const").asText());
+            }
+        }
+        assertEquals(new TreeSet<>(List.of(FileScan.STATUS_PENDING, FileScan.STATUS_CLEAN, FileScan.STATUS_INFECTED,
+                FileScan.STATUS_ERROR, FileScan.STATUS_SKIPPED)), statuses);
+    }
+
     @Test
     void theErrorCodesTheSdkActsOnAreTheDocumentsCodes() throws Exception {
         Set<String> documented = new TreeSet<>();
@@ -289,6 +319,11 @@ class RoundTwoIT {
             known.remove("webhook_limit_exceeded"); // a server without webhooks: its document may lack their codes
         }
         if (!hasUploadRequests(document)) known.remove("upload_request_full"); // likewise before upload requests
+        if (hasScan(document)) {
+            known.add("scan_pending"); // ScanPendingException
+        } else {
+            known.remove("file_not_scannable"); // likewise before virus scanning
+        }
         known.removeAll(documented);
         assertEquals(Set.of(), known, "codes the SDK maps that the document does not have (of " + documented + ")");
     }
