@@ -118,6 +118,7 @@ describe.sequential('fshare', () => {
           'file_id',
           'filename',
           'public_link',
+          'scan',
           'sha256',
           'size',
           'source',

@@ -21,6 +21,23 @@ export interface LauncherInfo {
   pid: number
   server_pid: number
   data_dir: string
+  /**
+   * A second server that scans every upload (FILESHARE_SCAN=required) with a clamd of the
+   * launcher's, whose test database knows only `eicar` (as `signature`); `null` when clamd is not
+   * installed (absent from launchers before issue 35).
+   */
+  scanning?: ScanningServerInfo | null | undefined
+}
+
+export interface ScanningServerInfo {
+  base_url: string
+  server_url: string
+  keys: { pro: string }
+  mode: 'required' | 'async'
+  /** The 68-byte EICAR test string. */
+  eicar: string
+  /** What the launcher's clamd names it. */
+  signature: string
 }
 
 export async function startLauncher(

@@ -136,7 +136,11 @@ describe('download() of a file not scanned yet', () => {
       status: 303,
       headers: { location: GRANT, 'content-type': 'application/json' },
     })
-  const file = () => new Response(data, { status: 200, headers: { etag: `"${sha256Hex(data)}"`, 'content-length': String(data.length) } })
+  const file = () =>
+    new Response(data as Uint8Array<ArrayBuffer>, {
+      status: 200,
+      headers: { etag: `"${sha256Hex(data)}"`, 'content-length': String(data.length) },
+    })
   const call = (r: Recorded) => `${r.method} ${r.url}`
   const collect = (chunks: Uint8Array[]) => new WritableStream<Uint8Array>({ write: (chunk) => void chunks.push(chunk) })
 
@@ -197,7 +201,8 @@ describe('fshare shows the scan', () => {
     server = createServer((req, res) => {
       const send = (status: number, body: unknown) =>
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
-      if (req.method === 'GET' && req.url === '/api/v1/files/7') return send(200, { success: true, file: { ...FILE, scan: SCANS.infected } })
+      if (req.method === 'GET' && req.url === '/api/v1/files/7')
+        return send(200, { success: true, file: { ...FILE, scan: SCANS.infected } })
       if (req.method === 'GET' && req.url === '/api/v1/files/8') return send(200, { success: true, file: { ...FILE, file_id: 8 } })
       if (req.method === 'GET' && /^\/api\/v1\/files(\?|$)/.test(req.url ?? '')) {
         return send(200, {

@@ -48,7 +48,7 @@ export const ls: Command = {
     'than file ID (--before-id: the next page, which uploads and deletions meanwhile do not shift;',
     'each page says the ID to pass for the one after it), or every file (--all, fetched 100 at a',
     'time by --before-id, never one twice).',
-    'When the server scans files for viruses, a SCAN column shows each file\'s scan status (pending,',
+    "When the server scans files for viruses, a SCAN column shows each file's scan status (pending,",
     'clean, error, skipped; "-" for a file stored before scanning); files found infected are not listed.',
     '--json: one page is one object {"files":[file records],"pagination":{"page","limit","total",',
     '"pages","next_before_id"}} ("page" is null with --before-id; "next_before_id" is null on the',
