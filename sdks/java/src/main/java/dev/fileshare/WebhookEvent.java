@@ -34,7 +34,8 @@ public record WebhookEvent(String type, String timestamp, Map<String, Object> da
     /** A file was stored (multipart, resumable, upload request). {@code data}: the file record ({@link #file()}). */
     public static final String FILE_UPLOADED = "file.uploaded";
     /**
-     * A file was deleted by its owner, expired, or was removed by an operator. {@code data}:
+     * A file was deleted by its owner, expired, was removed by an operator, or was found infected by
+     * the virus scanner ({@link FileScan#STATUS_INFECTED}). {@code data}:
      * {@code file_id}, {@code filename}, {@code reason} ({@code owner}, {@code expired}, {@code operator}, {@code infected}).
      */
     public static final String FILE_DELETED = "file.deleted";
