@@ -47,7 +47,7 @@ export const EXIT_CODES = [
   {
     code: 5,
     name: 'LimitExceededError',
-    meaning: 'file larger than max_file_size, daily uploads used up, storage quota full, too many links',
+    meaning: 'file larger than max_file_size, daily uploads used up, storage quota full, too many links, a file too large to virus-scan',
   },
   { code: 6, name: 'NotFoundError', meaning: '404: no such file (or not this account\u2019s), no file behind a link' },
   { code: 7, name: 'BadRequestError', meaning: 'any other 4xx: the server refused the request as it is' },
