@@ -41,6 +41,8 @@ const FAMILIES = [
       ['file.updated', 'File changed'],
     ],
   },
+  // The scanner (issue 35) removed an upload: its details name the file, its size and the signature.
+  { family: 'scan', label: 'Virus scanning', actions: [['scan.infected', 'Virus found: file removed']] },
   {
     family: 'link',
     label: 'Links',

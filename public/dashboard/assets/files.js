@@ -22,6 +22,10 @@ const RESUMABLE_ABOVE = 8 * 1024 * 1024
 const CHUNK_SIZE = 8 * 1024 * 1024
 /** Waits before each new attempt after a dropped connection (reset whenever bytes get through again). */
 const RETRY_DELAYS = [0, 1000, 2000, 5000, 10000, 20000, 30000, 60000]
+/** How often a file still being checked for viruses is asked about again, while the page is in view. */
+const SCAN_POLL_MS = 2000
+/** How many of the latest `scan.infected` events the notice of removed files looks at. */
+const INFECTED_EVENTS = 20
 const status = document.getElementById('status')
 const body = document.getElementById('files-body')
 const filesList = document.getElementById('files-list')
@@ -46,6 +50,8 @@ const clearUploads = document.getElementById('clear-uploads')
 const limitsText = document.getElementById('upload-limits')
 const confirmDialog = document.getElementById('confirm-delete')
 const uploadExpires = document.getElementById('upload-expires')
+const infectedNotice = document.getElementById('infected-notice')
+const infectedList = document.getElementById('infected-list')
 /** The open panels of links and expiry, by file id: kept across reloads of the list, with what is typed in them. */
 const panels = new Map()
 
@@ -86,6 +92,27 @@ function copyButton(file) {
   return copy
 }
 
+/** A file's virus scan (`file.scan`, issue 35) in words: its badge, and what it means for the file's link. */
+const SCAN_WORDS = {
+  pending: 'Checking for viruses…',
+  clean: 'Scanned',
+  skipped: 'Not scanned: too large',
+  error: 'Could not be scanned',
+  infected: 'Virus found',
+}
+const SCAN_LINK_HINTS = {
+  // Whether links wait depends on the server's FILESHARE_SCAN (required: they answer "being checked").
+  pending: 'The link may not download until the check is done.',
+  error: 'Too large for the virus scanner: the server may refuse to serve it.',
+}
+
+function scanBadge(scan) {
+  const badge = document.createElement('span')
+  badge.className = `badge scan scan-${scan.status}`
+  badge.textContent = SCAN_WORDS[scan.status] ?? scan.status
+  return badge
+}
+
 function fileRow(file) {
   const row = document.createElement('tr')
   row.className = 'file'
@@ -98,6 +125,12 @@ function fileRow(file) {
     expiry.className = 'file-expiry'
     expiry.textContent = `Expires ${formatDate(file.expires_at)} UTC`
     name.append(expiry)
+  }
+  if (file.scan) {
+    const scan = document.createElement('span')
+    scan.className = 'file-scan'
+    scan.append(scanBadge(file.scan))
+    name.append(scan)
   }
   row.append(
     name,
@@ -112,7 +145,17 @@ function fileRow(file) {
   link.textContent = 'Download'
   link.rel = 'noopener noreferrer'
   link.setAttribute('aria-label', `Download ${file.filename}`)
-  linkCell.append(link, ' ', copyButton(file))
+  const copy = copyButton(file)
+  linkCell.append(link, ' ', copy)
+  const linkHint = file.scan && SCAN_LINK_HINTS[file.scan.status]
+  if (linkHint) {
+    const hint = document.createElement('span')
+    hint.className = 'scan-link-hint'
+    hint.id = `scan-hint-${file.file_id}`
+    hint.textContent = linkHint
+    copy.setAttribute('aria-describedby', hint.id)
+    linkCell.append(hint)
+  }
   row.append(linkCell)
 
   const actions = cell('', '', 'actions')
@@ -230,6 +273,7 @@ async function loadFiles() {
     ),
   )
   restoreFocus(focused)
+  watchPending(result.files)
   // No files: no table header and no pager, but a way to the first upload.
   const none = result.pagination.total === 0
   empty.hidden = !none
@@ -442,6 +486,7 @@ function showLink(item, file) {
 /** Empties the list of uploads of every finished row (those still being sent stay). */
 function clearFinished() {
   for (const item of uploads.querySelectorAll('li.done, li.failed')) item.remove()
+  for (const [fileId, upload] of uploadWatch) if (!upload.item.isConnected) uploadWatch.delete(fileId)
   uploadsPanel.hidden = uploads.children.length === 0
 }
 
@@ -503,7 +548,16 @@ async function uploadAll(files) {
       }
       await Promise.all([loadFiles(), loadLimits()])
       const uploaded = await uploadedFile(answer).catch(() => undefined)
-      if (uploaded) showLink(item, uploaded)
+      if (uploaded) {
+        const upload = { item, state, progress }
+        if (uploaded.scan?.status !== 'infected') showLink(item, uploaded)
+        if (uploaded.scan?.status === 'pending') {
+          // Its verdict comes later: the row follows the file (pollScans) and says it.
+          uploadWatch.set(uploaded.file_id, upload)
+          watched.set(uploaded.file_id, uploaded.filename)
+        }
+        showUploadVerdict(upload, uploaded)
+      }
     } catch (error) {
       failed(item, progress, `Failed: ${await failureText(error)}`, state)
     } finally {
@@ -511,6 +565,158 @@ async function uploadAll(files) {
     }
   }
 }
+
+// ---- Virus scanning (issue 35): files being checked, uploads' verdicts, files removed for a virus ----
+
+/** Files still being checked for viruses (id → name): asked about every SCAN_POLL_MS until clamd has answered. */
+const watched = new Map()
+/** Rows of the list of uploads that wait for their file's verdict, by file id: `{item, state, progress}`. */
+const uploadWatch = new Map()
+
+/** What an upload's row says once its file is stored, by the file's scan status. */
+const UPLOAD_VERDICTS = {
+  pending: 'Uploaded. Checking for viruses…',
+  clean: 'Uploaded and scanned: no virus found.',
+  skipped: 'Uploaded. Not scanned: too large for the virus scanner.',
+  error: 'Uploaded, but it could not be scanned.',
+}
+
+/** The list's files still pending are watched, with the uploads that wait; those that left the page are not. */
+function watchPending(files) {
+  for (const fileId of watched.keys()) if (!uploadWatch.has(fileId)) watched.delete(fileId)
+  for (const file of files) if (file.scan?.status === 'pending') watched.set(file.file_id, file.filename)
+}
+
+/** An upload's row says what the scan found; an infected file's row turns red and loses its (dead) link. */
+function showUploadVerdict({ item, state, progress }, file) {
+  if (!file.scan || !item.isConnected) return
+  if (file.scan.status !== 'infected') {
+    say(state, UPLOAD_VERDICTS[file.scan.status] ?? 'Uploaded.')
+    return
+  }
+  const box = item.querySelector('.upload-link')
+  // Focus on the link or its copy button would drop to the page's body: it goes to the list instead.
+  if (box?.contains(document.activeElement)) uploads.focus()
+  box?.remove()
+  item.classList.remove('done')
+  item.classList.add('failed', 'infected')
+  progress.setAttribute('aria-label', `Upload of ${item.dataset.name} removed: a virus was found`)
+  say(state, `Removed: a virus was found (${file.scan.signature ?? 'no signature name given'})`)
+}
+
+/** Redraws a file's row (its scan's badge) where the list shows it, keeping focus and its open panel. */
+function replaceRow(file) {
+  const row = body.querySelector(`tr.file[data-file-id="${file.file_id}"]`)
+  if (!row) return
+  const focused = focusedPlace()
+  row.replaceWith(fileRow(file))
+  panels.get(file.file_id)?.update(file)
+  restoreFocus(focused)
+}
+
+let polling = false
+/** Asks about each watched file; a verdict redraws its row, or (a virus) reloads the list and the notice. */
+async function pollScans() {
+  if (polling || watched.size === 0 || document.visibilityState !== 'visible') return
+  polling = true
+  let removed = false
+  try {
+    for (const [fileId, filename] of [...watched]) {
+      let file
+      try {
+        ;({ file } = await api(`files/${fileId}`))
+      } catch (error) {
+        // Deleted meanwhile (here or elsewhere): nothing left to follow. Anything else: the next round asks again.
+        if (error.status === 404) {
+          watched.delete(fileId)
+          uploadWatch.delete(fileId)
+        }
+        continue
+      }
+      if (file.scan?.status === 'pending') continue
+      watched.delete(fileId)
+      const upload = uploadWatch.get(fileId)
+      uploadWatch.delete(fileId)
+      if (upload) showUploadVerdict(upload, file)
+      if (file.scan?.status === 'infected') {
+        removed = true
+        if (!upload?.item.isConnected) {
+          say(status, `Removed ${filename}: a virus was found (${file.scan.signature ?? 'no signature name given'}).`)
+        }
+      } else replaceRow(file)
+    }
+    if (removed) await Promise.all([loadFiles(), loadLimits(), loadInfected()])
+  } catch {
+    // The list could not be reloaded: the next verdict, or a reload of the page, tries again.
+  } finally {
+    polling = false
+  }
+}
+
+/** One line of the notice: the file's name, the signature, when; and Dismiss, which deletes the remembered record. */
+function infectedItem(file) {
+  const item = document.createElement('li')
+  item.dataset.fileId = String(file.file_id)
+  const name = document.createElement('strong')
+  name.className = 'infected-name'
+  name.textContent = file.filename
+  const what = document.createElement('span')
+  what.className = 'infected-what'
+  const when = file.scan.scanned_at ? `, removed ${formatDate(file.scan.scanned_at)} UTC` : ''
+  what.textContent = `${formatBytes(file.size)}: ${file.scan.signature ?? 'a virus'} found${when}.`
+  const dismiss = button('Dismiss', () => dismissInfected(file, item), 'secondary small')
+  dismiss.setAttribute('aria-label', `Dismiss ${file.filename}`)
+  item.append(name, ' ', what, ' ', dismiss)
+  return item
+}
+
+/**
+ * The notice of files removed for a virus: the latest `scan.infected` events of the audit log whose
+ * file's record is still there (GET files/{id}: scan.status infected). A dismissed one (deleted) is gone.
+ */
+async function loadInfected() {
+  const { events } = await api(`audit-events?action=scan.infected&limit=${INFECTED_EVENTS}`)
+  const ids = [...new Set(events.map((event) => event.target?.id).filter((id) => Number.isInteger(id)))]
+  const records = await Promise.all(
+    ids.map((id) =>
+      api(`files/${id}`).then(
+        (answer) => answer.file,
+        (error) => {
+          if (error.status === 404) return null
+          throw error
+        },
+      ),
+    ),
+  )
+  const infected = records.filter((file) => file?.scan?.status === 'infected')
+  infectedList.replaceChildren(...infected.map(infectedItem))
+  infectedNotice.hidden = infected.length === 0
+}
+
+async function dismissInfected(file, item) {
+  try {
+    await api(`files/${file.file_id}`, { method: 'DELETE' })
+  } catch (error) {
+    if (error.status !== 404) {
+      say(status, `Could not dismiss ${file.filename}: ${error.message}`)
+      return
+    }
+  }
+  const next = item.nextElementSibling ?? item.previousElementSibling
+  item.remove()
+  say(status, `Dismissed ${file.filename}.`)
+  if (next) next.querySelector('button')?.focus()
+  else {
+    infectedNotice.hidden = true
+    listTitle.focus()
+  }
+}
+
+setInterval(pollScans, SCAN_POLL_MS)
+// Back in view: at once, rather than at the next tick.
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') pollScans()
+})
 
 fillExpiryChoices(uploadExpires, { never: 'Never', date: false })
 input.addEventListener('change', () => {
@@ -550,6 +756,7 @@ window.addEventListener('popstate', () => {
 })
 
 initPage()
-  .then(() => Promise.all([loadFiles(), loadLimits()]))
+  // The notice is extra: the list works without it (a failure leaves it hidden).
+  .then(() => Promise.all([loadFiles(), loadLimits(), loadInfected().catch(() => undefined)]))
   .then(() => document.body.setAttribute('data-ready', 'true'))
   .catch(reportLoadError)
