@@ -34,7 +34,7 @@ const SCAN_RESPONSES = {
     description:
       'scan_pending: the file has not been scanned for viruses yet (or clamd is unreachable); ask again after Retry-After. A browser ' +
       '(Accept ranking text/html first) gets a small page.',
-    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds.' } },
+    headers: { 'Retry-After': { type: 'integer', description: 'Seconds.' } },
     content: { 'application/json': { schema: ErrorBody }, 'text/html': { schema: { type: 'string' } } },
   },
 }

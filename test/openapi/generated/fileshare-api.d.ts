@@ -735,7 +735,7 @@ export interface components {
                  * @description Stable snake_case error code: branch on it, not on `message`. Each status lists the codes it can carry.
                  * @enum {unknown}
                  */
-                code: "missing_file" | "invalid_parameter" | "invalid_request" | "unauthorized" | "plan_not_supported" | "file_too_large" | "daily_upload_limit_exceeded" | "not_found" | "insufficient_scope" | "ip_not_allowed" | "webhook_url_not_allowed" | "webhook_limit_exceeded" | "invalid_password" | "link_limit_exceeded" | "upload_request_full" | "storage_quota_exceeded" | "idempotency_in_progress" | "idempotency_key_reused" | "default_link_required" | "upload_expired" | "tus_version_not_supported" | "upload_offset_mismatch" | "upload_length_exceeded" | "unsupported_media_type" | "upload_locked" | "checksum_mismatch" | "range_not_satisfiable" | "rate_limited" | "internal_error" | "service_unavailable" | "insufficient_storage";
+                code: "missing_file" | "invalid_parameter" | "invalid_request" | "unauthorized" | "plan_not_supported" | "file_too_large" | "daily_upload_limit_exceeded" | "not_found" | "insufficient_scope" | "ip_not_allowed" | "webhook_url_not_allowed" | "webhook_limit_exceeded" | "invalid_password" | "link_limit_exceeded" | "upload_request_full" | "scan_pending" | "file_not_scannable" | "storage_quota_exceeded" | "idempotency_in_progress" | "idempotency_key_reused" | "default_link_required" | "upload_expired" | "tus_version_not_supported" | "upload_offset_mismatch" | "upload_length_exceeded" | "unsupported_media_type" | "upload_locked" | "checksum_mismatch" | "range_not_satisfiable" | "rate_limited" | "internal_error" | "service_unavailable" | "insufficient_storage";
                 message: string;
                 /** @description With `insufficient_scope`: the scope the call needs. */
                 required_scope?: string;
@@ -847,6 +847,15 @@ export interface components {
                 type: "upload_request";
                 request_id: number;
             };
+            /** @description The virus scan (ClamAV); null when the server does not scan, or did not when the file was stored. */
+            scan: {
+                /** @description pending: not scanned yet; infected: its bytes and links are gone (only its owner still reads this record); error: clamd could not scan it (too large for it); skipped: too large to scan, served unscanned (async mode). */
+                status: "pending" | "clean" | "infected" | "error" | "skipped";
+                /** @description The signature clamd found (infected only). */
+                signature: string | null;
+                /** @description UTC, YYYY-MM-DD HH:MM:SS. When the verdict came; null while pending. */
+                scanned_at: string | null;
+            } | null;
         };
         /** Pagination */
         Pagination: {
@@ -1121,10 +1130,33 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description file_not_scannable: clamd could not scan the file (larger than its StreamMaxLength), and only scanned files are served. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No file behind this link (unknown, deleted, expired, exhausted, revoked or rotated-away link, or a malformed token): the JSON error body, or, when Accept ranks text/html above application/json, a small HTML page that is the same for every dead link. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description scan_pending: the file has not been scanned for viruses yet (or clamd is unreachable); ask again after Retry-After. A browser (Accept ranking text/html first) gets a small page. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1231,10 +1263,33 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description file_not_scannable: clamd could not scan the file (larger than its StreamMaxLength), and only scanned files are served. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No file behind this link (unknown, deleted, expired, exhausted, revoked or rotated-away link, or a malformed token): the JSON error body, or, when Accept ranks text/html above application/json, a small HTML page that is the same for every dead link. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description scan_pending: the file has not been scanned for viruses yet (or clamd is unreachable); ask again after Retry-After. A browser (Accept ranking text/html first) gets a small page. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1353,10 +1408,33 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description file_not_scannable: clamd could not scan the file (larger than its StreamMaxLength), and only scanned files are served. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No file behind this link (unknown, deleted, expired, exhausted, revoked or rotated-away link, or a malformed token): the JSON error body, or, when Accept ranks text/html above application/json, a small HTML page that is the same for every dead link. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description scan_pending: the file has not been scanned for viruses yet (or clamd is unreachable); ask again after Retry-After. A browser (Accept ranking text/html first) gets a small page. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1451,10 +1529,33 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description file_not_scannable: clamd could not scan the file (larger than its StreamMaxLength), and only scanned files are served. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No file behind this link (unknown, deleted, expired, exhausted, revoked or rotated-away link, or a malformed token): the JSON error body, or, when Accept ranks text/html above application/json, a small HTML page that is the same for every dead link. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description scan_pending: the file has not been scanned for viruses yet (or clamd is unreachable); ask again after Retry-After. A browser (Accept ranking text/html first) gets a small page. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1548,10 +1649,33 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description file_not_scannable: clamd could not scan the file (larger than its StreamMaxLength), and only scanned files are served. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No file behind this link (unknown, deleted, expired, exhausted, revoked or rotated-away link, or a malformed token): the JSON error body, or, when Accept ranks text/html above application/json, a small HTML page that is the same for every dead link. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description scan_pending: the file has not been scanned for viruses yet (or clamd is unreachable); ask again after Retry-After. A browser (Accept ranking text/html first) gets a small page. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1963,6 +2087,15 @@ export interface operations {
                             type: "upload_request";
                             request_id: number;
                         };
+                        /** @description The virus scan (ClamAV); null when the server does not scan, or did not when the file was stored. */
+                        scan: {
+                            /** @description pending: not scanned yet; infected: its bytes and links are gone (only its owner still reads this record); error: clamd could not scan it (too large for it); skipped: too large to scan, served unscanned (async mode). */
+                            status: "pending" | "clean" | "infected" | "error" | "skipped";
+                            /** @description The signature clamd found (infected only). */
+                            signature: string | null;
+                            /** @description UTC, YYYY-MM-DD HH:MM:SS. When the verdict came; null while pending. */
+                            scanned_at: string | null;
+                        } | null;
                     };
                 };
             };
