@@ -23,7 +23,7 @@ export function presentDashboardKey(key: ApiKey) {
 /** The signed-in holder as the dashboard's pages read it (GET /session, and after sign-in). */
 export function presentSession(
   { account, limits, expiresAt }: SignedIn,
-  extra: { csrfToken: string; apiBaseUrl: string; apiPlans: readonly object[] },
+  extra: { csrfToken: string; apiBaseUrl: string; apiPlans: readonly object[]; scanMode: 'off' | 'async' | 'required' },
 ) {
   return {
     success: true as const,
@@ -32,5 +32,7 @@ export function presentSession(
     expires_at: iso(expiresAt),
     api_base_url: extra.apiBaseUrl,
     api_plans: extra.apiPlans,
+    // Whether a file's links wait for its virus scan (required), or not (async), or there is none (off).
+    scan_mode: extra.scanMode,
   }
 }

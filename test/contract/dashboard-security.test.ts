@@ -636,7 +636,10 @@ describe('dashboard pages: headers and markup', () => {
     const document = (await (await fetch(`${t.api}/openapi.json`)).json()) as { paths: Record<string, unknown> }
     expect(
       Object.keys(document.paths).filter(
-        (path) => !path.startsWith('/api/v1/') && !['/healthz', '/readyz', '/download/{token}', '/download/{token}/{grant}'].includes(path),
+        (path) =>
+          !path.startsWith('/api/v1/') &&
+          // The public routes besides the API: downloads, health, and an upload request guest's grant.
+          !['/healthz', '/readyz', '/download/{token}', '/download/{token}/{grant}', '/r/{token}/grant'].includes(path),
       ),
     ).toEqual([])
   })

@@ -87,9 +87,9 @@ describe.skipIf(!chromiumAvailable || !CLAMD_AVAILABLE)('virus scanning in the d
       await upload(CLEAN_NAME, 'the minutes of the meeting, nothing else')
       await eventually(() => uploadState(CLEAN_NAME).textContent()).toBe('Uploaded. Checking for viruses…')
       await eventually(() => row(CLEAN_NAME).locator('.badge.scan').textContent()).toBe('Checking for viruses…')
-      // Near the copy button: the link may not download yet; the button is described by that.
+      // Near the copy button: the link waits for the scan (required mode); the button is described by that.
       const hint = row(CLEAN_NAME).locator('.scan-link-hint')
-      expect(await hint.textContent()).toBe('The link may not download until the check is done.')
+      expect(await hint.textContent()).toBe('The link downloads once the check is done.')
       const copy = row(CLEAN_NAME).getByRole('button', { name: `Copy link to ${CLEAN_NAME}` })
       expect(await copy.getAttribute('aria-describedby')).toBe(await hint.getAttribute('id'))
       // Which is so: required mode (the default) holds the link with 409 scan_pending.

@@ -100,10 +100,17 @@ const SCAN_WORDS = {
   error: 'Could not be scanned',
   infected: 'Virus found',
 }
+/** The server's scan mode (the session's scan_mode): in required mode links wait for the scan. */
+let scanMode = 'off'
 const SCAN_LINK_HINTS = {
-  // Whether links wait depends on the server's FILESHARE_SCAN (required: they answer "being checked").
-  pending: 'The link may not download until the check is done.',
-  error: 'Too large for the virus scanner: the server may refuse to serve it.',
+  required: {
+    pending: 'The link downloads once the check is done.',
+    error: 'Too large for the virus scanner: the link will not download.',
+  },
+  async: {
+    pending: 'The link works already; the file is removed if a virus is found.',
+    error: 'Too large for the virus scanner: served unscanned.',
+  },
 }
 
 function scanBadge(scan) {
@@ -147,7 +154,7 @@ function fileRow(file) {
   link.setAttribute('aria-label', `Download ${file.filename}`)
   const copy = copyButton(file)
   linkCell.append(link, ' ', copy)
-  const linkHint = file.scan && SCAN_LINK_HINTS[file.scan.status]
+  const linkHint = file.scan && SCAN_LINK_HINTS[scanMode]?.[file.scan.status]
   if (linkHint) {
     const hint = document.createElement('span')
     hint.className = 'scan-link-hint'
@@ -756,6 +763,9 @@ window.addEventListener('popstate', () => {
 })
 
 initPage()
+  .then((session) => {
+    scanMode = session.scan_mode ?? 'off'
+  })
   // The notice is extra: the list works without it (a failure leaves it hidden).
   .then(() => Promise.all([loadFiles(), loadLimits(), loadInfected().catch(() => undefined)]))
   .then(() => document.body.setAttribute('data-ready', 'true'))

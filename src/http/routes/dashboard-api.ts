@@ -45,7 +45,12 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const apiPlans = plansWithApiAccess(config.plans)
 
   const sessionBody = (signedIn: SignedIn, sessionId: string) =>
-    presentSession(signedIn, { csrfToken: services.sessions.csrfToken(sessionId), apiBaseUrl: `${config.publicUrl}/api/v1`, apiPlans })
+    presentSession(signedIn, {
+      csrfToken: services.sessions.csrfToken(sessionId),
+      apiBaseUrl: `${config.publicUrl}/api/v1`,
+      apiPlans,
+      scanMode: services.scanPolicy.mode,
+    })
 
   app.post('/sign-in', { onRequest: checkOrigin(app), schema: { body: SignInBody } }, async (request, reply) => {
     const { email, password } = request.body
