@@ -370,6 +370,21 @@ describe('upload requests', () => {
     expect(afterFull.status).toBe(401)
   })
 
+  it("holds guests to the holder's storage quota, reserved at creation, as for the holder's own uploads", async () => {
+    const { apiKey, accountId } = await unlimitedAccount(t)
+    await t.app.services.accounts.setLimits(accountId, { max_storage: 5000 })
+    const request = await createRequest(apiKey)
+    const pending = await guestCreate(request.token, undefined, {}, 3000)
+    expect(pending.status).toBe(201)
+    // 3000 reserved by the upload in progress: 2500 more would pass the quota, 2000 fits.
+    const over = await guestCreate(request.token, randomBytes(2500))
+    expect(over.status).toBe(403)
+    expect(await errorOf(over)).toMatchObject({ code: 'storage_quota_exceeded' })
+    await guestUpload(request.token, randomBytes(2000))
+    const stats = (await (await api(apiKey, 'GET', '/stats')).json()) as { stats: { total_size: number; storage_reserved: number } }
+    expect(stats.stats).toMatchObject({ total_size: 2000, storage_reserved: 3000 })
+  })
+
   it('a closed, expired or deleted request is a dead link; its uploads in progress end and the holder gets its slots back', async () => {
     const { apiKey } = await unlimitedAccount(t)
     const stats = async () => ((await (await api(apiKey, 'GET', '/stats')).json()) as { stats: { uploads_today: number } }).stats
