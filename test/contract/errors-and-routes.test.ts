@@ -170,7 +170,7 @@ describe('internal errors', () => {
   it('an unexpected fault is exactly 500 internal_error, with the request id and nothing of the cause', async () => {
     const { apiKey } = await t.createAccount('pro')
     const { body: uploaded } = await uploadFile(t, apiKey, 'a file')
-    vi.spyOn(t.app.services.files, 'get').mockRejectedValueOnce(new TypeError('secret detail at /work/src/x.ts:1'))
+    vi.spyOn(t.app.services.files, 'describe').mockRejectedValueOnce(new TypeError('secret detail at /work/src/x.ts:1'))
     const response = await fetch(`${t.api}/files/${uploaded.file_id}`, { headers: bearer(apiKey) })
     expect(response.status).toBe(500)
     const requestId = response.headers.get('x-request-id')

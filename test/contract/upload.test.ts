@@ -147,6 +147,8 @@ describe('POST /api/v1/files/upload', () => {
         sha256: sha256Hex(content),
         expires_at: null,
         source: { type: 'api' },
+        // No virus scanning here (FILESHARE_CLAMD unset).
+        scan: null,
       })
       expect(Number.isSafeInteger(body.file_id) && (body.file_id as number) > 0).toBe(true)
       expect(response.headers.get('location')).toBe(`/api/v1/files/${body.file_id}`)

@@ -94,8 +94,13 @@ describe.skipIf(!runnable)('virus scanning across instances and restarts', () =>
           FILESHARE_DATA_DIR: a.dataDir,
         })
       ).stdout,
-    ) as { api_key: string }
+    ) as { api_key: string; account_id: number }
     const apiKey = created.api_key
+    // The polls below are many requests: the plan's rate limits are not what is tested here.
+    await runCommand(
+      ['account', 'set-limits', String(created.account_id), '--requests-per-minute', '100000', '--requests-per-day', '1000000'],
+      { ...env, FILESHARE_DATA_DIR: a.dataDir },
+    )
     const upload = (server: ServerProcess, content: string | Uint8Array, name: string) => {
       const form = new FormData()
       form.append('file', new Blob([content]), name)
