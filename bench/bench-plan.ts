@@ -29,6 +29,10 @@ export interface BenchPlan {
    * runs a side differed by 5 to 12 % from the machine's noise alone, more than the 5 % measured.
    */
   metricsTurns: ReadonlyArray<'off' | 'on'>
+  /** The file of the scan section (BENCH_ONLY=scan): uploaded to the S3 store, scanned by clamd. */
+  scanBytes: number
+  /** Seconds of latency probing on the idle server before the scan section's upload. */
+  scanIdleSeconds: number
 }
 
 function integerFromEnv(name: string, fallback: number): number {
@@ -56,6 +60,8 @@ export function benchPlan(): BenchPlan {
     warmupSeconds: quick ? 1 : 2,
     serverWarmupSeconds: quick ? 2 : 5,
     metricsTurns: quick ? ['off', 'on', 'on', 'off'] : ['off', 'on', 'on', 'off', 'off', 'on', 'on', 'off'],
+    scanBytes: quick ? 64 * MiB : GiB,
+    scanIdleSeconds: quick ? 2 : 10,
   }
 }
 

@@ -3,6 +3,7 @@ import os from 'node:os'
 import { formatBytes, MiB, mib, type BenchPlan } from './bench-plan.js'
 import type { LoadResult } from './load-client.js'
 import type { RssPeak } from './measure-rss.js'
+import type { LatencyStats, ScanBench } from './scan-bench.js'
 
 export const METADATA_CALLS = ['detail', 'list', 'stats', 'deepList', 'beforeIdList'] as const
 export type MetadataCall = (typeof METADATA_CALLS)[number]
@@ -59,6 +60,8 @@ export interface BenchResults {
   }
   /** GET /files/:id on two servers of the same build, FILESHARE_METRICS_ADDR unset and set. */
   metrics?: MetricsCost
+  /** Virus scanning of one large file on the S3 store through clamd (BENCH_ONLY=scan, opt-in). */
+  scan?: ScanBench
 }
 
 export type MetricsCost =
@@ -92,6 +95,14 @@ export const TARGETS = {
   growthRatio: 2,
   /** FILESHARE_METRICS_ADDR: requests/s lost and CPU per request added on GET /files/:id, below. */
   metricsCost: 0.05,
+  /** Issue 35: scanning a 1 GiB file keeps the server's memory flat: its RSS grows by less than this during the scan. */
+  scanRssGrowthBytes: 64 * MiB,
+  /**
+   * Issue 35: the scan does not block other requests: no probed call waits this long during the scan (its max),
+   * and none fails. An event loop held by the scan would hold them for seconds; the p50 and p99 against idle
+   * show the cost of sharing the cores with clamd and s3rver.
+   */
+  scanProbeMaxMs: 500,
 }
 
 export const median = (values: number[]) => {
@@ -446,6 +457,129 @@ export function metricsSection(results: BenchResults, { standalone = false } = {
   return lines
 }
 
+export const SCAN_HEADING = '### Virus scanning: one large file on S3 through clamd'
+
+const mibPerSecond = (bytes: number, milliseconds: number) => bytes / MiB / (milliseconds / 1000)
+
+/**
+ * The scan section (bench/scan-bench.ts): throughput of the server's scan against clamd alone, the
+ * server's memory during the scan, and the latency of other requests meanwhile. `standalone`: from a
+ * run of this section alone (BENCH_ONLY=scan), so it says which run and machine it comes from.
+ */
+export function scanSection(results: BenchResults, { standalone = false } = {}): string[] {
+  const { scan } = results
+  if (!scan) return []
+  const size = formatBytes(scan.bytes)
+  const lines = [SCAN_HEADING, '']
+  if (standalone) {
+    const cpus = os.cpus()
+    lines.push(
+      `Measured in a run of this section alone (\`BENCH_ONLY=scan npm run bench\`${results.plan.quick ? ' with BENCH_QUICK=1' : ''}), ` +
+        `started ${results.startedAt.toISOString()}, took ${Math.round((results.finishedAt.getTime() - results.startedAt.getTime()) / 1000)} s; ` +
+        `load average at start ${results.loadAverageAtStart.map((value) => value.toFixed(2)).join(' ')}; ` +
+        `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, Linux ${os.release()}, Node.js ${process.version}; ` +
+        `server \`${results.serverCommand}\`; ${scan.clamdVersion.split('/')[0]}. The section is opt-in: it needs clamd ` +
+        '(`/usr/sbin/clamd`, Debian package clamav-daemon, or `FILESHARE_TEST_CLAMD`) and adds a few minutes, so the default ' +
+        '`npm run bench` leaves it out (and keeps this section as it is).',
+      '',
+    )
+  }
+  const warmMs = scan.clamd.warm.reduce((total, run) => total + run.ms, 0) / scan.clamd.warm.length
+  const serverRate = mibPerSecond(scan.bytes, scan.server.ms)
+  const warmRate = mibPerSecond(scan.bytes, warmMs)
+  lines.push(
+    `Method. clamd runs with a one-signature test database (\`test/helpers/clamd.ts\`; StreamMaxLength, MaxFileSize and ` +
+      `MaxScanSize 2000M), s3rver in a process of its own, and the server as \`npm start\` runs it on the S3 store (SQLite ` +
+      "for the database) with `FILESHARE_SCAN=required`, `FILESHARE_SCAN_MAX_BYTES=2097152000` (2000 MiB, clamd's StreamMaxLength) " +
+      `and \`FILESHARE_SCAN_TIMEOUT_MS=600000\`. One ${size} file of pseudo-random bytes (one 1 MiB random block repeated, as ` +
+      'every upload of the bench) goes up as one multipart upload; the server stores it in s3rver and answers 201 with ' +
+      "`scan.status: pending`, then streams the object from s3rver to clamd with INSTREAM. The scan's time runs from the " +
+      `upload's answer until \`GET /files/{id}\` (asked every 50 ms) first says \`clean\`. clamd alone is the same number of ` +
+      'bytes sent straight to clamd with INSTREAM in 64 KiB chunks by a client process (`bench/instream-client.ts`), no ' +
+      "server: the ceiling. clamd's first large scan after its start can be much slower, so it is reported apart (cold), and the " +
+      "server's scan comes after one warm-up scan; clamd alone runs warm once before and once after it. Memory: the server's " +
+      'VmRSS sampled every 20 ms and its VmHWM (reset when the upload answered). Latency: a client process asks ' +
+      '`GET /healthz` and `GET /api/v1/files?limit=1` every 50 ms each, on a keep-alive connection of its own, while the ' +
+      'server is idle (before the upload), during the upload, and during the scan.',
+    '',
+    '| Case | Time | Throughput | ÷ clamd alone, warm |',
+    '|---|---|---|---|',
+    `| clamd alone, first scan after its start (cold) | ${seconds(scan.clamd.cold.ms)} | ${mibPerSecond(scan.bytes, scan.clamd.cold.ms).toFixed(0)} MiB/s | |`,
+    `| clamd alone, warm (before and after the server's scan: ${scan.clamd.warm.map((run) => seconds(run.ms)).join(', ')}) | ` +
+      `${seconds(warmMs)} | ${warmRate.toFixed(0)} MiB/s | 1.00x |`,
+    `| **Fileshare: ${size} on S3 → server → clamd** (upload answered → \`scan.status: clean\`) | ${seconds(scan.server.ms)} | ` +
+      `**${serverRate.toFixed(0)} MiB/s** | ${ratio(serverRate / warmRate)} |`,
+  )
+  if (scan.server.metricMs !== undefined) {
+    const rate = mibPerSecond(scan.bytes, scan.server.metricMs)
+    lines.push(
+      `| Fileshare, the server's own scan time (\`fileshare_scan_duration_seconds_sum{result="clean"}\`) | ` +
+        `${seconds(scan.server.metricMs)} | ${rate.toFixed(0)} MiB/s | ${ratio(rate / warmRate)} |`,
+    )
+  }
+  if (scan.reads.s3Ms !== undefined) {
+    lines.push(
+      `| Reading the object from s3rver alone (no server, no clamd), for reference | ${seconds(scan.reads.s3Ms)} | ` +
+        `${mibPerSecond(scan.bytes, scan.reads.s3Ms).toFixed(0)} MiB/s | |`,
+    )
+  }
+  lines.push(
+    `| Downloading it through the public link (S3 → server → client, no clamd), for reference | ${seconds(scan.reads.serverDownloadMs)} | ` +
+      `${mibPerSecond(scan.bytes, scan.reads.serverDownloadMs).toFixed(0)} MiB/s | |`,
+    `| The upload itself (multipart, into s3rver), for reference | ${seconds(scan.upload.ms)} | ${mibPerSecond(scan.bytes, scan.upload.ms).toFixed(0)} MiB/s | |`,
+    '',
+    `clamd alone took the ${size} stream in ${scan.clamd.warm.map((run) => seconds(run.sentMs)).join(' and ')} (warm) and ` +
+      `answered ${scan.clamd.warm.map((run) => seconds(run.ms - run.sentMs)).join(' and ')} after the last byte: it spools the ` +
+      'stream to a temporary file and scans it once it has all of it. ' +
+      (scan.server.streamedMs === undefined
+        ? ''
+        : `Through the server, clamd's spool file had every byte ${seconds(scan.server.streamedMs)} after the upload's answer ` +
+          `(${mibPerSecond(scan.bytes, scan.server.streamedMs).toFixed(0)} MiB/s from s3rver through the server to clamd; seen by ` +
+          `polling clamd's TemporaryDirectory every 20 ms), and clamd answered ${seconds(scan.server.ms - scan.server.streamedMs)} ` +
+          'later. ') +
+      `The server used ${scan.server.cpuSeconds.toFixed(2)} s of CPU during its scan.`,
+    '',
+  )
+  const growth = scan.server.rssPeakBytes - scan.server.rssStartBytes
+  lines.push(
+    '| Memory | RSS idle, before the upload | RSS when the upload answered (scan starts) | Peak during the scan | Growth during the scan | Target | Result |',
+    '|---|---|---|---|---|---|---|',
+    `| Fileshare server | ${mib(scan.server.rssIdleBytes)} | ${mib(scan.server.rssStartBytes)} | ${mib(scan.server.rssPeakBytes)} | ` +
+      `${growth >= 0 ? '+' : '−'}${mib(Math.abs(growth))} | < +${mib(TARGETS.scanRssGrowthBytes)} | ${atMost(growth, TARGETS.scanRssGrowthBytes)} |`,
+    `| clamd (for reference) | | | ${mib(scan.server.clamdPeakBytes)} | | | |`,
+    '',
+  )
+  const figures = (stats: LatencyStats) =>
+    `${ms(stats.p50Ms)} / ${ms(stats.p99Ms)} / ${ms(stats.maxMs)}${stats.failures > 0 ? ` (${stats.failures} failed)` : ''}`
+  const latencyRow = (label: string, pick: (phase: ScanBench['latency']['idle']) => LatencyStats) => {
+    const during = pick(scan.latency.scan)
+    const result =
+      during.failures > 0
+        ? `**missed**: ${during.failures} failed`
+        : during.maxMs < TARGETS.scanProbeMaxMs
+          ? 'met'
+          : atMost(during.maxMs, TARGETS.scanProbeMaxMs)
+    return (
+      `| ${label} | ${figures(pick(scan.latency.idle))} | ${figures(pick(scan.latency.upload))} | ${figures(during)} | ` +
+      `max < ${ms(TARGETS.scanProbeMaxMs)}, none failed | ${result} |`
+    )
+  }
+  lines.push(
+    '| Latency, p50 / p99 / max | Idle | During the upload | During the scan | Target (during the scan) | Result |',
+    '|---|---|---|---|---|---|',
+    latencyRow('`GET /healthz`', (phase) => phase.healthz),
+    latencyRow('`GET /api/v1/files?limit=1` (authenticated, database)', (phase) => phase.api),
+    '',
+    `Samples: ${scan.latency.idle.healthz.count + scan.latency.idle.api.count} idle, ${scan.latency.upload.healthz.count + scan.latency.upload.api.count} ` +
+      `during the upload, ${scan.latency.scan.healthz.count + scan.latency.scan.api.count} during the scan (both calls together). ` +
+      `${scan.server.rssSamples} RSS samples during the scan. Not blocked means no call waits anywhere near the scan's ` +
+      `length: the target is that none waits ${ms(TARGETS.scanProbeMaxMs)} or more. What p50 and p99 gain over idle is the ` +
+      'price of sharing the cores with clamd and s3rver, which the load average above adds to.',
+    '',
+  )
+  return lines
+}
+
 export function machineLines(results: BenchResults): string[] {
   const cpus = os.cpus()
   return [
@@ -559,6 +693,7 @@ export function renderTables(results: BenchResults): string {
     ...resumableSection(results),
     ...loadSection(results),
     ...metricsSection(results),
+    ...scanSection(results),
   ].join('\n')
 }
 
@@ -604,11 +739,14 @@ function generatedSection(current: string, heading: string): string | undefined 
 export function writeBenchmarksDoc(file: string, results: BenchResults, charts: ChartLink[] = []): void {
   let notes = `${NOTES_MARKER}\n\n## Notes\n\n(none yet)\n`
   let soak: string | undefined
+  // The scan section is opt-in (BENCH_ONLY=scan): a run without it keeps the one the last scan run wrote.
+  let scan: string | undefined
   if (fs.existsSync(file)) {
     const current = fs.readFileSync(file, 'utf8')
     const at = current.indexOf(NOTES_MARKER)
     if (at >= 0) notes = current.slice(at)
     soak = generatedSection(current, SOAK_HEADING)
+    if (!results.scan) scan = generatedSection(current, SCAN_HEADING)
   }
   const generated = [
     '# Benchmarks',
@@ -623,6 +761,7 @@ export function writeBenchmarksDoc(file: string, results: BenchResults, charts: 
     ...machineLines(results),
     '',
     renderTables(results),
+    ...(scan ? [scan, ''] : []),
     ...chartsSection(charts),
     ...(soak ? [soak, ''] : []),
   ].join('\n')

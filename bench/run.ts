@@ -10,6 +10,9 @@
  * Environment: BENCH_QUICK=1 shrinks every size for a quick check; BENCH_ONLY=transfer,rss,load,resumable,metrics
  * picks sections (BENCH_ONLY=resumable runs the resumable-upload scenario alone and updates only its
  * part of docs/benchmarks.md, and so does BENCH_ONLY=metrics, the cost of FILESHARE_METRICS_ADDR);
+ * BENCH_ONLY=scan runs the virus-scanning section (bench/scan-bench.ts: a 1 GiB file on S3 through a
+ * real clamd), which is opt-in, never part of the default run: it needs clamd installed and adds a
+ * few minutes; run alone, it updates only its part of docs/benchmarks.md;
  * BENCH_CHART_DIR sets where the charts go; BENCH_SECONDS, BENCH_REPEATS, BENCH_LARGE_ACCOUNT_FILES override figures;
  * BENCH_SERVER_NODE_FLAGS adds node flags to the server, after the start script's (e.g. "--cpu-prof --cpu-prof-dir=DIR",
  * then bench/profile-summary.ts); BENCH_SERVER_JS runs another build's server.js; BENCH_LOG_LEVEL
@@ -32,6 +35,7 @@ import {
   metricsSection,
   renderTables,
   resumableSection,
+  scanSection,
   SOAK_HEADING,
   writeBenchmarksDoc,
   writeBenchmarksSection,
@@ -40,6 +44,7 @@ import {
   type MetadataCall,
   type MetricsCost,
 } from './report.js'
+import { measureScan } from './scan-bench.js'
 import { fileIdRange, seedFiles } from './seed-files.js'
 import {
   fileshareEnv,
@@ -62,11 +67,17 @@ interface Account {
 const plan = benchPlan()
 /** Node flags of the extra peak-RSS run: a young generation of 2 x 2 MiB instead of up to 2 x 16 MiB. */
 const TUNED_NODE_FLAGS = ['--max-semi-space-size=2']
+/** The sections of the default run; `scan` (opt-in, needs clamd) runs only when BENCH_ONLY names it. */
 const SECTIONS = ['transfer', 'rss', 'load', 'resumable', 'metrics']
+const OPT_IN_SECTIONS = ['scan']
 const sections = new Set((process.env.BENCH_ONLY ?? SECTIONS.join(',')).split(',').map((name) => name.trim()))
 for (const name of sections) {
-  if (!SECTIONS.includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; the sections are ${SECTIONS.join(', ')}`)
+  if (!SECTIONS.includes(name) && !OPT_IN_SECTIONS.includes(name)) {
+    throw new Error(`BENCH_ONLY: unknown section "${name}"; the sections are ${[...SECTIONS, ...OPT_IN_SECTIONS].join(', ')}`)
+  }
 }
+/** Whether any section needs the embedded server, the baseline and the seeded accounts (all but scan do). */
+const embeddedSections = SECTIONS.some((name) => sections.has(name))
 const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
 
 /** Creates the database with the `fileshare` CLI, as an operator would before creating accounts. */
@@ -423,77 +434,85 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)))
   log(`temp folder ${root}${plan.quick ? ' (BENCH_QUICK=1)' : ''}`)
   try {
-    const port = await freePort()
-    const env = fileshareEnv(dataDir, port)
-    await migrate(env)
-    const io = await createAccount(env, 'transfers@bench.test')
-    const small = await createAccount(env, 'small@bench.test')
-    const large = await createAccount(env, 'large@bench.test')
-    const sqlitePath = path.join(dataDir, 'fileshare.sqlite')
-
-    let seedSeconds = 0
-    if (sections.has('load')) {
-      log(`seeding ${plan.smallAccountFiles} and ${plan.largeAccountFiles.toLocaleString('en-US')} file rows`)
-      const seedStart = performance.now()
-      await seedFiles(sqlitePath, small.id, plan.smallAccountFiles)
-      await seedFiles(sqlitePath, large.id, plan.largeAccountFiles)
-      seedSeconds = (performance.now() - seedStart) / 1000
-    } else if (sections.has('metrics')) {
-      log(`seeding ${plan.smallAccountFiles} file rows`)
-      await seedFiles(sqlitePath, small.id, plan.smallAccountFiles)
-    }
-
-    const server = await startFileshare(dataDir, port, path.join(root, 'server.log'))
-    servers.push(server)
-    // The bare route answers exactly what the service answers for the small account's middle file.
-    const smallIds = sections.has('load') || sections.has('metrics') ? await fileIdRange(sqlitePath, small.id) : { min: 1, max: 1 }
-    const smallMiddle = Math.floor((smallIds.min + smallIds.max) / 2)
-    const detailJson = sections.has('load') ? JSON.stringify(await api(server, small, 'GET', `/files/${smallMiddle}`)) : '{}'
-    const bare = await startBaseline(bareDir, detailJson, path.join(root, 'baseline.log'))
-    servers.push(bare)
-    log(`server pid ${server.pid} at ${server.url}; baseline pid ${bare.pid} at ${bare.url}`)
-    let peer: RunningServer | undefined
-    if (sections.has('transfer')) {
-      peer = await startPeer(peerDir, path.join(root, 'peer.log'))
-      servers.push(peer)
-      log(`peer (Express + Multer) pid ${peer.pid} at ${peer.url}`)
-    }
-
     const serverCommand = ['node', ...serverArgs()].join(' ').replace(ROOT, '')
-    const results: BenchResults = { plan, startedAt, finishedAt: startedAt, loadAverageAtStart, serverCommand, seedSeconds }
-    if (sections.has('transfer')) results.transfer = await measureTransfers(server, bare, peer!, io, { bare: bareDir, peer: peerDir })
-    if (sections.has('rss')) results.rss = { asStarted: await measurePeakRss(server, io) }
-    if (sections.has('resumable')) results.resumable = await measureResumable(server, bare, io, bareDir)
-    if (sections.has('load')) {
-      log('load: bare JSON route')
-      const bareLoad = await load(bare, `${bare.url}/json`)
-      const largeIds = await fileIdRange(sqlitePath, large.id)
-      await warmUp(server, small, smallIds, plan.smallAccountFiles)
-      results.load = {
-        bare: bareLoad,
-        small: await measureMetadata(server, small, smallIds, plan.smallAccountFiles),
-        large: await measureMetadata(server, large, largeIds, plan.largeAccountFiles),
+    const results: BenchResults = { plan, startedAt, finishedAt: startedAt, loadAverageAtStart, serverCommand, seedSeconds: 0 }
+    if (embeddedSections) {
+      const port = await freePort()
+      const env = fileshareEnv(dataDir, port)
+      await migrate(env)
+      const io = await createAccount(env, 'transfers@bench.test')
+      const small = await createAccount(env, 'small@bench.test')
+      const large = await createAccount(env, 'large@bench.test')
+      const sqlitePath = path.join(dataDir, 'fileshare.sqlite')
+
+      let seedSeconds = 0
+      if (sections.has('load')) {
+        log(`seeding ${plan.smallAccountFiles} and ${plan.largeAccountFiles.toLocaleString('en-US')} file rows`)
+        const seedStart = performance.now()
+        await seedFiles(sqlitePath, small.id, plan.smallAccountFiles)
+        await seedFiles(sqlitePath, large.id, plan.largeAccountFiles)
+        seedSeconds = (performance.now() - seedStart) / 1000
+      } else if (sections.has('metrics')) {
+        log(`seeding ${plan.smallAccountFiles} file rows`)
+        await seedFiles(sqlitePath, small.id, plan.smallAccountFiles)
+      }
+
+      const server = await startFileshare(dataDir, port, path.join(root, 'server.log'))
+      servers.push(server)
+      // The bare route answers exactly what the service answers for the small account's middle file.
+      const smallIds = sections.has('load') || sections.has('metrics') ? await fileIdRange(sqlitePath, small.id) : { min: 1, max: 1 }
+      const smallMiddle = Math.floor((smallIds.min + smallIds.max) / 2)
+      const detailJson = sections.has('load') ? JSON.stringify(await api(server, small, 'GET', `/files/${smallMiddle}`)) : '{}'
+      const bare = await startBaseline(bareDir, detailJson, path.join(root, 'baseline.log'))
+      servers.push(bare)
+      log(`server pid ${server.pid} at ${server.url}; baseline pid ${bare.pid} at ${bare.url}`)
+      let peer: RunningServer | undefined
+      if (sections.has('transfer')) {
+        peer = await startPeer(peerDir, path.join(root, 'peer.log'))
+        servers.push(peer)
+        log(`peer (Express + Multer) pid ${peer.pid} at ${peer.url}`)
+      }
+
+      results.seedSeconds = seedSeconds
+      if (sections.has('transfer')) results.transfer = await measureTransfers(server, bare, peer!, io, { bare: bareDir, peer: peerDir })
+      if (sections.has('rss')) results.rss = { asStarted: await measurePeakRss(server, io) }
+      if (sections.has('resumable')) results.resumable = await measureResumable(server, bare, io, bareDir)
+      if (sections.has('load')) {
+        log('load: bare JSON route')
+        const bareLoad = await load(bare, `${bare.url}/json`)
+        const largeIds = await fileIdRange(sqlitePath, large.id)
+        await warmUp(server, small, smallIds, plan.smallAccountFiles)
+        results.load = {
+          bare: bareLoad,
+          small: await measureMetadata(server, small, smallIds, plan.smallAccountFiles),
+          large: await measureMetadata(server, large, largeIds, plan.largeAccountFiles),
+        }
+      }
+      await stopAll()
+      if (sections.has('metrics')) {
+        results.metrics = await measureMetricsCost(dataDir, root, small, smallMiddle, (started) => servers.push(started))
+        await stopAll()
+        if ('skipped' in results.metrics) log(`metrics: skipped: ${results.metrics.skipped}`)
+      }
+      // V8 sizes its young generation (up to 2 x 16 MiB) by heuristics; the peaks above depend on it.
+      // The same uploads once more on a server whose young generation is capped show by how much.
+      if (sections.has('rss') && !startScriptArgs().some((arg) => arg.startsWith('--max-semi-space-size'))) {
+        const tunedPort = await freePort()
+        const tuned = await startFileshare(dataDir, tunedPort, path.join(root, 'server-tuned.log'), TUNED_NODE_FLAGS)
+        servers.push(tuned)
+        log(`again with ${TUNED_NODE_FLAGS.join(' ')} (server pid ${tuned.pid})`)
+        results.rss!.tuned = { flags: TUNED_NODE_FLAGS.join(' '), ...(await measurePeakRss(tuned, io)) }
+        await stopAll()
       }
     }
-    await stopAll()
-    if (sections.has('metrics')) {
-      results.metrics = await measureMetricsCost(dataDir, root, small, smallMiddle, (started) => servers.push(started))
-      await stopAll()
-      if ('skipped' in results.metrics) log(`metrics: skipped: ${results.metrics.skipped}`)
-    }
-    // V8 sizes its young generation (up to 2 x 16 MiB) by heuristics; the peaks above depend on it.
-    // The same uploads once more on a server whose young generation is capped show by how much.
-    if (sections.has('rss') && !startScriptArgs().some((arg) => arg.startsWith('--max-semi-space-size'))) {
-      const tunedPort = await freePort()
-      const tuned = await startFileshare(dataDir, tunedPort, path.join(root, 'server-tuned.log'), TUNED_NODE_FLAGS)
-      servers.push(tuned)
-      log(`again with ${TUNED_NODE_FLAGS.join(' ')} (server pid ${tuned.pid})`)
-      results.rss!.tuned = { flags: TUNED_NODE_FLAGS.join(' '), ...(await measurePeakRss(tuned, io)) }
+    if (sections.has('scan')) {
+      results.scan = await measureScan(plan, root, log, (started) => servers.push(started))
       await stopAll()
     }
     results.finishedAt = new Date()
 
     console.log(`\n${renderTables(results)}`)
+    // A complete run is the default one (with or without the opt-in scan section).
     const complete = SECTIONS.every((section) => sections.has(section))
     const benchmarksDoc = path.join(ROOT, 'docs', 'benchmarks.md')
     const charts = chartDir(complete && !plan.quick)
@@ -508,6 +527,9 @@ async function main(): Promise<void> {
     } else if (sections.size === 1 && results.metrics && !plan.quick) {
       writeBenchmarksSection(benchmarksDoc, metricsSection(results, { standalone: true }), { before: ['### Charts', SOAK_HEADING] })
       log('wrote the metrics-cost section of docs/benchmarks.md')
+    } else if (sections.size === 1 && results.scan && !plan.quick) {
+      writeBenchmarksSection(benchmarksDoc, scanSection(results, { standalone: true }), { before: ['### Charts', SOAK_HEADING] })
+      log('wrote the virus-scanning section of docs/benchmarks.md')
     } else {
       log('a partial or quick run: docs/benchmarks.md left as it was')
     }

@@ -18,6 +18,8 @@ export interface UploadResult {
   ms: number
   status: number
   body: string
+  /** When the response had ended, as Date.now() (ms since the epoch), for phases timed on another process's clock. */
+  endedAt?: number
 }
 
 async function upload(url: string, job: UploadJob): Promise<UploadResult> {
@@ -31,7 +33,7 @@ async function upload(url: string, job: UploadJob): Promise<UploadResult> {
   const [[response]] = await Promise.all([responded, body.writeTo(request)])
   let text = ''
   for await (const chunk of response) text += String(chunk)
-  return { ms: performance.now() - started, status: response.statusCode ?? 0, body: text }
+  return { ms: performance.now() - started, status: response.statusCode ?? 0, body: text, endedAt: Date.now() }
 }
 
 const job = JSON.parse(process.argv[2]!) as UploadJob
