@@ -304,6 +304,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       throw new ConfigError(variable, 'must be a URL (value not shown: it may hold a password)')
     }
   }
+  // Asking for scanning without a scanner must not quietly serve unscanned files.
+  if (valid.FILESHARE_SCAN && !valid.FILESHARE_CLAMD) {
+    throw new ConfigError('FILESHARE_SCAN', 'needs FILESHARE_CLAMD (where clamd listens); without it nothing is scanned')
+  }
   if (valid.FILESHARE_STORAGE === 's3' && !valid.FILESHARE_S3_BUCKET) {
     throw new ConfigError('FILESHARE_S3_BUCKET', 'is required when FILESHARE_STORAGE=s3')
   }

@@ -198,6 +198,8 @@ describe('loadConfig', () => {
     })
     expect(loadConfig({ FILESHARE_CLAMD: 'unix:/run/clamav/clamd.ctl' }).scan?.clamd).toEqual({ path: '/run/clamav/clamd.ctl' })
     expect(configError({ FILESHARE_CLAMD: 'clamd:3310' }).message).toContain('must be tcp://host:port or unix:/path/to/clamd.ctl')
+    // Scanning asked for without a scanner is an error, never files served unscanned.
+    expect(configError({ FILESHARE_SCAN: 'required' })).toMatchObject({ variable: 'FILESHARE_SCAN' })
   })
 
   it('is deeply frozen', () => {

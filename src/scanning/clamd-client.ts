@@ -78,8 +78,9 @@ export class ClamdClient {
   }
 
   /** Streams `source` to clamd and gives its verdict; ClamdUnavailableError when there is none. */
-  scan(source: Readable): Promise<ScanVerdict> {
+  scan(source: Readable, signal?: AbortSignal): Promise<ScanVerdict> {
     return new Promise<ScanVerdict>((resolve, reject) => {
+      if (signal?.aborted) return reject(new ClamdUnavailableError('the scan was stopped'))
       const socket = this.connect()
       const chunks: Buffer[] = []
       let settled = false
@@ -91,6 +92,7 @@ export class ClamdClient {
         socket.destroy()
         reject(error)
       }
+      signal?.addEventListener('abort', () => fail(new ClamdUnavailableError('the scan was stopped')), { once: true })
       socket.on('data', (chunk: Buffer) => chunks.push(chunk))
       socket.on('timeout', () => fail(new ClamdUnavailableError(`clamd gave no answer or progress for ${this.timeoutMs} ms`)))
       // A write that fails (EPIPE, ECONNRESET) usually means clamd answered and closed (its size

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream'
 import mime from 'mime-types'
-import { DailyUploadLimitExceededError, NotFoundError } from '../errors.js'
+import { DailyUploadLimitExceededError, FileNotScannableError, FileTooLargeError, NotFoundError } from '../errors.js'
 import { expiryFromInput, type ExpiryInput } from './expiry.js'
 import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import type { FilesRepository } from '../db/repositories/files-repository.js'
@@ -104,7 +104,15 @@ export class FileService {
         source.resume()
         throw new DailyUploadLimitExceededError(owner.limits.dailyUploads)
       }
-      const blob = await this.store.put(held.meter(source), { maxBytes: owner.limits.maxFileSize })
+      // Where scanning is required, no more is stored than can be scanned.
+      const { maxBytes, scanLimited } = this.scan.uploadLimit(owner.limits.maxFileSize)
+      let blob: StoredBlob
+      try {
+        blob = await this.store.put(held.meter(source), { maxBytes })
+      } catch (error) {
+        if (scanLimited && error instanceof FileTooLargeError) throw new FileNotScannableError(this.scan.maxBytes)
+        throw error
+      }
       return { owner, blob, filename: sanitizeFilename(clientFilename), reservation: held }
     } catch (error) {
       await held.release().catch(this.onBackgroundError)

@@ -42,9 +42,14 @@ export class IdempotencyService {
    * 409 idempotency_in_progress while another request with it runs; 422 idempotency_key_reused
    * when the key was used for a request with another fingerprint.
    */
-  async begin(accountId: number, key: string, fingerprint: string): Promise<{ replay: StoredAnswer } | { held: HeldKey }> {
+  /**
+   * `scope`: a caller inside the account with keys of its own (a guest of an upload request); its
+   * keys are stored apart (after a newline, which no key may hold), so they never meet the account's.
+   */
+  async begin(accountId: number, key: string, fingerprint: string, scope?: string): Promise<{ replay: StoredAnswer } | { held: HeldKey }> {
     checkIdempotencyKey(key)
-    const claim = await this.keys.claim(accountId, key, fingerprint, this.now(), IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS)
+    const stored = scope === undefined ? key : `${scope}\n${key}`
+    const claim = await this.keys.claim(accountId, stored, fingerprint, this.now(), IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS)
     if (claim.kind === 'running') throw new IdempotencyInProgressError()
     if (claim.kind === 'reused') throw new IdempotencyKeyReusedError()
     if (claim.kind === 'replay') {
@@ -52,20 +57,20 @@ export class IdempotencyService {
       return { replay: { status: status ?? 200, headers: headers ? (JSON.parse(headers) as Record<string, string>) : {}, body } }
     }
     const renewal = setInterval(() => {
-      this.keys.renew(accountId, key, this.now() + IDEMPOTENCY_LEASE_MS).catch(this.onBackgroundError)
+      this.keys.renew(accountId, stored, this.now() + IDEMPOTENCY_LEASE_MS).catch(this.onBackgroundError)
     }, IDEMPOTENCY_RENEW_MS)
     renewal.unref()
     let finished = false
     return {
       held: {
         accountId,
-        key,
+        key: stored,
         finish: async (answer) => {
           if (finished) return
           finished = true
           clearInterval(renewal)
-          if (answer && answer.status >= 200 && answer.status < 300) await this.keys.complete(accountId, key, answer)
-          else await this.keys.forget(accountId, key)
+          if (answer && answer.status >= 200 && answer.status < 300) await this.keys.complete(accountId, stored, answer)
+          else await this.keys.forget(accountId, stored)
         },
       },
     }

@@ -5,6 +5,7 @@ import {
   StorageQuotaExceededError,
   ChecksumMismatchError,
   DailyUploadLimitExceededError,
+  FileNotScannableError,
   FileTooLargeError,
   InvalidRequestError,
   NotFoundError,
@@ -170,7 +171,8 @@ export class ResumableUploadService {
           id: randomToken(16),
           account_id: owner.accountId,
           length: input.length ?? null,
-          max_length: input.length ?? maxFileSize,
+          // A deferred length may grow to the account's max_file_size, or, where scanning is required, what can be scanned.
+          max_length: input.length ?? this.scan.uploadLimit(maxFileSize).maxBytes,
           metadata: input.metadata,
           filename: sanitizeFilename(input.filename),
           storage_key: created.key,
@@ -361,9 +363,9 @@ export class ResumableUploadService {
    * bytes go, and the holder's daily slot, storage and the request's room come back. An upload being
    * written to is ended by its own writer (stream's heartbeat), or by the next sweep.
    */
-  async endOrphaned(signal?: AbortSignal): Promise<number> {
+  async endOrphaned(signal?: AbortSignal, requestId?: number): Promise<number> {
     let ended = 0
-    for (const id of await this.uploads.listOrphanedByRequests(this.now(), 1000)) {
+    for (const id of await this.uploads.listOrphanedByRequests(this.now(), 1000, requestId)) {
       if (signal?.aborted) break
       const token = randomToken(16)
       if (!(await this.uploads.acquireLease(id, token, this.now(), this.timing.leaseMs))) continue
@@ -475,6 +477,8 @@ export class ResumableUploadService {
     if (row.length !== null) return new UploadLengthExceededError(row.length)
     await this.store.abortResumable(row.store_state).catch(this.onBackgroundError)
     await this.uploads.close(row, token, 'terminated')
+    // Its limit was what can be scanned (required mode): that is the refusal to give.
+    if (this.scan.mode === 'required' && row.max_length === this.scan.maxBytes) return new FileNotScannableError(this.scan.maxBytes)
     return new FileTooLargeError(row.max_length)
   }
 

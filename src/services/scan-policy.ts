@@ -32,13 +32,24 @@ export class ScanPolicy {
 
   /**
    * Throws unless the file may be served now: in required mode, a pending file answers 409
-   * scan_pending, and one clamd could not scan (too large for it) 403 file_not_scannable. Files
+   * scan_pending, and one not scanned (too large for clamd, or stored in async mode as too large)
+   * 403 file_not_scannable. Files
    * stored before scanning was turned on (no scan) are served as they were.
    */
   checkServable(file: Pick<FileRow, 'scan_status'>): void {
     if (this.mode !== 'required') return
     if (file.scan_status === 'pending') throw new ScanPendingError(SCAN_PENDING_RETRY_AFTER_S)
-    if (file.scan_status === 'error') throw new FileNotScannableError(this.maxBytes)
+    // error: clamd could not scan it; skipped: stored unscanned while the server ran in async mode.
+    if (file.scan_status === 'error' || file.scan_status === 'skipped') throw new FileNotScannableError(this.maxBytes)
+  }
+
+  /**
+   * The most bytes an upload may bring: its account's max_file_size, or, in required mode, no more
+   * than can be scanned (`scanLimited`: a file past it is refused with file_not_scannable).
+   */
+  uploadLimit(maxFileSize: number): { maxBytes: number; scanLimited: boolean } {
+    const scanLimited = this.mode === 'required' && this.maxBytes < maxFileSize
+    return { maxBytes: scanLimited ? this.maxBytes : maxFileSize, scanLimited }
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream'
+import { pipeline, Transform, type Readable } from 'node:stream'
 import type { ClaimedScan, ScansRepository } from '../db/repositories/scans-repository.js'
 import type { FileRow } from '../db/schema.js'
 import type { ScanVerdict } from '../scanning/clamd-client.js'
@@ -8,7 +8,8 @@ import type { ScanPolicy } from './scan-policy.js'
 
 /** What scans the bytes: clamd (scanning/clamd-client.ts); tests may put another in. */
 export interface VirusScanner {
-  scan(source: Readable): Promise<ScanVerdict>
+  /** The verdict on the bytes of `source`; rejects without one (and when `signal` aborts). */
+  scan(source: Readable, signal?: AbortSignal): Promise<ScanVerdict>
   ping(): Promise<void>
 }
 
@@ -54,6 +55,8 @@ export class ScanService {
   private loop: Promise<void> | undefined
   private wake: (() => void) | undefined
   private timer: NodeJS.Timeout | undefined
+  /** Aborted by stop(): scans in flight end at once, their files stay pending for the next run. */
+  private stopping = new AbortController()
 
   constructor(
     private readonly scans: ScansRepository,
@@ -85,6 +88,7 @@ export class ScanService {
   start(): void {
     if (!this.stopped) return
     this.stopped = false
+    this.stopping = new AbortController()
     this.loop = (async () => {
       while (!this.stopped) {
         let taken = 0
@@ -111,9 +115,10 @@ export class ScanService {
     setTimeout(() => this.wake?.(), 15).unref()
   }
 
-  /** Stops taking files and waits for the scans in flight (each ends within clamd's timeout). */
+  /** Stops taking files and ends the scans in flight (their files stay pending, for any instance to take). */
   async stop(): Promise<void> {
     this.stopped = true
+    this.stopping.abort()
     clearTimeout(this.timer)
     this.wake?.()
     await this.loop
@@ -138,11 +143,13 @@ export class ScanService {
 
   private async scanOne(claim: ClaimedScan): Promise<void> {
     const started = Date.now()
-    // The lease is renewed while clamd reads: a long scan is not taken over by another instance.
+    // The lease is renewed while clamd reads, one renewal at a time: a long scan is not taken over
+    // by another instance, and the verdict is written under the lease as the last renewal left it.
+    let renewing: Promise<void> = Promise.resolve()
     const renewal = setInterval(
       () => {
-        this.scans
-          .renewLease(claim, this.now() + this.options.leaseMs)
+        renewing = renewing
+          .then(() => this.scans.renewLease(claim, this.now() + this.options.leaseMs))
           .then((until) => {
             if (until !== undefined) claim.leasedUntil = until
           })
@@ -153,18 +160,33 @@ export class ScanService {
     renewal.unref()
     let verdict: ScanVerdict | undefined
     let failure: unknown
+    let bytes = 0
     try {
-      verdict = await this.scanner.scan(await this.store.get(claim.storageKey))
+      const counted = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          bytes += chunk.length
+          done(null, chunk)
+        },
+      })
+      // The store's errors reach the scanner through `counted`; ending the scan ends the read.
+      pipeline(await this.store.get(claim.storageKey), counted, () => {})
+      verdict = await this.scanner.scan(counted, this.stopping.signal)
+      // A clean verdict counts only for the whole file: a stream that ended early is no verdict.
+      if (verdict.result === 'clean' && bytes !== claim.size) {
+        throw new Error(`the store gave ${bytes} of the file's ${claim.size} bytes`)
+      }
     } catch (error) {
-      // No verdict: pending it stays, and it is tried again later (never clean by default).
+      // No verdict (clamd down, a timeout, a short read, a stop): pending it stays, and it is tried
+      // again later; never clean by default.
+      verdict = undefined
       failure = error
     } finally {
       clearInterval(renewal)
     }
+    await renewing
     let result: ScanResult = 'retry'
-    if (verdict) {
-      result = await this.record(claim, verdict)
-    } else {
+    if (verdict) result = await this.record(claim, verdict)
+    if (result === 'retry') {
       const wait = Math.min(this.options.maxRetryMs, this.options.retryMs * 2 ** Math.min(claim.attempts, 20))
       await this.scans.retryLater(claim, this.now() + wait)
     }
@@ -175,14 +197,12 @@ export class ScanService {
   private async record(claim: ClaimedScan, verdict: ScanVerdict): Promise<ScanResult> {
     const now = this.now()
     if (verdict.result === 'clean') {
-      await this.scans.recordVerdict(claim, 'clean', now)
-      return 'clean'
+      return (await this.scans.recordVerdict(claim, 'clean', now)) ? 'clean' : 'retry'
     }
     if (verdict.result === 'too_large') {
       // clamd's StreamMaxLength is below what the operator declared: served unscanned only in async mode.
       const status = this.policy.mode === 'required' ? 'error' : 'skipped'
-      await this.scans.recordVerdict(claim, status, now)
-      return status
+      return (await this.scans.recordVerdict(claim, status, now)) ? status : 'retry'
     }
     const removed = await this.scans.recordInfected(
       claim,
@@ -194,7 +214,8 @@ export class ScanService {
         details: { filename: file.filename, size: file.size, signature: verdict.signature },
       })),
     )
-    if (removed) await this.store.delete(removed.storage_key).catch(this.onError)
+    if (!removed) return 'retry'
+    await this.store.delete(removed.storage_key).catch(this.onError)
     return 'infected'
   }
 

@@ -22,6 +22,7 @@ export const UPLOAD_REQUEST_MAX_FILES = 10_000
 export const GUEST_GRANT_LIFETIME_MS = 6 * 3_600_000
 /** 32 random bytes: the guest link's token, 43 characters of base64url. */
 const TOKEN_BYTES = 32
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
 /** C0 controls but tab and newline, DEL, C1 controls, and the Unicode line and paragraph separators. */
 const MESSAGE_FORBIDDEN = /(?![\t\n\r])[\p{Cc}\u2028\u2029]/u
 const ONE_LINE_FORBIDDEN = /[\p{Cc}\u2028\u2029]/u
@@ -246,7 +247,7 @@ export class UploadRequestService {
       this.trail.pending('upload_request.closed', actor, (row: UploadRequestRow) => requestEvent(row)),
     )
     if (!closed) throw new NotFoundError(`No upload request with id ${id}.`)
-    await this.endGuestUploads()
+    await this.endGuestUploads(id)
     return closed
   }
 
@@ -258,7 +259,7 @@ export class UploadRequestService {
       this.trail.pending('upload_request.deleted', actor, (row: UploadRequestRow) => requestEvent(row)),
     )
     if (!deleted) throw new NotFoundError(`No upload request with id ${id}.`)
-    await this.endGuestUploads()
+    await this.endGuestUploads(id)
     return { ...deleted, closed_at: deleted.closed_at ?? this.now() }
   }
 
@@ -274,13 +275,14 @@ export class UploadRequestService {
     return { files: page, nextBeforeId: rows.length > query.limit ? page[page.length - 1]!.id : null }
   }
 
-  private async endGuestUploads(): Promise<void> {
-    await this.resumableUploads.endOrphaned().catch(this.onBackgroundError)
+  /** Ends the request's guest uploads in progress (it was just closed or deleted). */
+  private async endGuestUploads(requestId: number): Promise<void> {
+    await this.resumableUploads.endOrphaned(undefined, requestId).catch(this.onBackgroundError)
   }
 
   /** The request behind a guest link while it takes files; undefined for an unknown or dead one alike. */
   async findOpen(token: string): Promise<UploadRequestRow | undefined> {
-    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined
+    if (!TOKEN_PATTERN.test(token)) return undefined
     const request = await this.requests.findByToken(token)
     return request && uploadRequestStatus(request, this.now()) === 'active' ? request : undefined
   }
@@ -289,8 +291,12 @@ export class UploadRequestService {
    * Lets a guest in: the link's request while it takes files, and, when it has a password, a valid
    * grant. An unknown link and a dead one are the same refusal.
    */
-  async admitGuest(token: string, grant: string | undefined): Promise<GuestPass> {
-    const request = await this.findOpen(token)
+  async admitGuest(token: string, grant: string | undefined, { creating }: { creating: boolean }): Promise<GuestPass> {
+    // A full request takes no new upload, but its uploads in progress go on (a lost answer to the
+    // chunk that filled it is asked again with HEAD): only closed and expired end them.
+    const found = TOKEN_PATTERN.test(token) ? await this.requests.findByToken(token) : undefined
+    const status = found && uploadRequestStatus(found, this.now())
+    const request = status === 'active' || (status === 'full' && !creating) ? found : undefined
     if (!request) throw new UploadRequestUnavailableError()
     if (request.password_hash !== null && !this.grantIsValid(request, grant)) {
       throw new InvalidPasswordError(

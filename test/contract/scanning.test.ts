@@ -159,6 +159,19 @@ describe.skipIf(!CLAMD_AVAILABLE)('virus scanning with clamd', () => {
     })
     expect(tus.status).toBe(403)
     expect(await tus.json()).toMatchObject({ error: { code: 'file_not_scannable' } })
+    // A deferred length is held to what can be scanned as its bytes come.
+    const deferred = await fetch(`${required.api}/uploads`, {
+      method: 'POST',
+      headers: { ...bearer(apiKey), 'tus-resumable': '1.0.0', 'upload-defer-length': '1' },
+    })
+    expect(deferred.status).toBe(201)
+    const chunk = await fetch(`${required.url}${deferred.headers.get('location')}`, {
+      method: 'PATCH',
+      headers: { ...bearer(apiKey), 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+      body: randomBytes(MAX_BYTES + 1),
+    })
+    expect(chunk.status).toBe(403)
+    expect(await chunk.json()).toMatchObject({ error: { code: 'file_not_scannable' } })
     const stats = (await (await fetch(`${required.api}/stats`, { headers: bearer(apiKey) })).json()) as { stats: { total_files: number } }
     expect(stats.stats.total_files).toBe(0)
   })

@@ -370,6 +370,35 @@ describe('upload requests', () => {
     expect(afterFull.status).toBe(401)
   })
 
+  it("a guest's Idempotency-Key never meets the holder's, and the upload that filled its request can still be asked for", async () => {
+    const { apiKey } = await unlimitedAccount(t)
+    const request = await createRequest(apiKey, { max_files: 1 })
+    const holders = await fetch(`${t.api}/uploads`, {
+      method: 'POST',
+      headers: { ...bearer(apiKey), 'tus-resumable': '1.0.0', 'upload-length': '10', 'idempotency-key': 'same-key' },
+    })
+    expect(holders.status).toBe(201)
+    const guests = await guestCreate(request.token, undefined, { 'idempotency-key': 'same-key' }, 10)
+    expect(guests.status).toBe(201)
+    expect(guests.headers.get('idempotent-replayed')).toBeNull()
+    expect(guests.headers.get('location')).not.toBe(holders.headers.get('location'))
+    // The guest's chunk fills the request; its answer is lost, and the client asks with HEAD: the file is there.
+    const location = `${t.url}${guests.headers.get('location')}`
+    const filled = await fetch(location, {
+      method: 'PATCH',
+      headers: guestHeaders(request.token, { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }),
+      body: randomBytes(10),
+    })
+    expect(filled.status).toBe(204)
+    expect((await getRequest(apiKey, request.request_id)).status).toBe('full')
+    const head = await fetch(location, { method: 'HEAD', headers: guestHeaders(request.token) })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('upload-offset')).toBe('10')
+    expect(head.headers.get('fileshare-file-id')).toBe(filled.headers.get('fileshare-file-id'))
+    // A new upload is refused: the request is full.
+    expect((await guestCreate(request.token, randomBytes(1))).status).toBe(401)
+  })
+
   it("holds guests to the holder's storage quota, reserved at creation, as for the holder's own uploads", async () => {
     const { apiKey, accountId } = await unlimitedAccount(t)
     await t.app.services.accounts.setLimits(accountId, { max_storage: 5000 })

@@ -306,15 +306,20 @@ export class UploadsRepository {
 
   /**
    * Ids of open guest uploads whose request no longer takes files (closed, expired or deleted): they
-   * end at once rather than at their own expiry, giving the holder's slot and storage back.
+   * end at once rather than at their own expiry, giving the holder's slot and storage back. Of one
+   * request only, when `requestId` is given (its holder just closed or deleted it).
    */
-  async listOrphanedByRequests(now: number, limit: number): Promise<string[]> {
-    const rows = await this.db
+  async listOrphanedByRequests(now: number, limit: number, requestId?: number): Promise<string[]> {
+    let query = this.db
       .selectFrom('uploads')
       .leftJoin('upload_requests', 'upload_requests.id', 'uploads.upload_request_id')
       .select('uploads.id')
       .where('uploads.status', '=', 'open')
-      .where('uploads.upload_request_id', 'is not', null)
+    query =
+      requestId === undefined
+        ? query.where('uploads.upload_request_id', 'is not', null)
+        : query.where('uploads.upload_request_id', '=', requestId)
+    const rows = await query
       .where((eb) =>
         eb.or([
           eb('upload_requests.id', 'is', null),

@@ -123,7 +123,9 @@ export function authenticate(app: FastifyInstance) {
     const grant = request.headers['fileshare-upload-grant']
     let pass
     try {
-      pass = await services.uploadRequests.admitGuest(token, typeof grant === 'string' ? grant : undefined)
+      pass = await services.uploadRequests.admitGuest(token, typeof grant === 'string' ? grant : undefined, {
+        creating: request.method === 'POST',
+      })
     } catch (error) {
       if (error instanceof UploadRequestUnavailableError) return failed(request, error)
       throw error

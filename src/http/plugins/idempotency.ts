@@ -47,10 +47,14 @@ export default fp(
       const key = request.headers['idempotency-key']
       if (!fingerprintOf || key === undefined || !request.principal) return
       const fingerprint = `${request.method} ${request.url.split('?')[0]}\n${fingerprintOf(request)}`
+      // A guest of an upload request has keys of its own: it never meets the holder's stored answers
+      // (their uploads), nor another request's guests'.
+      const guest = request.principal.uploadRequest
       const started = await app.services.idempotency.begin(
         request.principal.account.id,
         Array.isArray(key) ? key.join(',') : key,
         fingerprint,
+        guest ? `upload_request:${guest.id}` : undefined,
       )
       if ('held' in started) {
         request.heldIdempotencyKey = started.held

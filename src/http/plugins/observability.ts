@@ -74,9 +74,14 @@ function tokenPrefix(token: string): string {
   return token.length > TOKEN_PREFIX_LENGTH ? `${token.slice(0, TOKEN_PREFIX_LENGTH)}…` : token
 }
 
-/** The path of a request no route matched, without its query, cut short, a download token only as a prefix. */
+/**
+ * The path of a request no route matched, without its query, cut short, a token (a download link's,
+ * an upload request's guest link's) only as a prefix.
+ */
 function unmatchedPath(url: string): string {
-  const path = url.split('?')[0]!.replace(/(\/download\/)([^/]*)/g, (_match, lead: string, token: string) => lead + tokenPrefix(token))
+  const path = url
+    .split('?')[0]!
+    .replace(/(\/download\/|\/r\/)([^/]*)/g, (_match, lead: string, token: string) => lead + tokenPrefix(token))
   return path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path
 }
 

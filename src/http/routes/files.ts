@@ -74,6 +74,8 @@ const upload: FastifyPluginAsyncTypebox = async (app) => {
       if (declaredLength > owner.limits.maxFileSize + MULTIPART_FRAMING_ALLOWANCE) {
         throw new FileTooLargeError(owner.limits.maxFileSize)
       }
+      // Where scanning is required, a body declared larger than can be scanned is refused before it is read.
+      app.services.scanPolicy.checkSize(declaredLength - MULTIPART_FRAMING_ALLOWANCE)
       const lifetimeSeconds = requestedFileLifetime(request.headers)
       const { files } = app.services
       // The declared body (a little more than the file) is reserved before it is read: an upload
