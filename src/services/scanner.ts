@@ -1,4 +1,5 @@
 import { pipeline, Transform, type Readable } from 'node:stream'
+import { WorkLoop } from '../lib/work-loop.js'
 import type { ClaimedScan, ScansRepository } from '../db/repositories/scans-repository.js'
 import type { FileRow } from '../db/schema.js'
 import type { ScanVerdict } from '../scanning/clamd-client.js'
@@ -51,10 +52,7 @@ export const DEFAULT_SCANNER_OPTIONS: Omit<ScannerOptions, 'concurrency'> = {
 export class ScanService {
   private readonly options: ScannerOptions
   private readonly inFlight = new Set<Promise<void>>()
-  private stopped = true
-  private loop: Promise<void> | undefined
-  private wake: (() => void) | undefined
-  private timer: NodeJS.Timeout | undefined
+  private readonly loop: WorkLoop
   /** Aborted by stop(): scans in flight end at once, their files stay pending for the next run. */
   private stopping = new AbortController()
 
@@ -70,6 +68,12 @@ export class ScanService {
     private readonly onError: (error: unknown) => void = () => {},
   ) {
     this.options = { ...DEFAULT_SCANNER_OPTIONS, ...options }
+    this.loop = new WorkLoop(
+      async () => (await this.takeDue()).length,
+      () => this.inFlight.size < this.options.concurrency,
+      this.options.pollMs,
+      this.onError,
+    )
   }
 
   /** Whether clamd answers now (start-up's check: a warning, never a refusal to start). */
@@ -86,42 +90,19 @@ export class ScanService {
 
   /** Runs until stop(): polls for pending files, at once again while there is more to do. */
   start(): void {
-    if (!this.stopped) return
-    this.stopped = false
     this.stopping = new AbortController()
-    this.loop = (async () => {
-      while (!this.stopped) {
-        let taken = 0
-        try {
-          taken = (await this.takeDue()).length
-        } catch (error) {
-          this.onError(error)
-        }
-        if (this.stopped) break
-        if (taken > 0 && this.inFlight.size < this.options.concurrency) continue
-        await new Promise<void>((resolve) => {
-          this.wake = resolve
-          this.timer = setTimeout(resolve, this.options.pollMs)
-          this.timer.unref()
-        })
-        this.wake = undefined
-      }
-    })()
+    this.loop.start()
   }
 
   /** A file was just stored by this process: look now rather than at the next poll. */
   nudge(): void {
-    if (this.stopped) return
-    setTimeout(() => this.wake?.(), 15).unref()
+    this.loop.nudge(15)
   }
 
   /** Stops taking files and ends the scans in flight (their files stay pending, for any instance to take). */
   async stop(): Promise<void> {
-    this.stopped = true
     this.stopping.abort()
-    clearTimeout(this.timer)
-    this.wake?.()
-    await this.loop
+    await this.loop.stop()
     await Promise.all(this.inFlight)
   }
 
@@ -134,7 +115,7 @@ export class ScanService {
         .catch(this.onError)
         .finally(() => {
           this.inFlight.delete(scan)
-          this.wake?.()
+          this.loop.wake()
         })
       this.inFlight.add(scan)
       return scan

@@ -1,5 +1,6 @@
 import type { ClaimedDelivery, WebhooksRepository } from '../db/repositories/webhooks-repository.js'
 import type { WebhookRow } from '../db/schema.js'
+import { WorkLoop } from '../lib/work-loop.js'
 import { SERVICE_VERSION } from '../lib/service-version.js'
 import { signatureHeader } from '../lib/standard-webhooks.js'
 import { WebhookUrlNotAllowedError } from '../errors.js'
@@ -62,10 +63,7 @@ export function nextDelay(attempts: number, random: () => number = Math.random):
 export class WebhookDispatcher {
   private readonly options: DispatcherOptions
   private readonly inFlight = new Set<Promise<void>>()
-  private stopped = true
-  private timer: NodeJS.Timeout | undefined
-  private wake: (() => void) | undefined
-  private loop: Promise<void> | undefined
+  private readonly loop: WorkLoop
 
   constructor(
     private readonly webhooks: WebhooksRepository,
@@ -79,6 +77,12 @@ export class WebhookDispatcher {
     private readonly onError: (error: unknown) => void = () => {},
   ) {
     this.options = { ...DEFAULT_DISPATCHER_OPTIONS, ...options }
+    this.loop = new WorkLoop(
+      async () => (await this.takeDue()).length,
+      () => this.inFlight.size < this.options.maxInFlight,
+      this.options.pollMs,
+      this.onError,
+    )
   }
 
   /** Takes what is due now and starts sending it; resolves when the attempts started here have ended. */
@@ -97,7 +101,7 @@ export class WebhookDispatcher {
         .catch(this.onError)
         .finally(() => {
           this.inFlight.delete(attempt)
-          this.wake?.()
+          this.loop.wake()
         })
       this.inFlight.add(attempt)
       return attempt
@@ -106,44 +110,17 @@ export class WebhookDispatcher {
 
   /** Runs until stop(): polls for due deliveries, at once again while there is more to do. */
   start(): void {
-    if (!this.stopped) return
-    this.stopped = false
-    this.loop = (async () => {
-      while (!this.stopped) {
-        let taken = 0
-        try {
-          taken = (await this.takeDue()).length
-        } catch (error) {
-          this.onError(error)
-        }
-        if (this.stopped) break
-        if (taken > 0 && this.inFlight.size < this.options.maxInFlight) continue
-        await new Promise<void>((resolve) => {
-          this.wake = resolve
-          this.timer = setTimeout(resolve, this.options.pollMs)
-          this.timer.unref()
-        })
-        this.wake = undefined
-      }
-    })()
+    this.loop.start()
   }
 
-  /**
-   * A message was just put in the outbox by this process: look sooner than the next poll. The change
-   * commits a moment later, so the look comes after a short pause (an early look finds nothing yet
-   * and the poll catches it).
-   */
+  /** A message was just put in the outbox by this process: look sooner than the next poll. */
   nudge(): void {
-    if (this.stopped) return
-    setTimeout(() => this.wake?.(), NUDGE_DELAY_MS).unref()
+    this.loop.nudge(NUDGE_DELAY_MS)
   }
 
   /** Stops taking deliveries and waits for the attempts in flight (each ends within its timeout). */
   async stop(): Promise<void> {
-    this.stopped = true
-    clearTimeout(this.timer)
-    this.wake?.()
-    await this.loop
+    await this.loop.stop()
     await Promise.all(this.inFlight)
   }
 
