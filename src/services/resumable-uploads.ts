@@ -333,26 +333,18 @@ export class ResumableUploadService {
    * left for the next sweep. Returns how many expired.
    */
   async expireDue(signal?: AbortSignal): Promise<number> {
-    let expired = 0
     const now = this.now()
-    for (const id of await this.uploads.listExpired(now, 1000)) {
-      if (signal?.aborted) break
-      const token = randomToken(16)
-      if (!(await this.uploads.acquireLease(id, token, this.now(), this.timing.leaseMs))) continue
-      const row = await this.uploads.findById(id)
-      if (!row || row.lease_token !== token) continue
-      try {
-        await this.store.abortResumable(row.store_state)
-        const event = this.trail.webhookOnly('upload.expired', (upload: UploadRow) => ({
+    const expired = await this.endEach(await this.uploads.listExpired(now, 1000), signal, (row, token) =>
+      this.uploads.close(
+        row,
+        token,
+        'expired',
+        this.trail.webhookOnly('upload.expired', (upload: UploadRow) => ({
           accountId: upload.account_id,
           data: { upload_id: upload.id, filename: upload.filename, offset: upload.upload_offset, length: upload.length },
-        }))
-        if (await this.uploads.close(row, token, 'expired', event)) expired++
-      } catch (error) {
-        await this.uploads.releaseLease(id, token)
-        this.onBackgroundError(error)
-      }
-    }
+        })),
+      ),
+    )
     await this.uploads.deleteEndedBefore(now - ENDED_UPLOAD_RETENTION_MS)
     await this.endOrphaned(signal)
     return expired
@@ -364,8 +356,21 @@ export class ResumableUploadService {
    * written to is ended by its own writer (stream's heartbeat), or by the next sweep.
    */
   async endOrphaned(signal?: AbortSignal, requestId?: number): Promise<number> {
+    const ids = await this.uploads.listOrphanedByRequests(this.now(), 1000, requestId)
+    return this.endEach(ids, signal, (row, token) => this.uploads.close(row, token, 'terminated'))
+  }
+
+  /**
+   * Ends each upload of `ids` that no request is writing to: takes its lease, drops its bytes and
+   * closes it (`close`). An upload held by a writer is left for the next sweep. How many ended.
+   */
+  private async endEach(
+    ids: readonly string[],
+    signal: AbortSignal | undefined,
+    close: (row: UploadRow, token: string) => Promise<boolean>,
+  ): Promise<number> {
     let ended = 0
-    for (const id of await this.uploads.listOrphanedByRequests(this.now(), 1000, requestId)) {
+    for (const id of ids) {
       if (signal?.aborted) break
       const token = randomToken(16)
       if (!(await this.uploads.acquireLease(id, token, this.now(), this.timing.leaseMs))) continue
@@ -373,7 +378,7 @@ export class ResumableUploadService {
       if (!row || row.lease_token !== token) continue
       try {
         await this.store.abortResumable(row.store_state)
-        if (await this.uploads.close(row, token, 'terminated')) ended++
+        if (await close(row, token)) ended++
       } catch (error) {
         await this.uploads.releaseLease(id, token)
         this.onBackgroundError(error)

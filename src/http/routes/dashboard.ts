@@ -9,14 +9,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { loadSession } from '../plugins/dashboard-session.js'
 import { sendNotFound } from '../plugins/error-handler.js'
 import { dashboardApiRoutes } from './dashboard-api.js'
+import { serveTusClient } from '../tus-client-assets.js'
 import { NotFoundError } from '../../errors.js'
 
 /** public/dashboard: the same path from src/http/routes and from dist/http/routes. */
 const PUBLIC_DIR = fileURLToPath(new URL('../../../public/dashboard/', import.meta.url))
 /** Swagger UI's browser bundle, as @fastify/swagger-ui ships it (no CDN, no install script). */
 const SWAGGER_UI_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui')), 'static')
-/** tus-js-client's browser build (a UMD script that defines `window.tus`), as the installed package ships it. */
-const TUS_CLIENT_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('tus-js-client/package.json')), 'dist')
 
 /** Pages and the scripts of theirs that run in the browser. `public`: shown without a session. */
 const PAGES = {
@@ -136,13 +135,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     index: false,
     allowedPath: (pathName) => pathName === '/swagger-ui.css' || pathName === '/swagger-ui-bundle.js',
   })
-  await app.register(fastifyStatic, {
-    root: TUS_CLIENT_DIR,
-    prefix: '/assets/vendor/',
-    decorateReply: false,
-    index: false,
-    allowedPath: (pathName) => pathName === '/tus.min.js' || pathName === '/tus.min.js.map',
-  })
+  await serveTusClient(app, '/assets/vendor/')
 
   const layout = fs.readFileSync(path.join(PUBLIC_DIR, 'pages', 'layout.html'), 'utf8')
   const pages = new Map((Object.keys(PAGES) as PageName[]).map((name) => [name, renderPage(name, layout)]))

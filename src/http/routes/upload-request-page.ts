@@ -1,5 +1,3 @@
-import path from 'node:path'
-import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -10,9 +8,9 @@ import type { GuestView } from '../../services/upload-requests.js'
 import { publicActor } from '../actor.js'
 import { PAGE_HEADERS, page } from '../html-page.js'
 import { ErrorBody } from '../schemas.js'
+import { serveTusClient } from '../tus-client-assets.js'
 
 const ASSETS_DIR = fileURLToPath(new URL('../../../public/upload-request/', import.meta.url))
-const TUS_CLIENT_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('tus-js-client/package.json')), 'dist')
 
 /** One page for every link that does not take files: an unknown token and a dead request's are the same bytes. */
 const DEAD_PAGE = page(
@@ -118,13 +116,7 @@ export const uploadRequestPageRoutes: FastifyPluginAsyncTypebox = async (app) =>
     list: false,
     allowedPath: (pathName) => pathName === '/guest.js' || pathName === '/guest.css',
   })
-  await app.register(fastifyStatic, {
-    root: TUS_CLIENT_DIR,
-    prefix: '/assets/vendor/',
-    decorateReply: false,
-    index: false,
-    allowedPath: (pathName) => pathName === '/tus.min.js' || pathName === '/tus.min.js.map',
-  })
+  await serveTusClient(app, '/assets/vendor/')
 
   app.get(
     '/:token',
