@@ -431,10 +431,14 @@ describe.skipIf(!backendsReachable)('two instances sharing PostgreSQL, S3 and Re
     const { accountId, apiKey } = await createAccount()
     await cliOk('account', 'set-limits', String(accountId), '--daily-uploads', '3', '--max-file-size', '5000', '--requests-per-minute', '2')
     const request = await createUploadRequest(apiKey, {})
-    await eventually('the new limits on both instances', async () => {
-      const tooLarge = await Promise.all([a, b].map((instance) => guestUpload(instance, request.token, randomBytes(5001))))
-      return tooLarge.every((response) => response.status === 413) ? true : undefined
-    }, PROPAGATION_MS)
+    await eventually(
+      'the new limits on both instances',
+      async () => {
+        const tooLarge = await Promise.all([a, b].map((instance) => guestUpload(instance, request.token, randomBytes(5001))))
+        return tooLarge.every((response) => response.status === 413) ? true : undefined
+      },
+      PROPAGATION_MS,
+    )
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) => guestUpload(i % 2 === 0 ? a : b, request.token, randomBytes(2_000 + i), `day-${i}.bin`)),
     )
