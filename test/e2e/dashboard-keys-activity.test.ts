@@ -142,7 +142,8 @@ describe.skipIf(!chromiumAvailable)('scoped keys and the Activity page in the da
   /** The keys table's row of the key named `name`, cell by cell, by column. */
   async function keyRow(page: Page, name: string): Promise<Record<string, string>> {
     const row = page.locator('#keys-body tr', { has: page.locator('td[data-label="Name"]', { hasText: name }) })
-    expect(await row.count()).toBe(1)
+    // The table reloads after the new key is shown: under load it may come a moment later.
+    await expect.poll(() => row.count()).toBe(1)
     return row.evaluate((element) =>
       Object.fromEntries(
         [...element.querySelectorAll('td')].map((cell) => [
