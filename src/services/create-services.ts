@@ -234,6 +234,7 @@ export function createServices(
       passwordHashCost,
       now,
       onBackgroundError,
+      scanPolicy,
     ),
     downloads: new DownloadService(linksRepository, links, store, limiters.linkPasswordFailures, auditLog, now, scanPolicy),
     scanPolicy,

@@ -14,6 +14,7 @@ import { checkExpiresIn, expiryFromInput, type ExpiryInput } from './expiry.js'
 import { LINK_PASSWORD_MAX_LENGTH, LINK_PASSWORD_MIN_LENGTH } from './links.js'
 import { uploadRequestRecord, uploadRequestStatus, type UploadRequestRecord } from './records.js'
 import type { ResumableUploadService } from './resumable-uploads.js'
+import { SCANNING_OFF, type ScanPolicy } from './scan-policy.js'
 
 export const UPLOAD_REQUEST_LABEL_MAX_LENGTH = 200
 export const UPLOAD_REQUEST_MESSAGE_MAX_LENGTH = 2_000
@@ -122,6 +123,7 @@ export class UploadRequestService {
     private readonly passwordHashCost: Readonly<ScryptCost> | undefined,
     private readonly now: () => number = Date.now,
     private readonly onBackgroundError: (error: unknown) => void = () => {},
+    private readonly scan: ScanPolicy = SCANNING_OFF,
   ) {}
 
   /** expires_in or expires_at, required on create, never null, within the operator's maximum. */
@@ -343,7 +345,8 @@ export class UploadRequestService {
   /** What the guest page shows: the label, the message and what is left, from the request and its holder's plan. */
   async guestView(request: UploadRequestRow): Promise<GuestView> {
     const account = await this.accounts.findById(request.account_id)
-    const planMax = account ? effectiveLimits(account, this.config.plans).maxFileSize : 0
+    // What a guest may send: the plan's max file size, or less where scanning is required.
+    const planMax = account ? this.scan.uploadLimit(effectiveLimits(account, this.config.plans).maxFileSize).maxBytes : 0
     const bytesLeft =
       request.max_total_size === null ? null : Math.max(0, request.max_total_size - request.bytes_received - request.bytes_reserved)
     return {

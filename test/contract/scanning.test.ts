@@ -174,6 +174,15 @@ describe.skipIf(!CLAMD_AVAILABLE)('virus scanning with clamd', () => {
     expect(await chunk.json()).toMatchObject({ error: { code: 'file_not_scannable' } })
     const stats = (await (await fetch(`${required.api}/stats`, { headers: bearer(apiKey) })).json()) as { stats: { total_files: number } }
     expect(stats.stats.total_files).toBe(0)
+    // A guest page tells its guests the same limit.
+    const request = await fetch(`${required.api}/upload-requests`, {
+      method: 'POST',
+      headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'scanned', expires_in: 3600 }),
+    })
+    const { upload_request } = (await request.json()) as { upload_request: { url: string } }
+    const page = await (await fetch(local(required, upload_request.url))).text()
+    expect(page).toContain(`"max_file_size":${MAX_BYTES}`)
   })
 
   it('required, clamd down: files stay pending and are never served (409 scan_pending), then end clean or infected once it is back', async () => {
