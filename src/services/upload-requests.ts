@@ -24,7 +24,7 @@ export const GUEST_GRANT_LIFETIME_MS = 6 * 3_600_000
 /** 32 random bytes: the guest link's token, 43 characters of base64url. */
 const TOKEN_BYTES = 32
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
-/** C0 controls but tab and newline, DEL, C1 controls, and the Unicode line and paragraph separators. */
+/** Control characters but tab, line feed and carriage return, and the Unicode line and paragraph separators. */
 const MESSAGE_FORBIDDEN = /(?![\t\n\r])[\p{Cc}\u2028\u2029]/u
 const ONE_LINE_FORBIDDEN = /[\p{Cc}\u2028\u2029]/u
 
