@@ -47,10 +47,15 @@ export type UploadRequestStatus = 'active' | 'expired' | 'closed' | 'full'
 export function uploadRequestStatus(request: UploadRequestRow, now: number): UploadRequestStatus {
   if (request.closed_at !== null) return 'closed'
   if (request.expires_at <= now) return 'expired'
-  const full =
+  return isFull(request) ? 'full' : 'active'
+}
+
+/** Whether the request has received its max_files, or its max_total_size. */
+export function isFull(request: Pick<UploadRequestRow, 'max_files' | 'files_received' | 'max_total_size' | 'bytes_received'>): boolean {
+  return (
     (request.max_files !== null && request.files_received >= request.max_files) ||
     (request.max_total_size !== null && request.bytes_received >= request.max_total_size)
-  return full ? 'full' : 'active'
+  )
 }
 
 export interface UploadRequestRecord {

@@ -18,7 +18,8 @@ import {
 } from '../errors.js'
 import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import type { FilesRepository } from '../db/repositories/files-repository.js'
-import type { RequestEvents, UploadsRepository } from '../db/repositories/uploads-repository.js'
+import type { PendingEvent } from '../db/repositories/audit-events-repository.js'
+import type { ReceivedFile, UploadsRepository } from '../db/repositories/uploads-repository.js'
 import type { UploadRequestsRepository } from '../db/repositories/upload-requests-repository.js'
 import type { FileRow, UploadRequestRow, UploadRow } from '../db/schema.js'
 import { sanitizeFilename } from '../lib/filename.js'
@@ -30,6 +31,7 @@ import { fileEvent, sourceColumns, type Owner } from './files.js'
 import { AuditTrail, OPERATOR_ACTOR, type Actor } from './audit.js'
 import { NO_UPLOAD_EVENTS, type UploadEvents } from './upload-events.js'
 import { SCANNING_OFF, type ScanPolicy } from './scan-policy.js'
+import { isFull } from './records.js'
 
 /** Checksum algorithms a chunk's Upload-Checksum may name (tus checksum extension). */
 export const CHECKSUM_ALGORITHMS = ['sha1', 'sha256'] as const
@@ -578,20 +580,24 @@ export class ResumableUploadService {
   }
 
   /** The webhook messages of a guest's file: it arrived, and, when it filled its request, that. */
-  private requestEvents(): RequestEvents {
+  private requestEvents(): PendingEvent<ReceivedFile>[] {
     const counts = (request: UploadRequestRow) => ({
       request_id: request.id,
       label: request.label,
       files_received: request.files_received,
       bytes_received: request.bytes_received,
     })
-    return {
-      received: this.trail.webhookOnly('upload_request.file_received', ({ request, file }) => ({
+    const filled = this.trail.webhookOnly('upload_request.full', ({ request }: ReceivedFile) => ({
+      accountId: request.account_id,
+      data: counts(request),
+    }))
+    return [
+      this.trail.webhookOnly('upload_request.file_received', ({ request, file }) => ({
         accountId: request.account_id,
         data: { ...counts(request), file: this.trail.fileData(file) },
       })),
-      filled: this.trail.webhookOnly('upload_request.full', ({ request }) => ({ accountId: request.account_id, data: counts(request) })),
-    }
+      (received) => (isFull(received.request) ? filled(received) : {}),
+    ]
   }
 
   /** S3 part numbers from the upload's fenced counter: a writer that lost its lease gets none. */

@@ -81,13 +81,6 @@ export class ScanService {
     return this.scanner.ping()
   }
 
-  /** Takes what is due now and scans it; resolves when those scans have ended. */
-  async runOnce(): Promise<number> {
-    const started = await this.takeDue()
-    await Promise.all(started)
-    return started.length
-  }
-
   /** Runs until stop(): polls for pending files, at once again while there is more to do. */
   start(): void {
     this.stopping = new AbortController()
@@ -201,7 +194,7 @@ export class ScanService {
   }
 
   /** Files waiting for a scan (the metrics' gauge). */
-  pending(): Promise<{ count: number; oldestCreatedAt: number | null }> {
+  pending(): Promise<number> {
     return this.scans.pending()
   }
 }

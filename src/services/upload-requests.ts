@@ -283,10 +283,20 @@ export class UploadRequestService {
   }
 
   /** The request behind a guest link while it takes files; undefined for an unknown or dead one alike. */
-  async findOpen(token: string): Promise<UploadRequestRow | undefined> {
+  findOpen(token: string): Promise<UploadRequestRow | undefined> {
+    return this.findTaking(token, { creating: true })
+  }
+
+  /**
+   * The request behind a guest link if it takes what is asked: a new upload (while active), or one
+   * in progress (a full request's uploads go on: a lost answer to the chunk that filled it is asked
+   * again with HEAD; only closing and expiry end them).
+   */
+  private async findTaking(token: string, { creating }: { creating: boolean }): Promise<UploadRequestRow | undefined> {
     if (!TOKEN_PATTERN.test(token)) return undefined
     const request = await this.requests.findByToken(token)
-    return request && uploadRequestStatus(request, this.now()) === 'active' ? request : undefined
+    const status = request && uploadRequestStatus(request, this.now())
+    return status === 'active' || (status === 'full' && !creating) ? request : undefined
   }
 
   /**
@@ -294,11 +304,7 @@ export class UploadRequestService {
    * grant. An unknown link and a dead one are the same refusal.
    */
   async admitGuest(token: string, grant: string | undefined, { creating }: { creating: boolean }): Promise<GuestPass> {
-    // A full request takes no new upload, but its uploads in progress go on (a lost answer to the
-    // chunk that filled it is asked again with HEAD): only closed and expired end them.
-    const found = TOKEN_PATTERN.test(token) ? await this.requests.findByToken(token) : undefined
-    const status = found && uploadRequestStatus(found, this.now())
-    const request = status === 'active' || (status === 'full' && !creating) ? found : undefined
+    const request = await this.findTaking(token, { creating })
     if (!request) throw new UploadRequestUnavailableError()
     if (request.password_hash !== null && !this.grantIsValid(request, grant)) {
       throw new InvalidPasswordError(

@@ -158,13 +158,13 @@ export class ScansRepository {
     return result.numDeletedRows > 0n
   }
 
-  /** How many files wait for a scan, and since when the oldest (the metrics). */
-  async pending(): Promise<{ count: number; oldestCreatedAt: number | null }> {
+  /** How many files wait for a scan (the metrics). */
+  async pending(): Promise<number> {
     const row = await this.db
       .selectFrom('files')
-      .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.min<number | string>('created_at').as('oldest')])
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
       .where('scan_status', '=', 'pending')
       .executeTakeFirst()
-    return { count: Number(row?.count ?? 0), oldestCreatedAt: row?.oldest == null ? null : Number(row.oldest) }
+    return Number(row?.count ?? 0)
   }
 }

@@ -21,24 +21,10 @@ export interface UploadCommit {
   free_requests_cap: number
 }
 
-/** A guest's file as its request received it: the request as it is after, and whether that filled it. */
+/** A guest's file as its request received it, with the request as it is after. */
 export interface ReceivedFile {
   request: UploadRequestRow
   file: FileRow
-  filled: boolean
-}
-
-/** The records of a guest's file completing: always `received`, and `filled` when it filled its request. */
-export interface RequestEvents {
-  received: PendingEvent<ReceivedFile>
-  filled: PendingEvent<ReceivedFile>
-}
-
-function isFull(request: UploadRequestRow): boolean {
-  return (
-    (request.max_files !== null && request.files_received >= request.max_files) ||
-    (request.max_total_size !== null && request.bytes_received >= request.max_total_size)
-  )
 }
 
 /** Thrown inside a transaction to roll it back with a reason. */
@@ -211,7 +197,7 @@ export class UploadsRepository {
     token: string,
     file: NewFileRow,
     event?: PendingEvent<FileRow>,
-    request?: { id: number; reservedBytes: number; now: number; events: RequestEvents },
+    request?: { id: number; reservedBytes: number; now: number; events: readonly PendingEvent<ReceivedFile>[] },
   ): Promise<FileRow | undefined | 'request_closed'> {
     return this.db
       .transaction()
@@ -231,9 +217,7 @@ export class UploadsRepository {
         if (request) {
           const received = await receiveIntoRequestIn(trx, request.id, request.reservedBytes, row.size, request.now)
           if (!received) throw new Refused('request')
-          const filled = isFull(received)
-          await recordChangeIn(trx, request.events.received, { request: received, file: row, filled })
-          if (filled) await recordChangeIn(trx, request.events.filled, { request: received, file: row, filled })
+          for (const event of request.events) await recordChangeIn(trx, event, { request: received, file: row })
         }
         return row
       })

@@ -10,7 +10,7 @@ export default fp(
     const scanner = app.services.scanner
     const scan = app.config.scan
     if (!scanner || !scan) return
-    app.metrics.watchScanBacklog(async () => (await scanner.pending()).count)
+    app.metrics.watchScanBacklog(() => scanner.pending())
     app.addHook('onReady', async () => {
       const where = 'path' in scan.clamd ? `unix:${scan.clamd.path}` : `tcp://${scan.clamd.host}:${scan.clamd.port}`
       try {
