@@ -29,6 +29,11 @@ if (!scaleOutAvailable) {
 const nginxAvailable = existsSync('/usr/sbin/nginx')
 if (!nginxAvailable) console.warn('\n!! /usr/sbin/nginx is not installed: the behind-nginx suite is SKIPPED.\n')
 
+// The virus-scanning tests run Debian's clamd (test/helpers/clamd.ts); without it they are skipped.
+if (!existsSync(process.env.FILESHARE_TEST_CLAMD ?? '/usr/sbin/clamd')) {
+  console.warn('\n!! /usr/sbin/clamd (Debian package clamav-daemon) is not installed: the virus-scanning tests are SKIPPED.\n')
+}
+
 const shared = {
   testTimeout: 30_000,
   hookTimeout: 30_000,
