@@ -8,7 +8,8 @@ import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BlobNotFoundError, FileTooLargeError } from '../../src/errors.js'
-import { BlobReadStream, FsBlobStore } from '../../src/storage/fs-blob-store.js'
+import { BlobReadStream } from '../../src/storage/blob-read-stream.js'
+import { FsBlobStore } from '../../src/storage/fs-blob-store.js'
 import { makeTempDir } from '../helpers/test-app.js'
 import {
   chunkedSource,
