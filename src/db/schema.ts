@@ -173,7 +173,7 @@ export interface UploadsTable {
   store_state: string
   /** The next S3 part number to hand out (fenced: never the same twice). */
   next_part_number: Generated<number>
-  /** Base64 of the saved SHA-256 of the committed bytes (lib/resumable-sha256.ts). */
+  /** Empty: the SHA-256 is kept in the writer's memory (services/upload-hashes.ts). Rows of the previous version hold a saved hash-wasm state, no longer read. */
   hash_state: string
   /** The UTC day whose upload slot the upload took at creation. */
   slot_day: string

@@ -24,14 +24,15 @@ import type { UploadRequestsRepository } from '../db/repositories/upload-request
 import type { FileRow, UploadRequestRow, UploadRow } from '../db/schema.js'
 import { sanitizeFilename } from '../lib/filename.js'
 import { randomToken } from '../lib/random-token.js'
-import { ResumableSha256 } from '../lib/resumable-sha256.js'
 import { utcDay } from '../lib/utc-day.js'
+import type { BlobStore } from '../storage/blob-store.js'
 import type { ResumableBlobStore } from '../storage/resumable.js'
 import { fileEvent, sourceColumns, type Owner } from './files.js'
 import { AuditTrail, OPERATOR_ACTOR, type Actor } from './audit.js'
 import { NO_UPLOAD_EVENTS, type UploadEvents } from './upload-events.js'
 import { SCANNING_OFF, type ScanPolicy } from './scan-policy.js'
 import { isFull } from './records.js'
+import { UploadHashes } from './upload-hashes.js'
 
 /** Checksum algorithms a chunk's Upload-Checksum may name (tus checksum extension). */
 export const CHECKSUM_ALGORITHMS = ['sha1', 'sha256'] as const
@@ -123,8 +124,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  *
  * One request writes to an upload at a time: it holds a lease in the upload's row, renewed while
  * it streams, and every commit is conditional on it (fencing), so a writer that lost its lease
- * can no longer change the upload. The SHA-256 of the whole file is saved with each commit and
- * resumed by the next request, so completion never reads the file again.
+ * can no longer change the upload.
+ *
+ * The SHA-256 of the whole file is computed with node:crypto as the bytes arrive, in the process
+ * that writes them, and kept in that process's memory between PATCHes (UploadHashes: a copy taken
+ * at each durable commit, so it matches the committed bytes exactly, whatever happens to the rest
+ * of the request). node:crypto cannot save its state in the row, as hash-wasm did, but hashes about
+ * three times faster. A PATCH whose process does not hold the hash at the upload's offset (the
+ * previous PATCH went to another instance, a restart, an entry evicted, a row of the version that
+ * saved hash-wasm states in hash_state) does not hash; such an upload is hashed once from the store
+ * at completion, before its file row is written. Rows keep an empty hash_state.
  */
 export class ResumableUploadService {
   private readonly timing: ResumableUploadTiming
@@ -133,7 +142,7 @@ export class ResumableUploadService {
     private readonly uploads: UploadsRepository,
     private readonly accounts: AccountsRepository,
     private readonly files: FilesRepository,
-    private readonly store: ResumableBlobStore,
+    private readonly store: ResumableBlobStore & Pick<BlobStore, 'get'>,
     timing: Pick<ResumableUploadTiming, 'expiryMs'> & Partial<ResumableUploadTiming>,
     private readonly onBackgroundError: (error: unknown) => void = () => {},
     private readonly now: () => number = Date.now,
@@ -142,6 +151,7 @@ export class ResumableUploadService {
     /** The upload requests guests' uploads go through (absent: no guest uploads, as in some tests). */
     private readonly requests?: UploadRequestsRepository,
     private readonly scan: ScanPolicy = SCANNING_OFF,
+    private readonly hashes: UploadHashes = new UploadHashes(),
   ) {
     this.timing = { ...DEFAULT_TIMING, ...timing }
   }
@@ -167,7 +177,6 @@ export class ResumableUploadService {
     let row: UploadRow
     try {
       created = await this.store.createResumable()
-      const hash = await ResumableSha256.create()
       const inserted = await this.uploads.insertTakingUploadSlot(
         {
           id: randomToken(16),
@@ -179,7 +188,7 @@ export class ResumableUploadService {
           filename: sanitizeFilename(input.filename),
           storage_key: created.key,
           store_state: created.state,
-          hash_state: Buffer.from(hash.save()).toString('base64'),
+          hash_state: '',
           slot_day: utcDay(now),
           status: 'open',
           file_id: null,
@@ -233,7 +242,7 @@ export class ResumableUploadService {
       return this.withLease(
         row,
         async (token, current) => {
-          const file = await this.complete(current, token, await this.loadHash(current), actor)
+          const file = await this.complete(current, token, actor)
           return present({ ...current, status: 'complete' }, file)
         },
         async (completed) => present(completed, await this.fileOf(completed)),
@@ -284,11 +293,10 @@ export class ResumableUploadService {
         if (!(await this.uploads.reserveUpTo(row, reserveTo, quota, this.now() + this.timing.expiryMs))) {
           throw new StorageQuotaExceededError(quota ?? 0)
         }
-        const hash = await this.loadHash(row)
         // The row as the last commit left it: completion starts from its store state.
         let updated: UploadRow
         try {
-          updated = await this.stream(row, token, hash, chunk)
+          updated = await this.stream(row, token, this.hashes.resume(row.id, row.upload_offset), chunk)
         } catch (error) {
           if (error instanceof FileTooLargeError) throw await this.overLimit(row, token)
           // Its request stopped taking files while the chunk came: the upload ends here.
@@ -303,7 +311,7 @@ export class ResumableUploadService {
         const received = updated.upload_offset - row.upload_offset
         if (updated.length === null) await this.uploads.shrinkReservation(row.id, updated.upload_offset)
         if (updated.length !== null && updated.upload_offset === updated.length) {
-          const file = await this.complete(updated, token, hash, owner.actor ?? OPERATOR_ACTOR)
+          const file = await this.complete(updated, token, owner.actor ?? OPERATOR_ACTOR)
           return { upload: present({ ...updated, status: 'complete' }, file), received, declared }
         }
         const expiresAt = received > 0 ? this.now() + this.timing.expiryMs : row.expires_at
@@ -323,7 +331,7 @@ export class ResumableUploadService {
       row,
       async (token, current) => {
         await this.store.abortResumable(current.store_state)
-        await this.uploads.close(current, token, 'terminated')
+        await this.close(current, token, 'terminated')
       },
       forgetCompleted,
     )
@@ -337,7 +345,7 @@ export class ResumableUploadService {
   async expireDue(signal?: AbortSignal): Promise<number> {
     const now = this.now()
     const expired = await this.endEach(await this.uploads.listExpired(now, 1000), signal, (row, token) =>
-      this.uploads.close(
+      this.close(
         row,
         token,
         'expired',
@@ -359,7 +367,7 @@ export class ResumableUploadService {
    */
   async endOrphaned(signal?: AbortSignal, requestId?: number): Promise<number> {
     const ids = await this.uploads.listOrphanedByRequests(this.now(), 1000, requestId)
-    return this.endEach(ids, signal, (row, token) => this.uploads.close(row, token, 'terminated'))
+    return this.endEach(ids, signal, (row, token) => this.close(row, token, 'terminated'))
   }
 
   /**
@@ -392,7 +400,7 @@ export class ResumableUploadService {
   /** Ends a guest's upload whose request stopped taking files, under the caller's lease: the error to answer. */
   private async endForRequest(row: UploadRow, token: string): Promise<Error> {
     await this.store.abortResumable(row.store_state).catch(this.onBackgroundError)
-    await this.uploads.close(row, token, 'terminated').catch(this.onBackgroundError)
+    await this.close(row, token, 'terminated').catch(this.onBackgroundError)
     return new UploadRequestUnavailableError()
   }
 
@@ -422,8 +430,15 @@ export class ResumableUploadService {
     return row.file_id === null ? null : ((await this.files.findOwned(row.account_id, row.file_id, this.now())) ?? null)
   }
 
-  private async loadHash(row: UploadRow): Promise<ResumableSha256> {
-    return ResumableSha256.load(Buffer.from(row.hash_state, 'base64'))
+  /** Ends an open upload under the caller's lease (UploadsRepository.close); its kept hash goes with it. */
+  private async close<Closed extends UploadRow>(
+    row: Closed,
+    token: string,
+    status: 'terminated' | 'expired',
+    event?: PendingEvent<Closed>,
+  ): Promise<boolean> {
+    this.hashes.forget(row.id)
+    return this.uploads.close(row, token, status, event)
   }
 
   /**
@@ -483,19 +498,20 @@ export class ResumableUploadService {
   private async overLimit(row: UploadRow, token: string): Promise<Error> {
     if (row.length !== null) return new UploadLengthExceededError(row.length)
     await this.store.abortResumable(row.store_state).catch(this.onBackgroundError)
-    await this.uploads.close(row, token, 'terminated')
+    await this.close(row, token, 'terminated')
     // Its limit was what can be scanned (required mode): that is the refusal to give.
     if (this.scan.mode === 'required' && row.max_length === this.scan.maxBytes) return new FileNotScannableError(this.scan.maxBytes)
     return new FileTooLargeError(row.max_length)
   }
 
   /**
-   * Streams the chunk into the store under the lease, committing the offset, the store's state and
-   * the hash together at each durable point. Resolves with the row as the last commit left it. A heartbeat
+   * Streams the chunk into the store under the lease, committing the offset and the store's state
+   * together at each durable point, and feeding `hash` (the SHA-256 of the bytes before this chunk,
+   * when this process has it), whose copy is kept at each commit. Resolves with the row as the last commit left it. A heartbeat
    * renews the lease; when another request asks for the upload, the chunk is ended where it is (what
    * arrived is committed) and UploadLockedError tells this request's client to ask again.
    */
-  private async stream(row: UploadRow, token: string, hash: ResumableSha256, chunk: Chunk): Promise<UploadRow> {
+  private async stream(row: UploadRow, token: string, hash: Hash | undefined, chunk: Chunk): Promise<UploadRow> {
     const { leaseMs, heartbeatMs } = this.timing
     const checksum: Hash | undefined = chunk.checksum ? createHash(chunk.checksum.algorithm) : undefined
     let offset = row.upload_offset
@@ -547,7 +563,7 @@ export class ResumableUploadService {
         maxBytes: row.max_length,
         partialCommits: checksum === undefined,
         onData: (data) => {
-          hash.update(data)
+          hash?.update(data)
           checksum?.update(data)
         },
         onCommit: async (commit) => {
@@ -559,12 +575,14 @@ export class ResumableUploadService {
           const ok = await this.uploads.commit(row.id, token, offset, {
             upload_offset: commit.offset,
             store_state: commit.state,
-            hash_state: Buffer.from(hash.save()).toString('base64'),
+            // A state of the previous version (hash-wasm) would no longer match: it goes.
+            hash_state: '',
             expires_at: this.now() + this.timing.expiryMs,
             free_requests_earned: Math.max(0, earned),
             free_requests_cap: Math.ceil(row.max_length / BYTES_PER_FREE_REQUEST) + FREE_REQUESTS_AT_CREATION,
           })
           if (!ok) throw new UploadLockedError()
+          if (hash) this.hashes.keep(row.id, commit.offset, hash)
           this.events.bytesKept(commit.offset - offset)
           offset = commit.offset
           row = { ...row, store_state: commit.state, upload_offset: commit.offset }
@@ -612,9 +630,10 @@ export class ResumableUploadService {
   /**
    * Turns the upload's bytes into its file: the store completes the blob (idempotent), then one
    * transaction writes the file row, the account's counters and the upload's status. A failure
-   * leaves the upload open at its full length; the next HEAD or PATCH completes it.
+   * leaves the upload open at its full length (and its kept hash where it was); the next HEAD or
+   * PATCH completes it.
    */
-  private async complete(row: UploadRow, token: string, hash: ResumableSha256, actor: Actor): Promise<FileRow> {
+  private async complete(row: UploadRow, token: string, actor: Actor): Promise<FileRow> {
     const now = this.now()
     let scan: ReturnType<ScanPolicy['newFile']>
     try {
@@ -622,10 +641,11 @@ export class ResumableUploadService {
     } catch (error) {
       // Too large to scan where scanning is required (a deferred length that grew past it): it ends here.
       await this.store.abortResumable(row.store_state).catch(this.onBackgroundError)
-      await this.uploads.close(row, token, 'terminated').catch(this.onBackgroundError)
+      await this.close(row, token, 'terminated').catch(this.onBackgroundError)
       throw error
     }
     const { key, size } = await this.store.completeResumable(row.store_state, { reservePartNumber: this.partNumbers(row.id, token) })
+    const sha256 = this.hashes.digest(row.id, size) ?? (await this.hashStored(row, token, key))
     const requestId = row.upload_request_id
     const file = await this.uploads.complete(
       row.id,
@@ -636,7 +656,7 @@ export class ResumableUploadService {
         filename: row.filename,
         size,
         content_type: mime.lookup(row.filename) || 'application/octet-stream',
-        sha256: hash.digestHex(),
+        sha256,
         storage_key: key,
         created_at: now,
         expires_at: row.file_expires_in === null ? null : now + row.file_expires_in * 1000,
@@ -649,7 +669,32 @@ export class ResumableUploadService {
     // Its request was closed or expired before the last bytes: no file; the blob is the collector's.
     if (file === 'request_closed') throw await this.endForRequest(row, token)
     if (!file) throw new UploadLockedError()
+    this.hashes.forget(row.id)
     this.events.fileStored('resumable')
     return file
+  }
+
+  /**
+   * The SHA-256 of a completed blob read back from the store, for an upload whose hash this process
+   * does not hold. The lease is renewed meanwhile (a large file takes seconds); losing it stops the read.
+   */
+  private async hashStored(row: UploadRow, token: string, key: string): Promise<string> {
+    const hash = createHash('sha256')
+    const source = await this.store.get(key)
+    const heartbeat = setInterval(() => {
+      this.uploads
+        .renewLease(row.id, token, this.now(), this.timing.leaseMs)
+        .then((lease) => {
+          if (lease === 'lost') source.destroy(new UploadLockedError())
+        })
+        .catch(this.onBackgroundError)
+    }, this.timing.heartbeatMs)
+    try {
+      for await (const data of source) hash.update(data as Buffer)
+    } finally {
+      clearInterval(heartbeat)
+      source.destroy()
+    }
+    return hash.digest('hex')
   }
 }

@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
 import type { ResumableBlobStore } from '../../src/storage/resumable.js'
 import { bearer, startTestApp, TEST_STACK, type TestApp } from '../helpers/test-app.js'
 
@@ -928,6 +930,33 @@ describe('resumable uploads (tus 1.0.0)', () => {
       expect(second.status).toBe(204)
       const file = await listedFile(c, Number(second.headers.get('fileshare-file-id')))
       expect((await download(c, file!)).equals(content)).toBe(true)
+    })
+  })
+  describe('another instance on the same database and store', () => {
+    it('takes the middle chunk; the SHA-256 the file records is still the whole file’s (read back at completion)', async () => {
+      // A second app on the first one's configuration: another instance, or the first after a restart.
+      // (An app of this test's own: the suite's app has a clock the expiry tests moved.)
+      const first = await startTestApp()
+      const other = await buildApp(first.config)
+      try {
+        await other.listen({ port: 0, host: '127.0.0.1' })
+        const otherUrl = `http://127.0.0.1:${(other.server.address() as AddressInfo).port}`
+        const c: Client = { t: first, ...(await first.createAccount('pro')) }
+        const content = randomBytes(3 * 100_000)
+        const url = await newUpload(c, { length: content.length, filename: 'handed.bin' })
+        const onOther = new URL(new URL(url).pathname, otherUrl).href
+        expect((await patch(c, url, 0, content.subarray(0, 100_000))).status).toBe(204)
+        expect((await patch(c, onOther, 100_000, content.subarray(100_000, 200_000))).status).toBe(204)
+        const last = await patch(c, url, 200_000, content.subarray(200_000))
+        expect(last.status).toBe(204)
+        const file = await listedFile(c, Number(last.headers.get('fileshare-file-id')))
+        expect(file).toMatchObject({ size: content.length, sha256: sha256(content) })
+        expect((await download(c, file!)).equals(content)).toBe(true)
+      } finally {
+        other.server.closeAllConnections()
+        await other.close()
+        await first.close()
+      }
     })
   })
 })
