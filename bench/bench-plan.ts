@@ -4,10 +4,12 @@ const GiB = 1024 * MiB
 /** Sizes and durations of one bench run: the figures by default, small ones with BENCH_QUICK=1. */
 export interface BenchPlan {
   quick: boolean
-  /** The single file of the upload and download comparisons. */
-  transferBytes: number
-  /** Timed repetitions of each transfer; the median counts. */
-  transferRepeats: number
+  /** The files of the upload and download comparisons (curl as the client). */
+  transferSizes: number[]
+  /** Rounds of every transfer; the verdicts take the median over the rounds. */
+  transferRounds: number
+  /** Turns each side takes in a round (A, B, A, B); its best try is its figure for the round. */
+  transferTries: number
   /** The large upload whose peak RSS must not exceed the small one's. */
   largeUploadBytes: number
   concurrentUploads: number
@@ -46,8 +48,9 @@ export function benchPlan(): BenchPlan {
   const quick = process.env.BENCH_QUICK === '1'
   return {
     quick,
-    transferBytes: quick ? 64 * MiB : GiB,
-    transferRepeats: integerFromEnv('BENCH_REPEATS', quick ? 1 : 3),
+    transferSizes: quick ? [32 * MiB, 64 * MiB] : [512 * MiB, GiB],
+    transferRounds: integerFromEnv('BENCH_REPEATS', quick ? 1 : 3),
+    transferTries: 2,
     largeUploadBytes: quick ? 256 * MiB : 5 * GiB,
     concurrentUploads: 16,
     concurrentUploadBytes: quick ? 16 * MiB : 256 * MiB,

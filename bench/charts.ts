@@ -8,6 +8,7 @@ import path from 'node:path'
 import { ROOT } from '../test/helpers/server-process.js'
 import { formatBytes, MiB } from './bench-plan.js'
 import { median, METADATA_CALLS, type BenchResults, type ChartLink, type MeasuredLoad, type MetadataCall } from './report.js'
+import type { TransferRuns } from './transfer-results.js'
 import { barChart, COLORS, lineChart, type BarGroup, type BarSeries } from './svg-chart.js'
 import { writeSvg } from './svg-check.js'
 
@@ -28,6 +29,9 @@ const SERIES: Record<string, BarSeries> = {
   bare: { key: 'bare', label: 'Bare Node.js (baseline)', color: COLORS.grey },
   bareFsync: { key: 'bareFsync', label: 'Bare Node.js + fsync', color: COLORS.darkGrey },
   peer: { key: 'peer', label: 'Express 5 + Multer 2 / res.download (peer)', color: COLORS.orange },
+  nginx: { key: 'nginx', label: 'nginx, sendfile on (download ceiling)', color: COLORS.green },
+  ceiling: { key: 'ceiling', label: "curl against the sink (the client's own ceiling)", color: COLORS.purple },
+  metadataPeer: { key: 'metadataPeer', label: 'Express 5 + better-sqlite3 (peer)', color: COLORS.orange },
 }
 
 const CALL_NAMES: Record<MetadataCall, string> = {
@@ -39,75 +43,88 @@ const CALL_NAMES: Record<MetadataCall, string> = {
 }
 
 function transferCharts(results: BenchResults, dir: string): ChartLink[] {
-  const { transfer, plan } = results
+  const { transfer } = results
   if (!transfer) return []
-  const size = formatBytes(plan.transferBytes)
-  const throughput = (values: number[]) => plan.transferBytes / MiB / (median(values) / 1000)
-  const perGiB = (values: number[]) => median(values) / (plan.transferBytes / (1024 * MiB))
-  const { uploadMs, downloadMs, uploadCpuSeconds, downloadCpuSeconds } = transfer
-  const series = [SERIES.fileshare!, SERIES.bare!, SERIES.bareFsync!, SERIES.peer!]
-  const groups = (pick: (values: number[]) => number): BarGroup[] => [
-    {
-      label: `Upload ${size} (multipart; the bare pipe takes the raw body)`,
-      bars: [
-        { series: 'fileshare', value: pick(uploadMs.service) },
-        { series: 'bare', value: pick(uploadMs.bare) },
-        { series: 'bareFsync', value: pick(uploadMs.bareFsync) },
-        { series: 'peer', value: pick(uploadMs.peer) },
-      ],
-    },
-    {
-      label: `Download ${size} (from the page cache)`,
-      bars: [
-        { series: 'fileshare', value: pick(downloadMs.service) },
-        { series: 'bare', value: pick(downloadMs.bare) },
-        { series: 'peer', value: pick(downloadMs.peer) },
-      ],
-    },
-  ]
-  const runs = `median of ${plan.transferRepeats} run${plan.transferRepeats === 1 ? '' : 's'}`
+  const bestMs = (runs: TransferRuns) => median(runs.best.map((run) => run.ms))
+  const bestCpu = (runs: TransferRuns) => median(runs.best.map((run) => run.cpuSeconds))
+  const series = [SERIES.fileshare!, SERIES.nginx!, SERIES.bareFsync!, SERIES.bare!, SERIES.peer!, SERIES.ceiling!]
+  const throughputGroups: BarGroup[] = []
+  const cpuGroups: BarGroup[] = []
+  for (const size of transfer.sizes) {
+    const name = formatBytes(size.bytes)
+    const throughput = (runs: TransferRuns) => size.bytes / MiB / (bestMs(runs) / 1000)
+    const perGiB = (runs: TransferRuns) => bestCpu(runs) / (size.bytes / (1024 * MiB))
+    const { upload, download, ceilings } = size
+    throughputGroups.push(
+      {
+        label: `Upload ${name} (multipart; the bare pipe takes the raw body)`,
+        bars: [
+          { series: 'fileshare', value: throughput(upload.service) },
+          { series: 'bareFsync', value: throughput(upload.bareFsync) },
+          { series: 'bare', value: throughput(upload.bare) },
+          { series: 'peer', value: throughput(upload.peer) },
+          { series: 'ceiling', value: throughput(ceilings.curlMultipart) },
+        ],
+      },
+      {
+        label: `Download ${name} (from the page cache)`,
+        bars: [
+          { series: 'fileshare', value: throughput(download.service) },
+          { series: 'nginx', value: throughput(download.nginx) },
+          { series: 'bare', value: throughput(download.bare) },
+          { series: 'peer', value: throughput(download.peer) },
+          { series: 'ceiling', value: throughput(ceilings.curlDownload) },
+        ],
+      },
+    )
+    cpuGroups.push(
+      {
+        label: `Upload ${name}`,
+        bars: [
+          { series: 'fileshare', value: perGiB(upload.service) },
+          { series: 'bareFsync', value: perGiB(upload.bareFsync) },
+          { series: 'bare', value: perGiB(upload.bare) },
+          { series: 'peer', value: perGiB(upload.peer) },
+        ],
+      },
+      {
+        label: `Download ${name}`,
+        bars: [
+          { series: 'fileshare', value: perGiB(download.service) },
+          { series: 'nginx', value: perGiB(download.nginx) },
+          { series: 'bare', value: perGiB(download.bare) },
+          { series: 'peer', value: perGiB(download.peer) },
+        ],
+      },
+    )
+  }
+  const runs = `curl as the client; median over ${transfer.rounds} round${transfer.rounds === 1 ? '' : 's'} of the best of ${transfer.tries}`
   writeSvg(
     path.join(dir, 'transfer-throughput.svg'),
     barChart({
-      title: `Transfer throughput, one ${size} file`,
+      title: 'Transfer throughput',
       subtitle: `Client-side time, ${runs}; longer is better`,
       unit: 'MiB/s',
       series,
-      groups: groups(throughput),
+      groups: throughputGroups,
     }),
   )
-  const cpuGroups: BarGroup[] = [
-    {
-      label: `Upload ${size}`,
-      bars: [
-        { series: 'fileshare', value: perGiB(uploadCpuSeconds.service) },
-        { series: 'bare', value: perGiB(uploadCpuSeconds.bare) },
-        { series: 'bareFsync', value: perGiB(uploadCpuSeconds.bareFsync) },
-        { series: 'peer', value: perGiB(uploadCpuSeconds.peer) },
-      ],
-    },
-    {
-      label: `Download ${size}`,
-      bars: [
-        { series: 'fileshare', value: perGiB(downloadCpuSeconds.service) },
-        { series: 'bare', value: perGiB(downloadCpuSeconds.bare) },
-        { series: 'peer', value: perGiB(downloadCpuSeconds.peer) },
-      ],
-    },
-  ]
   writeSvg(
     path.join(dir, 'transfer-cpu.svg'),
     barChart({
       title: 'Server CPU per GiB transferred',
-      subtitle: `User + system time of the receiving or sending process, ${runs}; shorter is better`,
+      subtitle: `User + system time of the receiving or sending process (nginx: its worker), ${runs}; shorter is better`,
       unit: 's/GiB',
-      series,
+      series: series.filter((one) => one.key !== 'ceiling'),
       groups: cpuGroups,
     }),
   )
   return [
-    { file: 'bench/transfer-throughput.svg', alt: `Transfer throughput of one ${size} file: Fileshare, bare Node.js and Express peers` },
-    { file: 'bench/transfer-cpu.svg', alt: 'Server CPU seconds per GiB transferred: Fileshare, bare Node.js and Express peers' },
+    {
+      file: 'bench/transfer-throughput.svg',
+      alt: "Transfer throughput with curl: Fileshare, nginx, bare Node.js, Express, and curl's own ceiling",
+    },
+    { file: 'bench/transfer-cpu.svg', alt: 'Server CPU seconds per GiB transferred: Fileshare, nginx, bare Node.js and Express' },
   ]
 }
 
@@ -125,6 +142,7 @@ function loadCharts(results: BenchResults, dir: string): ChartLink[] {
   const measuredMetrics = metrics && !('skipped' in metrics) ? { off: foldRuns(metrics.off), on: foldRuns(metrics.on) } : undefined
   const series: BarSeries[] = [
     SERIES.bare!,
+    SERIES.metadataPeer!,
     { key: 'small', label: `Fileshare, ${smallCount} files`, color: COLORS.blue },
     { key: 'large', label: `Fileshare, ${largeCount} files`, color: COLORS.sky },
     { key: 'metricsOn', label: 'Fileshare, metrics on', color: COLORS.green },
@@ -133,6 +151,9 @@ function loadCharts(results: BenchResults, dir: string): ChartLink[] {
     label: CALL_NAMES[call] + (call === 'detail' ? ' (bare: the same JSON)' : ''),
     bars: [
       ...(call === 'detail' ? [{ series: 'bare', value: load.bare.requestsPerSecond }] : []),
+      ...(call === 'detail' || call === 'stats'
+        ? [{ series: 'metadataPeer', value: foldRuns(load.peer[call].peer).requestsPerSecond }]
+        : []),
       { series: 'small', value: load.small[call].requestsPerSecond },
       { series: 'large', value: load.large[call].requestsPerSecond },
     ],
@@ -165,6 +186,8 @@ function loadCharts(results: BenchResults, dir: string): ChartLink[] {
   })
   const latencyGroups = [
     latencyGroup('Bare Node.js route (same JSON as GET /files/:id)', load.bare),
+    latencyGroup('Express + better-sqlite3 peer, GET /files/:id', foldRuns(load.peer.detail.peer)),
+    latencyGroup('Express + better-sqlite3 peer, GET /stats', foldRuns(load.peer.stats.peer)),
     ...METADATA_CALLS.map((call) => latencyGroup(`Fileshare ${CALL_NAMES[call]} (${smallCount} files)`, load.small[call])),
     ...(measuredMetrics
       ? [
@@ -184,7 +207,10 @@ function loadCharts(results: BenchResults, dir: string): ChartLink[] {
     }),
   )
   return [
-    { file: 'bench/load-throughput.svg', alt: 'Requests per second of the metadata calls against the bare Node.js route' },
+    {
+      file: 'bench/load-throughput.svg',
+      alt: 'Requests per second of the metadata calls against the bare Node.js route and the Express peer',
+    },
     { file: 'bench/load-latency.svg', alt: 'p50 and p99 latency of the metadata calls against the bare Node.js route' },
   ]
 }

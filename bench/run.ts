@@ -18,14 +18,13 @@
  * then bench/profile-summary.ts); BENCH_SERVER_JS runs another build's server.js; BENCH_LOG_LEVEL
  * sets the server's log level (default info); BENCH_KEEP_DATA=1 keeps the temp folder.
  */
-import { execFileSync } from 'node:child_process'
+import { isDeepStrictEqual } from 'node:util'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort, ROOT, runCli } from '../test/helpers/server-process.js'
 import { benchPlan, formatBytes } from './bench-plan.js'
 import { runClientScript } from './child-process.js'
-import type { DownloadResult } from './download-client.js'
 import type { LoadJob, LoadResult } from './load-client.js'
 import { CpuMeter } from './measure-cpu.js'
 import { RssSampler } from './measure-rss.js'
@@ -43,6 +42,7 @@ import {
   type MeasuredLoad,
   type MetadataCall,
   type MetricsCost,
+  type PeerComparison,
 } from './report.js'
 import { measureScan } from './scan-bench.js'
 import { fileIdRange, seedFiles } from './seed-files.js'
@@ -52,10 +52,13 @@ import {
   startBaseline,
   startFileshare,
   startFileshareWith,
+  startMetadataPeer,
   startPeer,
   startScriptArgs,
+  startSink,
   type RunningServer,
 } from './spawn-server.js'
+import { flushDisk, measureTransfers } from './transfer-bench.js'
 import type { ResumableUploadJob, ResumableUploadResult } from './resumable-client.js'
 import type { UploadJob, UploadResult } from './upload-client.js'
 
@@ -94,11 +97,6 @@ async function createAccount(env: Record<string, string>, email: string): Promis
   return { id: created.account_id, key: created.api_key }
 }
 
-/** Writes dirty pages out before a timed transfer, so that one run's writeback does not land in the next. */
-function flushDisk(): void {
-  execFileSync('sync')
-}
-
 async function api(server: RunningServer, account: Account, method: string, route: string): Promise<unknown> {
   const response = await fetch(`${server.url}/api/v1${route}`, { method, headers: { authorization: `Bearer ${account.key}` } })
   const body = (await response.json()) as unknown
@@ -126,111 +124,6 @@ async function serviceUpload(server: RunningServer, account: Account, bytes: num
 
 async function deleteFiles(server: RunningServer, account: Account, ids: number[]): Promise<void> {
   for (const id of ids) await api(server, account, 'DELETE', `/files/${id}`)
-}
-
-async function download(url: string, bytes: number): Promise<number> {
-  const result = await runClientScript<DownloadResult>('download-client.ts', { url })
-  if (result.status !== 200 || result.bytes !== bytes) throw new Error(`download of ${url}: ${result.status}, ${result.bytes} bytes`)
-  return result.ms
-}
-
-/** One multipart upload to the Express + Multer peer; returns its time and the name it stored the file under. */
-async function peerUpload(peer: RunningServer, bytes: number) {
-  const { results } = await uploads([`${peer.url}/upload`], bytes, true)
-  checked(results[0]!, 201)
-  const stored = JSON.parse(results[0]!.body) as { filename: string; size: number }
-  if (stored.size !== bytes) throw new Error(`the peer stored ${stored.size} bytes of ${bytes}`)
-  return { ms: results[0]!.ms, filename: stored.filename }
-}
-
-async function emptyFolder(dir: string): Promise<void> {
-  for (const name of await fs.readdir(dir)) await fs.rm(path.join(dir, name))
-}
-
-async function measureTransfers(
-  server: RunningServer,
-  bare: RunningServer,
-  peer: RunningServer,
-  account: Account,
-  dirs: { bare: string; peer: string },
-) {
-  const bytes = plan.transferBytes
-  const uploadMs = { service: [] as number[], bare: [] as number[], bareFsync: [] as number[], peer: [] as number[] }
-  const uploadCpuSeconds = { service: [] as number[], bare: [] as number[], bareFsync: [] as number[], peer: [] as number[] }
-  const downloadMs = { service: [] as number[], bare: [] as number[], peer: [] as number[] }
-  const downloadCpuSeconds = { service: [] as number[], bare: [] as number[], peer: [] as number[] }
-  const serviceFiles: { file_id: number; public_link: string }[] = []
-  const peerFiles: string[] = []
-  let serviceUploadRss
-  let bareUploadRss
-  let peerUploadRss
-  for (let run = 0; run < plan.transferRepeats; run++) {
-    log(`upload ${formatBytes(bytes)}, run ${run + 1}/${plan.transferRepeats}`)
-    flushDisk()
-    const sampler = new RssSampler(server.pid)
-    let cpu = new CpuMeter(server.pid)
-    const { files, results } = await serviceUpload(server, account, bytes)
-    uploadCpuSeconds.service.push(cpu.stop())
-    serviceUploadRss = sampler.stop()
-    uploadMs.service.push(results[0]!.ms)
-    serviceFiles.push(...files)
-
-    flushDisk()
-    const bareSampler = new RssSampler(bare.pid)
-    cpu = new CpuMeter(bare.pid)
-    const plain = await uploads([`${bare.url}/upload/transfer-${run}`], bytes, false)
-    uploadCpuSeconds.bare.push(cpu.stop())
-    bareUploadRss = bareSampler.stop()
-    checked(plain.results[0]!, 201)
-    uploadMs.bare.push(plain.results[0]!.ms)
-
-    flushDisk()
-    cpu = new CpuMeter(bare.pid)
-    const synced = await uploads([`${bare.url}/upload/transfer-fsync-${run}?fsync=1`], bytes, false)
-    uploadCpuSeconds.bareFsync.push(cpu.stop())
-    checked(synced.results[0]!, 201)
-    uploadMs.bareFsync.push(synced.results[0]!.ms)
-
-    flushDisk()
-    const peerSampler = new RssSampler(peer.pid)
-    cpu = new CpuMeter(peer.pid)
-    const viaPeer = await peerUpload(peer, bytes)
-    uploadCpuSeconds.peer.push(cpu.stop())
-    peerUploadRss = peerSampler.stop()
-    uploadMs.peer.push(viaPeer.ms)
-    peerFiles.push(viaPeer.filename)
-  }
-  flushDisk()
-  // Each reads a file just written, so each reads from the page cache.
-  const last = plan.transferRepeats - 1
-  for (let run = 0; run < plan.transferRepeats; run++) {
-    log(`download ${formatBytes(bytes)}, run ${run + 1}/${plan.transferRepeats}`)
-    let cpu = new CpuMeter(server.pid)
-    downloadMs.service.push(await download(serviceFiles[last]!.public_link, bytes))
-    downloadCpuSeconds.service.push(cpu.stop())
-    cpu = new CpuMeter(bare.pid)
-    downloadMs.bare.push(await download(`${bare.url}/blob/transfer-${last}`, bytes))
-    downloadCpuSeconds.bare.push(cpu.stop())
-    cpu = new CpuMeter(peer.pid)
-    downloadMs.peer.push(await download(`${peer.url}/blob/${peerFiles[last]!}`, bytes))
-    downloadCpuSeconds.peer.push(cpu.stop())
-  }
-  await deleteFiles(
-    server,
-    account,
-    serviceFiles.map((file) => file.file_id),
-  )
-  await emptyFolder(dirs.bare)
-  await emptyFolder(dirs.peer)
-  return {
-    uploadMs,
-    uploadCpuSeconds,
-    downloadMs,
-    downloadCpuSeconds,
-    serviceUploadRss: serviceUploadRss!,
-    bareUploadRss: bareUploadRss!,
-    peerUploadRss: peerUploadRss!,
-  }
 }
 
 async function measurePeakRss(server: RunningServer, account: Account) {
@@ -364,6 +257,45 @@ async function measureMetadata(server: RunningServer, account: Account, ids: { m
   return results
 }
 
+/** The calls the metadata peer answers (bench/metadata-peer.ts), by their routes. */
+const PEER_CALLS = ['detail', 'stats'] as const
+
+/**
+ * Fileshare against the Express 5 + better-sqlite3 peer on the same calls, database and account:
+ * the peer's answers are first checked to be Fileshare's JSON; then, per call, the peer runs twice
+ * between Fileshare's run of the metadata table (`first`) and one more (turns F, P, P, F).
+ */
+async function measurePeer(
+  server: RunningServer,
+  peer: RunningServer,
+  account: Account,
+  routes: Record<MetadataCall, string>,
+  first: Record<MetadataCall, MeasuredLoad>,
+): Promise<PeerComparison> {
+  for (const call of PEER_CALLS) {
+    const [ours, theirs] = await Promise.all(
+      [server, peer].map(async (target) => {
+        const response = await fetch(`${target.url}/api/v1${routes[call]}`, { headers: { authorization: `Bearer ${account.key}` } })
+        return (await response.json()) as unknown
+      }),
+    )
+    if (!isDeepStrictEqual(ours, theirs)) {
+      throw new Error(`the metadata peer's ${routes[call]} differs from Fileshare's: ${JSON.stringify(theirs)} vs ${JSON.stringify(ours)}`)
+    }
+  }
+  log('load: warming the metadata peer up')
+  for (const call of PEER_CALLS) await autocannon(`${peer.url}/api/v1${routes[call]}`, plan.serverWarmupSeconds, account)
+  const comparison = {} as PeerComparison
+  for (const call of PEER_CALLS) {
+    log(`load: ${routes[call]}, the peer twice, Fileshare once more`)
+    const peerRuns = [await load(peer, `${peer.url}/api/v1${routes[call]}`, account)]
+    peerRuns.push(await load(peer, `${peer.url}/api/v1${routes[call]}`, account))
+    const again = await load(server, `${server.url}/api/v1${routes[call]}`, account)
+    comparison[call] = { fileshare: [first[call], again], peer: peerRuns }
+  }
+  return comparison
+}
+
 /**
  * The cost of the Prometheus listener: GET /files/:id on two fresh server processes of the same
  * build and data folder, without and with FILESHARE_METRICS_ADDR, taking turns (plan.metricsTurns).
@@ -421,13 +353,16 @@ async function measureMetricsCost(
 async function main(): Promise<void> {
   const startedAt = new Date()
   const loadAverageAtStart = os.loadavg()
+  const loadSamples: number[] = []
+  const loadSampler = setInterval(() => loadSamples.push(os.loadavg()[0]!), 10_000)
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'fileshare-bench-'))
   const dataDir = path.join(root, 'data')
   const bareDir = path.join(root, 'bare')
   const peerDir = path.join(root, 'peer')
   await fs.mkdir(bareDir, { recursive: true })
   await fs.mkdir(peerDir, { recursive: true })
-  const servers: RunningServer[] = []
+  /** Every process started, stopped at the end (or on Ctrl-C) if not before. */
+  const servers: Array<{ stop(): Promise<unknown> }> = []
   const stopAll = async () => {
     for (const server of servers.splice(0)) await server.stop()
   }
@@ -466,15 +401,30 @@ async function main(): Promise<void> {
       const bare = await startBaseline(bareDir, detailJson, path.join(root, 'baseline.log'))
       servers.push(bare)
       log(`server pid ${server.pid} at ${server.url}; baseline pid ${bare.pid} at ${bare.url}`)
-      let peer: RunningServer | undefined
-      if (sections.has('transfer')) {
-        peer = await startPeer(peerDir, path.join(root, 'peer.log'))
-        servers.push(peer)
-        log(`peer (Express + Multer) pid ${peer.pid} at ${peer.url}`)
-      }
-
       results.seedSeconds = seedSeconds
-      if (sections.has('transfer')) results.transfer = await measureTransfers(server, bare, peer!, io, { bare: bareDir, peer: peerDir })
+      if (sections.has('transfer')) {
+        const peer = await startPeer(peerDir, path.join(root, 'peer.log'))
+        servers.push(peer)
+        const sink = await startSink(path.join(root, 'sink.log'))
+        servers.push(sink)
+        log(`peer (Express + Multer) pid ${peer.pid} at ${peer.url}; sink pid ${sink.pid} at ${sink.url}`)
+        results.transfer = await measureTransfers(
+          { service: server, bare, peer, sink },
+          {
+            plan,
+            root,
+            dataDir,
+            dirs: { bare: bareDir, peer: peerDir },
+            key: io.key,
+            log,
+            started: (other) => servers.push(other),
+          },
+        )
+        await peer.stop()
+        await sink.stop()
+        servers.splice(servers.indexOf(peer), 1)
+        servers.splice(servers.indexOf(sink), 1)
+      }
       if (sections.has('rss')) results.rss = { asStarted: await measurePeakRss(server, io) }
       if (sections.has('resumable')) results.resumable = await measureResumable(server, bare, io, bareDir)
       if (sections.has('load')) {
@@ -482,9 +432,21 @@ async function main(): Promise<void> {
         const bareLoad = await load(bare, `${bare.url}/json`)
         const largeIds = await fileIdRange(sqlitePath, large.id)
         await warmUp(server, small, smallIds, plan.smallAccountFiles)
+        const { limits } = (await api(server, small, 'GET', '/stats')) as { limits: unknown }
+        const metadataPeer = await startMetadataPeer(
+          { database: sqlitePath, linkBaseUrl: fileshareEnv(dataDir, port).FILESHARE_PUBLIC_URL!, planLimits: limits },
+          path.join(root, 'metadata-peer.log'),
+        )
+        servers.push(metadataPeer)
+        log(`metadata peer (Express + better-sqlite3) pid ${metadataPeer.pid} at ${metadataPeer.url}`)
+        const smallRuns = await measureMetadata(server, small, smallIds, plan.smallAccountFiles)
+        const peer = await measurePeer(server, metadataPeer, small, metadataRoutes(smallIds, plan.smallAccountFiles), smallRuns)
+        await metadataPeer.stop()
+        servers.splice(servers.indexOf(metadataPeer), 1)
         results.load = {
           bare: bareLoad,
-          small: await measureMetadata(server, small, smallIds, plan.smallAccountFiles),
+          small: smallRuns,
+          peer,
           large: await measureMetadata(server, large, largeIds, plan.largeAccountFiles),
         }
       }
@@ -510,6 +472,9 @@ async function main(): Promise<void> {
       await stopAll()
     }
     results.finishedAt = new Date()
+    results.loadAverageAtEnd = os.loadavg()
+    results.loadSamples = loadSamples
+    clearInterval(loadSampler)
 
     console.log(`\n${renderTables(results)}`)
     // A complete run is the default one (with or without the opt-in scan section).
@@ -534,6 +499,7 @@ async function main(): Promise<void> {
       log('a partial or quick run: docs/benchmarks.md left as it was')
     }
   } finally {
+    clearInterval(loadSampler)
     await stopAll()
     if (process.env.BENCH_KEEP_DATA === '1') log(`kept ${root}`)
     else await fs.rm(root, { recursive: true, force: true })

@@ -137,3 +137,39 @@ export async function startFileshareWith(dataDir: string, logFile: string, extra
     logFile,
   })
 }
+
+/** The sink (bench/sink-server.ts): counts and drops what it is sent, to measure the clients alone. */
+export async function startSink(logFile: string): Promise<RunningServer> {
+  const port = await freePort()
+  return startBenchProcess({
+    args: tsScriptArgs('sink-server.ts'),
+    env: { SINK_PORT: String(port) },
+    url: `http://127.0.0.1:${port}`,
+    readyPath: '/json',
+    logFile,
+  })
+}
+
+/**
+ * The peer of the metadata calls (bench/metadata-peer.ts: Express 5 + better-sqlite3) on the
+ * service's SQLite file, with the plan's limits as its configuration.
+ */
+export async function startMetadataPeer(
+  options: { database: string; linkBaseUrl: string; planLimits: unknown },
+  logFile: string,
+): Promise<RunningServer> {
+  const port = await freePort()
+  return startBenchProcess({
+    args: tsScriptArgs('metadata-peer.ts'),
+    env: {
+      PEER_PORT: String(port),
+      PEER_DATABASE: options.database,
+      PEER_LINK_BASE_URL: options.linkBaseUrl,
+      PEER_PLAN_LIMITS: JSON.stringify(options.planLimits),
+      NODE_ENV: 'production',
+    },
+    url: `http://127.0.0.1:${port}`,
+    readyPath: '/json',
+    logFile,
+  })
+}
