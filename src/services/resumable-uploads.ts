@@ -645,7 +645,13 @@ export class ResumableUploadService {
       throw error
     }
     const { key, size } = await this.store.completeResumable(row.store_state, { reservePartNumber: this.partNumbers(row.id, token) })
-    const sha256 = this.hashes.digest(row.id, size) ?? (await this.hashStored(row, token, key))
+    let sha256 = this.hashes.digest(row.id, size)
+    if (sha256 === undefined) {
+      const hash = await this.hashStored(row, token, key)
+      // Kept like a writer's: should the rest of the completion fail, its retry does not read the file again.
+      this.hashes.keep(row.id, size, hash)
+      sha256 = hash.digest('hex')
+    }
     const requestId = row.upload_request_id
     const file = await this.uploads.complete(
       row.id,
@@ -678,7 +684,7 @@ export class ResumableUploadService {
    * The SHA-256 of a completed blob read back from the store, for an upload whose hash this process
    * does not hold. The lease is renewed meanwhile (a large file takes seconds); losing it stops the read.
    */
-  private async hashStored(row: UploadRow, token: string, key: string): Promise<string> {
+  private async hashStored(row: UploadRow, token: string, key: string): Promise<Hash> {
     const hash = createHash('sha256')
     const source = await this.store.get(key)
     const heartbeat = setInterval(() => {
@@ -695,6 +701,6 @@ export class ResumableUploadService {
       clearInterval(heartbeat)
       source.destroy()
     }
-    return hash.digest('hex')
+    return hash
   }
 }

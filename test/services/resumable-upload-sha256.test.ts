@@ -132,10 +132,10 @@ for (const backend of backends) {
     })
 
     /** A service of its own, as one process has: a second one on the same database and store is another instance. */
-    function instance(hashes = new UploadHashes(), now = Date.now) {
+    function instance(hashes = new UploadHashes(), now = Date.now, uploads = new UploadsRepository(b.handle.db)) {
       const { db } = b.handle
       return new ResumableUploadService(
-        new UploadsRepository(db),
+        uploads,
         new AccountsRepository(db),
         new FilesRepository(db),
         store,
@@ -292,6 +292,24 @@ for (const backend of backends) {
       failCompletions = 1
       await expect(send(service, second, content, 0)).rejects.toThrow('completion failed')
       await expectFile(instance(), second, content)
+      expect(reads).toBe(1)
+    })
+
+    it('a file row that fails after the file was read back: the retry uses the hash read, not the store again', async () => {
+      let failRows = 1
+      class FailingUploads extends UploadsRepository {
+        override complete(...args: Parameters<UploadsRepository['complete']>) {
+          if (failRows-- > 0) return Promise.reject(new Error('file row failed'))
+          return super.complete(...args)
+        }
+      }
+      const content = randomBytes(5000)
+      const id = await create(instance(), content.length)
+      await send(instance(), id, content, 0, 1000)
+      const other = instance(new UploadHashes(), Date.now, new FailingUploads(b.handle.db))
+      await expect(send(other, id, content, 1000)).rejects.toThrow('file row failed')
+      expect(reads).toBe(1)
+      await expectFile(other, id, content)
       expect(reads).toBe(1)
     })
 
