@@ -5,11 +5,16 @@
  * several rounds; prints each round's times, the server's CPU (user+sys, all threads / main thread
  * only) per upload, and the ratios.
  *
- *   node --import tsx bench/curl-upload-check.ts [--sizes 512,1024] [--rounds 4] [--server dist/server.js]
+ *   node --import tsx bench/curl-upload-check.ts [--sizes 512,1024] [--rounds 4] [--tries 2]
+ *     [--server dist/server.js] [--compare <other builds' server.js, comma-separated>] [--dir DIR] [--keep]
+ *
+ * --compare runs other Fileshare builds on the same data, in turn with the first (before/after),
+ * each named by its build folder.
  *
  * The files are written once under the work folder and read once before timing, so that curl reads
- * them from the page cache (--keep leaves the work folder, with the servers' logs, behind). Each server keeps what it stored until the next upload of that size
- * is timed; `sync` runs before every timed upload so that one upload's writeback is not the next's.
+ * them from the page cache (--keep leaves the work folder, with the servers' logs, behind). What a
+ * server stored is deleted after each upload, untimed; `sync` runs before every timed upload so
+ * that one upload's writeback is not the next's.
  */
 import { execFile, execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -17,7 +22,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { freePort, ROOT, runCli } from '../test/helpers/server-process.js'
-import { fileshareEnv, startBaseline, startFileshare, startPeer, type RunningServer } from './spawn-server.js'
+import { fileshareEnv, startBaseline, startFileshare, startFileshareWith, startPeer, type RunningServer } from './spawn-server.js'
 
 const { values } = parseArgs({
   options: {
@@ -25,6 +30,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '4' },
     tries: { type: 'string', default: '2' },
     server: { type: 'string', default: 'dist/server.js' },
+    compare: { type: 'string' },
     dir: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
@@ -86,6 +92,15 @@ async function main(): Promise<void> {
   fs.mkdirSync(baselineDir)
   fs.mkdirSync(peerDir)
   const fileshare = await startFileshare(dataDir, port, path.join(work, 'fileshare.log'))
+  // --compare: other builds' servers on the same data, taking their turns in the same rounds.
+  const others: { name: string; server: RunningServer }[] = []
+  const serverJs = process.env.BENCH_SERVER_JS
+  for (const build of values.compare?.split(',') ?? []) {
+    process.env.BENCH_SERVER_JS = path.resolve(ROOT, build)
+    const name = `fileshare ${path.basename(path.dirname(process.env.BENCH_SERVER_JS))}`
+    others.push({ name, server: await startFileshareWith(dataDir, path.join(work, `${name.replace(' ', '-')}.log`), {}) })
+  }
+  process.env.BENCH_SERVER_JS = serverJs
   const baseline = await startBaseline(baselineDir, '{"success":true}', path.join(work, 'baseline.log'))
   const peer = await startPeer(peerDir, path.join(work, 'peer.log'))
   log(`server ${process.env.BENCH_SERVER_JS}, work ${work}`)
@@ -94,29 +109,33 @@ async function main(): Promise<void> {
     name,
     server: baseline,
     upload: (file, target) =>
+      // -T streams the file (--data-binary would read it all into memory first, and refuses 1 GiB).
       curl([
         '-o',
         '-',
-        '--data-binary',
-        `@${file}`,
+        '-X',
+        'POST',
+        '-T',
+        file,
         '-H',
         'content-type: application/octet-stream',
         `${baseline.url}/upload/${target}${fsync ? '?fsync=1' : ''}`,
       ]),
     cleanUp: async (_body, target) => fs.rmSync(path.join(baselineDir, target), { force: true }),
   })
-  const contenders: Contender[] = [
-    {
-      name: 'fileshare',
-      server: fileshare,
-      upload: (file) =>
-        curl(['-o', '-', '-H', `Authorization: Bearer ${key}`, '-F', `file=@${file}`, `${fileshare.url}/api/v1/files/upload`]),
-      cleanUp: async (body) => {
-        const id = (JSON.parse(body) as { file_id: string }).file_id
-        const result = await curl(['-o', '-', '-X', 'DELETE', '-H', `Authorization: Bearer ${key}`, `${fileshare.url}/api/v1/files/${id}`])
-        if (result.status >= 300) throw new Error(`DELETE answered ${result.status}: ${result.body}`)
-      },
+  const service = (name: string, server: RunningServer): Contender => ({
+    name,
+    server,
+    upload: (file) => curl(['-o', '-', '-H', `Authorization: Bearer ${key}`, '-F', `file=@${file}`, `${server.url}/api/v1/files/upload`]),
+    cleanUp: async (body) => {
+      const id = (JSON.parse(body) as { file_id: string }).file_id
+      const result = await curl(['-o', '-', '-X', 'DELETE', '-H', `Authorization: Bearer ${key}`, `${server.url}/api/v1/files/${id}`])
+      if (result.status >= 300) throw new Error(`DELETE answered ${result.status}: ${result.body}`)
     },
+  })
+  const contenders: Contender[] = [
+    service('fileshare', fileshare),
+    ...others.map(({ name, server }) => service(name, server)),
     bare('bare+fsync', true),
     bare('bare', false),
     {
@@ -154,12 +173,12 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await Promise.all([fileshare.stop(), baseline.stop(), peer.stop()])
+    await Promise.all([fileshare.stop(), ...others.map(({ server }) => server.stop()), baseline.stop(), peer.stop()])
   }
 
   const row = (cells: string[]) => console.log(cells.map((cell, i) => (i === 0 ? cell.padEnd(30) : cell.padStart(24))).join(''))
   for (const mib of sizesMiB) {
-    console.log(`\n${mib} MiB, curl -F (bare: --data-binary), best of ${tries}, ${rounds} rounds`)
+    console.log(`\n${mib} MiB, curl -F (bare: -T), best of ${tries}, ${rounds} rounds`)
     row(['', ...Array.from({ length: rounds }, (_, i) => `round ${i + 1}`)])
     for (const contender of contenders) {
       row([
@@ -167,10 +186,12 @@ async function main(): Promise<void> {
         ...best.get(`${mib}:${contender.name}`)!.map((r) => `${r.seconds.toFixed(3)} (${r.cpu.toFixed(2)}/${r.loop.toFixed(2)})`),
       ])
     }
-    const fileshareRuns = best.get(`${mib}:fileshare`)!
-    for (const other of ['bare+fsync', 'express+multer']) {
-      const ratios = best.get(`${mib}:${other}`)!.map((r, i) => fileshareRuns[i]!.seconds / r.seconds)
-      row([`fileshare / ${other}`, ...ratios.map((ratio) => `${ratio.toFixed(2)}x`)])
+    for (const service of ['fileshare', ...others.map(({ name }) => name)]) {
+      const serviceRuns = best.get(`${mib}:${service}`)!
+      for (const ceiling of ['bare+fsync', 'express+multer']) {
+        const ratios = best.get(`${mib}:${ceiling}`)!.map((r, i) => serviceRuns[i]!.seconds / r.seconds)
+        row([`${service} / ${ceiling}`, ...ratios.map((ratio) => `${ratio.toFixed(2)}x`)])
+      }
     }
   }
   if (values.keep) log(`kept ${work}`)
