@@ -56,7 +56,7 @@ describe('withStatementCache (SQLite)', () => {
     expect(cached.prepare('select n from t order by n').all([])).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }])
   })
 
-  it('keeps a bounded number of statements, dropping the least recently used', () => {
+  it('keeps a bounded number of statements, dropping those long unused', () => {
     const { cached, prepare } = open()
     const hot = 'select n from t where n = ?'
     cached.prepare(hot)
