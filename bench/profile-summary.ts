@@ -4,7 +4,8 @@
  * Record one with BENCH_SERVER_NODE_FLAGS="--cpu-prof --cpu-prof-dir=<dir>" npm run bench (the
  * server writes it when it stops). Prints self time by package and the heaviest functions, and
  * total (inclusive) time of the heaviest frames, the text form of a flame graph's widest boxes.
- * With --match, only the total time of the functions whose name or file matches.
+ * With --match, only the total time of the functions whose name or file matches. With --skip <seconds>,
+ * the samples of the profile's first seconds (the server's start, a warm-up) are left out.
  */
 import fs from 'node:fs'
 
@@ -35,10 +36,15 @@ function frameName(node: ProfileNode): string {
   return `${functionName || '(anonymous)'} ${file ? `${file}:${lineNumber + 1}` : ''}`.trim()
 }
 
-function summarize(profile: CpuProfile, top: number, match?: RegExp): string {
+function summarize(profile: CpuProfile, top: number, match?: RegExp, skipMicros = 0): string {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]))
   const selfMicros = new Map<number, number>()
-  profile.samples.forEach((id, index) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)))
+  let elapsed = 0
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0
+    elapsed += delta
+    if (elapsed > skipMicros) selfMicros.set(id, (selfMicros.get(id) ?? 0) + delta)
+  })
   const total = [...selfMicros.values()].reduce((sum, value) => sum + value, 0)
   const idle = [...selfMicros].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)').reduce((sum, [, v]) => sum + v, 0)
   const busy = total - idle
@@ -88,9 +94,12 @@ function summarize(profile: CpuProfile, top: number, match?: RegExp): string {
 const args = process.argv.slice(2)
 const matchAt = args.indexOf('--match')
 const match = matchAt >= 0 ? new RegExp(args.splice(matchAt, 2)[1] ?? '') : undefined
+const skipAt = args.indexOf('--skip')
+const skipMicros = skipAt >= 0 ? Number(args.splice(skipAt, 2)[1] ?? 0) * 1e6 : 0
 const top = /^[0-9]+$/.test(args.at(-1) ?? '') ? Number(args.pop()) : 25
 if (args.length === 0) {
-  console.error('usage: node --import tsx bench/profile-summary.ts <file.cpuprofile>... [--match <regexp>] [top]')
+  console.error('usage: node --import tsx bench/profile-summary.ts <file.cpuprofile>... [--match <regexp>] [--skip <seconds>] [top]')
   process.exit(2)
 }
-for (const file of args) console.log(`${file}\n${summarize(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, top, match)}\n`)
+for (const file of args)
+  console.log(`${file}\n${summarize(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, top, match, skipMicros)}\n`)

@@ -277,7 +277,7 @@ function ceilingSection(transfer: TransferResults): string[] {
     'Each client against `bench/sink-server.ts`, a Node.js server that reads a request body and drops it, counting the bytes, ' +
       'or answers a download from one reused 1 MiB buffer: what the client can do when the server costs almost nothing (for ' +
       "curl's downloads, the faster of the sink and nginx), " +
-      `measured in the same rounds (best of ${transfer.tries}, median over the rounds). In brackets: the fastest server this ` +
+      `measured once in each round (median over the rounds). In brackets: the fastest server this ` +
       'client drove in this run. A client at less than 2x the fastest server it drove is **client-bound** there: that ' +
       "server's figure is partly the client's.",
     '',

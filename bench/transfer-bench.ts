@@ -21,10 +21,10 @@ import type { RunningServer } from './spawn-server.js'
 import {
   addRound,
   CEILINGS,
+  type Ceiling,
   DOWNLOAD_SIDES,
   UPLOAD_SIDES,
-  type Ceiling,
-  type DownloadSide,
+    type DownloadSide,
   type SizeTransfers,
   type TransferResults,
   type TransferRuns,
@@ -184,15 +184,12 @@ export async function measureTransfers(servers: TransferServers, context: Transf
       }
       for (const side of DOWNLOAD_SIDES) addRound(size.download[side], downloadTries[side])
 
+      // Once a round (the sink costs next to nothing, so the clients vary less than the servers); the rounds give the median.
       log(`transfer ${label}: client ceilings (sink)`)
-      const ceilingTries = Object.fromEntries(CEILINGS.map((side) => [side, [] as TransferTry[]])) as Record<Ceiling, TransferTry[]>
-      for (let turn = 0; turn < plan.transferTries; turn++) {
-        for (const side of CEILINGS) {
-          const { result, cpuSeconds } = await timed(sink.pid, () => ceiling(side, sink.url, file, bytes))
-          ceilingTries[side].push({ ms: result.ms, cpuSeconds })
-        }
+      for (const side of CEILINGS) {
+        const { result, cpuSeconds } = await timed(sink.pid, () => ceiling(side, sink.url, file, bytes))
+        addRound(size.ceilings[side], [{ ms: result.ms, cpuSeconds }])
       }
-      for (const side of CEILINGS) addRound(size.ceilings[side], ceilingTries[side])
 
       for (const created of serviceFiles) {
         const response = await fetch(`${service.url}/api/v1/files/${created.file_id}`, { method: 'DELETE', headers: auth })
