@@ -23,6 +23,7 @@ import { BlobNotFoundError, ServiceUnavailableError } from '../errors.js'
 import { isConnectionError } from '../lib/network-errors.js'
 import type { BlobEntry, BlobStore, ByteRange, StoredBlob, UnfinishedWrite } from './blob-store.js'
 import { ByteMeter } from './byte-meter.js'
+import { watchedBody } from './s3-object-body.js'
 import {
   forEachChunk,
   type AppendOptions,
@@ -102,6 +103,11 @@ export interface S3BlobStoreOptions {
   partSize: number
   /** Parts in flight per upload. */
   queueSize: number
+  /**
+   * How long a download's bytes may stop coming while its reader waits for them before the read
+   * fails with 503 (a store that stalls mid-body); none when unset.
+   */
+  stallTimeoutMs?: number
 }
 
 /**
@@ -168,7 +174,15 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
           Range: range ? `bytes=${range.start}-${range.end}` : undefined,
         }),
       )
-      return result.Body as Readable
+      const body = result.Body as Readable
+      const { stallTimeoutMs } = this.options
+      if (stallTimeoutMs === undefined) return body
+      return watchedBody(
+        body,
+        stallTimeoutMs,
+        () => new ServiceUnavailableError(`The object storage sent no bytes for ${stallTimeoutMs} ms.`),
+        translateS3Error,
+      )
     } catch (error) {
       if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') throw new BlobNotFoundError(key)
       throw translateS3Error(error)

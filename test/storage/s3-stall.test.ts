@@ -1,0 +1,124 @@
+import net from 'node:net'
+import { PassThrough, Readable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ServiceUnavailableError } from '../../src/errors.js'
+import { openBlobStore } from '../../src/storage/open-blob-store.js'
+import { watchedBody } from '../../src/storage/s3-object-body.js'
+import { S3RVER_CREDENTIALS } from '../helpers/scale-out-env.js'
+
+/**
+ * A store that stalls (it accepts connections and never answers, like an S3 endpoint frozen with
+ * SIGSTOP in the chaos soak) fails a request with 503 within FILESHARE_BACKEND_TIMEOUT_MS, once:
+ * not after the SDK's three attempts, and not never.
+ */
+describe('S3 store against an endpoint that stalls', () => {
+  const TIMEOUT_MS = 400
+  let silent: net.Server
+  const sockets = new Set<net.Socket>()
+  let endpoint: string
+
+  beforeAll(async () => {
+    process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
+    process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
+    silent = net.createServer((socket) => {
+      sockets.add(socket)
+      socket.on('close', () => sockets.delete(socket))
+      socket.resume()
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    endpoint = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`
+  })
+
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy()
+    await new Promise((resolve) => silent.close(resolve))
+  })
+
+  const open = () =>
+    openBlobStore({
+      blobDir: '/nonexistent',
+      storage: 's3',
+      s3: {
+        bucket: 'stalled',
+        endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        prefix: 'blobs/',
+        partSize: 5 * 1024 * 1024,
+        queueSize: 1,
+      },
+      backendTimeoutMs: TIMEOUT_MS,
+    })
+
+  it('a read and a resumable write answer 503 after one timeout, without retries', async () => {
+    const store = await open()
+    try {
+      for (const operation of [() => store.get('0'.repeat(32)), () => store.createResumable()]) {
+        const started = Date.now()
+        await expect(operation()).rejects.toBeInstanceOf(ServiceUnavailableError)
+        const took = Date.now() - started
+        expect(took).toBeGreaterThanOrEqual(TIMEOUT_MS - 50)
+        // Three attempts would take three timeouts.
+        expect(took).toBeLessThan(2 * TIMEOUT_MS)
+      }
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('an upload answers 503 without retries: its one attempt, then its cleanup (delete) waits one timeout more', async () => {
+    const store = await open()
+    try {
+      const started = Date.now()
+      await expect(store.put(Readable.from([Buffer.from('bytes')]), { maxBytes: 100 })).rejects.toBeInstanceOf(ServiceUnavailableError)
+      expect(Date.now() - started).toBeLessThan(3 * TIMEOUT_MS)
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+describe('watchedBody', () => {
+  const stalled = () => new ServiceUnavailableError('stalled')
+
+  it('fails with 503 when the bytes stop while the reader waits', async () => {
+    const source = new PassThrough()
+    const body = watchedBody(source, 200, stalled, (error) => error)
+    source.write(Buffer.from('first'))
+    const chunks: Buffer[] = []
+    const started = Date.now()
+    await expect(
+      (async () => {
+        for await (const chunk of body) chunks.push(chunk as Buffer)
+      })(),
+    ).rejects.toBeInstanceOf(ServiceUnavailableError)
+    expect(Buffer.concat(chunks).toString()).toBe('first')
+    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(source.destroyed).toBe(true)
+  })
+
+  it('lets a reader that pauses longer than the stall limit read everything', async () => {
+    const content = Buffer.alloc(1024 * 1024, 7)
+    const source = Readable.from([content.subarray(0, 512 * 1024), content.subarray(512 * 1024)], { objectMode: false })
+    const body = watchedBody(source, 100, stalled, (error) => error)
+    const chunks: Buffer[] = []
+    for await (const chunk of body) {
+      chunks.push(chunk as Buffer)
+      // The reader takes its time: the source waits, and that is no stall.
+      await sleep(250)
+    }
+    expect(Buffer.concat(chunks).equals(content)).toBe(true)
+  })
+
+  it('passes a failure of the body through the translation', async () => {
+    const source = new PassThrough()
+    const body = watchedBody(source, 10_000, stalled, () => new ServiceUnavailableError('translated'))
+    source.destroy(new Error('socket hang up'))
+    await expect(
+      (async () => {
+        for await (const chunk of body) void chunk
+      })(),
+    ).rejects.toThrow('translated')
+  })
+})
