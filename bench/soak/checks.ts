@@ -34,6 +34,8 @@ export interface FinalChecks {
   /** Listed files that are missing, unknown, or do not download in full with their checksum. */
   fileFailures: number
   statsMatch: boolean
+  /** Listed files of uploads whose answer was lost (they still download with the listed SHA-256). */
+  unacknowledged: number
 }
 
 /**
@@ -46,6 +48,7 @@ export async function verifyAccounts(base: string, accounts: Account[], sameUtcD
   let bytesVerified = 0
   let fileFailures = 0
   let statsMatch = true
+  let unacknowledged = 0
   for (const account of accounts) {
     const { files, total } = await listEverything(api, account)
     const statsResponse = await fetch(`${api}/stats`, { headers: { authorization: `Bearer ${account.apiKey}` } })
@@ -57,32 +60,55 @@ export async function verifyAccounts(base: string, accounts: Account[], sameUtcD
       total_size: files.reduce((sum, file) => sum + file.size, 0),
       total_downloads: files.reduce((sum, file) => sum + file.download_count, 0),
     }
-    const expected = { ...recount, ...(sameUtcDay ? { uploads_today: account.uploads } : {}) }
-    const got = {
-      total_files: stats.total_files,
-      total_size: stats.total_size,
-      total_downloads: stats.total_downloads,
-      ...(sameUtcDay ? { uploads_today: stats.uploads_today } : {}),
-    }
-    if (JSON.stringify(got) !== JSON.stringify(expected) || total !== files.length) {
+    // uploads_today: each upload with no clear answer may or may not have taken its slot.
+    const uploadsToday = sameUtcDay ? stats.uploads_today : undefined
+    const uploadsTodayMatch =
+      uploadsToday === undefined || (uploadsToday >= account.uploads && uploadsToday <= account.uploads + account.uncertainUploads)
+    const got = { total_files: stats.total_files, total_size: stats.total_size, total_downloads: stats.total_downloads }
+    if (JSON.stringify(got) !== JSON.stringify(recount) || total !== files.length || !uploadsTodayMatch) {
       statsMatch = false
-      tally.problem(`${account.email}: stats ${JSON.stringify(got)}, recount ${JSON.stringify(expected)}, pagination.total ${total}`)
+      const expectedUploads =
+        account.uncertainUploads === 0 ? `${account.uploads}` : `${account.uploads} to ${account.uploads + account.uncertainUploads}`
+      tally.problem(
+        `${account.email}: stats ${JSON.stringify({ ...got, uploads_today: uploadsToday })}, recount ${JSON.stringify(recount)}, ` +
+          `uploads_today expected ${expectedUploads}, pagination.total ${total}`,
+      )
     }
     const listedIds = new Set(files.map((file) => file.file_id))
     for (const known of account.files.values()) {
-      if (listedIds.has(known.fileId)) continue
+      // A delete with no clear answer may have happened.
+      if (listedIds.has(known.fileId) || known.deleting) continue
       fileFailures++
       tally.problem(`${account.email}: file ${known.fileId} is missing from the listing`)
     }
+    let unknownFiles = 0
     for (const listed of files) {
-      const known = account.files.get(listed.file_id)
+      let known = account.files.get(listed.file_id)
       if (!known) {
-        fileFailures++
-        tally.problem(`${account.email}: the listing has file ${listed.file_id}, which the clients do not know`)
-        continue
+        // An upload whose answer was lost may have been stored: as many as there were such uploads.
+        if (++unknownFiles > account.uncertainUploads) {
+          fileFailures++
+          tally.problem(`${account.email}: the listing has file ${listed.file_id}, which the clients do not know`)
+          continue
+        }
+        unacknowledged++
+        known = {
+          fileId: listed.file_id,
+          seed: Buffer.alloc(16),
+          size: listed.size,
+          sha256: listed.sha256,
+          filename: listed.filename,
+          downloadPath: new URL(listed.public_link).pathname,
+          countedDownloads: listed.download_count,
+          uncertainDownloads: 0,
+          deleting: false,
+        }
       }
-      if (listed.download_count !== known.countedDownloads) {
-        tally.problem(`file ${listed.file_id}: download_count ${listed.download_count}, clients counted ${known.countedDownloads}`)
+      if (listed.download_count < known.countedDownloads || listed.download_count > known.countedDownloads + known.uncertainDownloads) {
+        tally.problem(
+          `file ${listed.file_id}: download_count ${listed.download_count}, clients counted ${known.countedDownloads}` +
+            (known.uncertainDownloads > 0 ? ` (+ up to ${known.uncertainDownloads} without a clear answer)` : ''),
+        )
       }
       const response = await fetch(`${base}${known.downloadPath}`)
       const hash = createHash('sha256')
@@ -103,7 +129,7 @@ export async function verifyAccounts(base: string, accounts: Account[], sameUtcD
       bytesVerified += size
     }
   }
-  return { filesVerified, bytesVerified, fileFailures, statsMatch }
+  return { filesVerified, bytesVerified, fileFailures, statsMatch, unacknowledged }
 }
 
 /** Error and fatal lines (pino levels 50 and 60) in the server's log. */

@@ -2,6 +2,8 @@ import { createHash, randomBytes, randomInt } from 'node:crypto'
 import type { Account, KnownFile } from './accounts.js'
 import { contentRange, randomName, randomSize } from './content.js'
 import { SETTINGS } from './settings.js'
+import type { Exchange } from './exchanges.js'
+import { resumableUpload, type ResumableSettings } from './resumable-upload.js'
 import type { Operation, Tally } from './tally.js'
 
 /*
@@ -17,9 +19,10 @@ function liveFiles(account: Account): KnownFile[] {
   return [...account.files.values()].filter((file) => !file.deleting)
 }
 
-function chooseOperation(account: Account): Operation {
+function chooseOperation(account: Account, resumable: boolean): Operation {
   const full = account.files.size >= SETTINGS.maxFilesPerAccount
   const roll = Math.random()
+  if (resumable && roll < 0.03) return full ? 'delete' : 'resumable_upload'
   if (roll < 0.22) return full ? 'delete' : 'upload'
   if (roll < 0.52) return 'download_range'
   if (roll < 0.58) return 'download_full'
@@ -29,9 +32,41 @@ function chooseOperation(account: Account): Operation {
   return 'stats'
 }
 
-export function makeClient(base: string, accounts: Account[], deadline: number, tally: Tally) {
+/** How a client sends its requests: plain fetch, or one that records every exchange (the chaos soak). */
+export type Fetch = (url: string, init?: RequestInit) => Promise<Response>
+
+export interface ClientOptions {
+  fetch?: Fetch
+  /** Resumable (tus) uploads in the mix, with their settings; off in the embedded soak. */
+  resumable?: ResumableSettings
+  /** Where exchanges made without `fetch` are recorded (a resumable upload's cut chunks). */
+  record?: (exchange: Exchange) => void
+}
+
+export function makeClient(base: string, accounts: Account[], deadline: number, tally: Tally, options: ClientOptions = {}) {
   const api = `${base}/api/v1`
+  const fetch = options.fetch ?? globalThis.fetch
+  /** An answer that says nothing about whether the server acted: none at all, or the proxy's 502/504 (an instance died under it). */
+  const unclear = (status: number | undefined) => status === undefined || status === 502 || status === 504
   const auth = (account: Account) => ({ authorization: `Bearer ${account.apiKey}` })
+
+  /**
+   * A GET of a file's link. One from byte 0 that the server answers with `expected` counts a download
+   * there (the count is taken before the first byte goes out, so a body cut off later still counts);
+   * one with no clear answer may or may not have counted.
+   */
+  async function countedFetch(file: KnownFile, url: string, fromStart: boolean, init: RequestInit, expected: number): Promise<Response> {
+    let response: Response
+    try {
+      response = await fetch(url, init)
+    } catch (error) {
+      if (fromStart) file.uncertainDownloads++
+      throw error
+    }
+    if (fromStart && response.status === expected) file.countedDownloads++
+    else if (fromStart && response.status >= 500) file.uncertainDownloads++
+    return response
+  }
 
   const operations: Record<Operation, (account: Account) => Promise<number | undefined>> = {
     async upload(account) {
@@ -42,8 +77,15 @@ export function makeClient(base: string, accounts: Account[], deadline: number, 
       const sha256 = createHash('sha256').update(content).digest('hex')
       const form = new FormData()
       form.append('file', new Blob([content]), filename)
-      const response = await fetch(`${api}/files/upload`, { method: 'POST', headers: auth(account), body: form })
-      const body = (await response.json()) as Record<string, unknown>
+      let response: Response
+      try {
+        response = await fetch(`${api}/files/upload`, { method: 'POST', headers: auth(account), body: form })
+      } catch (error) {
+        account.uncertainUploads++
+        throw error
+      }
+      if (unclear(response.status)) account.uncertainUploads++
+      const body = (await response.json().catch(() => ({}))) as Record<string, unknown>
       if (response.status !== 201) {
         if (response.status < 500) tally.problem(`upload: HTTP ${response.status} ${JSON.stringify(body)}`)
         return response.status
@@ -61,6 +103,7 @@ export function makeClient(base: string, accounts: Account[], deadline: number, 
         filename,
         downloadPath: new URL(body.public_link as string).pathname,
         countedDownloads: 0,
+        uncertainDownloads: 0,
         deleting: false,
       })
       return response.status
@@ -88,14 +131,13 @@ export function makeClient(base: string, accounts: Account[], deadline: number, 
         end = file.size - 1
         header = `bytes=-${suffix}`
       }
-      const response = await fetch(`${base}${file.downloadPath}`, { headers: { range: header } })
+      const response = await countedFetch(file, `${base}${file.downloadPath}`, start === 0, { headers: { range: header } }, 206)
       const bytes = Buffer.from(await response.arrayBuffer())
       if (response.status === 404 && file.deleting) return response.status
       if (response.status !== 206) {
         if (response.status < 500) tally.problem(`range ${header} of file ${file.fileId} (${file.size} bytes): HTTP ${response.status}`)
         return response.status
       }
-      if (start === 0) file.countedDownloads++
       const contentRangeHeader = response.headers.get('content-range')
       if (contentRangeHeader !== `bytes ${start}-${end}/${file.size}`) {
         tally.problem(`range ${header} of file ${file.fileId}: Content-Range ${contentRangeHeader}`)
@@ -108,14 +150,13 @@ export function makeClient(base: string, accounts: Account[], deadline: number, 
     async download_full(account) {
       const file = pick(liveFiles(account))
       if (!file) return undefined
-      const response = await fetch(`${base}${file.downloadPath}`)
+      const response = await countedFetch(file, `${base}${file.downloadPath}`, true, {}, 200)
       const bytes = Buffer.from(await response.arrayBuffer())
       if (response.status === 404 && file.deleting) return response.status
       if (response.status !== 200) {
         if (response.status < 500) tally.problem(`download of file ${file.fileId}: HTTP ${response.status}`)
         return response.status
       }
-      file.countedDownloads++
       if (createHash('sha256').update(bytes).digest('hex') !== file.sha256) tally.problem(`download of file ${file.fileId}: wrong checksum`)
       return response.status
     },
@@ -124,7 +165,7 @@ export function makeClient(base: string, accounts: Account[], deadline: number, 
       const limit = randomInt(1, 101)
       const page = randomInt(1, Math.max(1, Math.ceil(account.files.size / limit)) + 1)
       const response = await fetch(`${api}/files?page=${page}&limit=${limit}`, { headers: auth(account) })
-      const body = (await response.json()) as { files?: Array<{ file_id: number; size: number; sha256: string }> }
+      const body = (await response.json().catch(() => ({}))) as { files?: Array<{ file_id: number; size: number; sha256: string }> }
       if (response.status !== 200) {
         if (response.status < 500) tally.problem(`list: HTTP ${response.status}`)
         return response.status
@@ -141,7 +182,7 @@ export function makeClient(base: string, accounts: Account[], deadline: number, 
       const file = pick(liveFiles(account))
       if (!file) return undefined
       const response = await fetch(`${api}/files/${file.fileId}`, { headers: auth(account) })
-      const body = (await response.json()) as { file?: { size: number; sha256: string; filename: string } }
+      const body = (await response.json().catch(() => ({}))) as { file?: { size: number; sha256: string; filename: string } }
       if (response.status === 404 && file.deleting) return response.status
       if (response.status !== 200) {
         if (response.status < 500) tally.problem(`get of file ${file.fileId}: HTTP ${response.status}`)
@@ -165,8 +206,15 @@ export function makeClient(base: string, accounts: Account[], deadline: number, 
       }
       account.files.delete(file.fileId)
       const after = await fetch(`${base}${file.downloadPath}`, { method: 'HEAD' })
-      if (after.status !== 404) tally.problem(`file ${file.fileId}: its link answers ${after.status} after the delete`)
+      // A 5xx is judged with every other (a dependency may be away); any other answer but 404 is wrong.
+      if (after.status !== 404 && after.status < 500)
+        tally.problem(`file ${file.fileId}: its link answers ${after.status} after the delete`)
       return response.status
+    },
+
+    async resumable_upload(account) {
+      if (!options.resumable) return undefined
+      return resumableUpload({ api, account, fetch, tally, settings: options.resumable, record: options.record })
     },
 
     async stats(account) {
@@ -180,14 +228,14 @@ export function makeClient(base: string, accounts: Account[], deadline: number, 
   return async function client() {
     while (Date.now() < deadline) {
       const account = accounts[randomInt(accounts.length)]!
-      const operation = chooseOperation(account)
+      const operation = chooseOperation(account, options.resumable !== undefined)
       const started = performance.now()
       try {
         const status = await operations[operation](account)
         if (status === undefined) continue
         tally.noteStatus(operation, status)
       } catch (error) {
-        tally.problem(`${operation}: ${(error as Error).message} ${String((error as Error).cause ?? '')}`)
+        tally.noteFailure(operation, error as Error)
         continue
       }
       tally.noteLatency(operation, performance.now() - started)

@@ -21,6 +21,7 @@ import { serverArgs } from '../spawn-server.js'
 import type { Account } from './accounts.js'
 import { countErrorLines, verdicts, verifyAccounts } from './checks.js'
 import { makeClient } from './load.js'
+import { runScaleOutChaos } from './scale-out-run.js'
 import { REPORT_FILE, renderSection, writeBenchmarksSoakSection, writeReportSection } from './report.js'
 import { ResourceWatch } from './resources.js'
 import { SETTINGS, WRITE_REPORT } from './settings.js'
@@ -38,7 +39,7 @@ async function createAccounts(env: Record<string, string>): Promise<Account[]> {
     const result = await runCli(['account', 'create', '--email', email, '--plan', 'pro', '--json'], env)
     if (result.code !== 0) throw new Error(`fileshare account create exited with code ${result.code}: ${result.stderr}`)
     const created = JSON.parse(result.stdout) as { api_key: string }
-    accounts.push({ email, apiKey: created.api_key, files: new Map(), uploads: 0 })
+    accounts.push({ email, apiKey: created.api_key, files: new Map(), uploads: 0, uncertainUploads: 0 })
   }
   return accounts
 }
@@ -154,4 +155,26 @@ async function main() {
   }
 }
 
-await main()
+/**
+ * `--stack scale-out` runs the soak on the scale-out stack instead (two instances behind nginx on
+ * PostgreSQL, Redis and s3rver: scale-out-run.ts), `--chaos` with its faults.
+ */
+function parseArguments(args: string[]): { stack: 'embedded' | 'scale-out'; chaos: boolean } {
+  let stack: 'embedded' | 'scale-out' = 'embedded'
+  let chaos = false
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === '--chaos') chaos = true
+    else if (arg === '--stack' || arg.startsWith('--stack=')) {
+      const value = arg === '--stack' ? args[++i] : arg.slice('--stack='.length)
+      if (value !== 'embedded' && value !== 'scale-out') throw new Error(`--stack is embedded or scale-out, got ${value}`)
+      stack = value
+    } else throw new Error(`unknown argument ${arg}; usage: npm run soak [-- --stack embedded|scale-out [--chaos]]`)
+  }
+  if (chaos && stack !== 'scale-out') throw new Error('--chaos needs --stack scale-out')
+  return { stack, chaos }
+}
+
+const options = parseArguments(process.argv.slice(2))
+if (options.stack === 'scale-out') await runScaleOutChaos({ chaos: options.chaos })
+else await main()

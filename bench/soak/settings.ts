@@ -49,3 +49,31 @@ export function soakCommand(settings: typeof DEFAULTS = SETTINGS, serverFlags = 
   return [...changed, 'npm run soak'].join(' ')
 }
 export const WRITE_REPORT = process.env.SOAK_WRITE_REPORT !== '0'
+
+/**
+ * The chaos soak on the scale-out stack (`npm run soak -- --stack scale-out --chaos`): its own
+ * defaults where the embedded soak's do not fit (30 minutes, 60 s cuts), the same variables.
+ */
+export const CHAOS_DEFAULTS = {
+  seconds: 1800,
+  clients: 16,
+  cutSeconds: 60,
+}
+
+export const CHAOS_SETTINGS = {
+  seconds: process.env[SETTING_NAMES.seconds]?.trim() ? SETTINGS.seconds : CHAOS_DEFAULTS.seconds,
+  clients: process.env[SETTING_NAMES.clients]?.trim() ? SETTINGS.clients : CHAOS_DEFAULTS.clients,
+  cutSeconds: envInteger('SOAK_CUT_SECONDS', CHAOS_DEFAULTS.cutSeconds),
+}
+
+/** The command line that repeats a chaos run: the settings that differ from its defaults, then the command. */
+export function chaosCommand(): string {
+  const changed: string[] = []
+  if (CHAOS_SETTINGS.seconds !== CHAOS_DEFAULTS.seconds) changed.push(`${SETTING_NAMES.seconds}=${CHAOS_SETTINGS.seconds}`)
+  if (CHAOS_SETTINGS.clients !== CHAOS_DEFAULTS.clients) changed.push(`${SETTING_NAMES.clients}=${CHAOS_SETTINGS.clients}`)
+  if (CHAOS_SETTINGS.cutSeconds !== CHAOS_DEFAULTS.cutSeconds) changed.push(`SOAK_CUT_SECONDS=${CHAOS_SETTINGS.cutSeconds}`)
+  for (const key of ['accounts', 'settleSeconds', 'maxFileBytes', 'maxFilesPerAccount'] as const) {
+    if (SETTINGS[key] !== DEFAULTS[key]) changed.push(`${SETTING_NAMES[key]}=${SETTINGS[key]}`)
+  }
+  return [...changed, 'npm run soak -- --stack scale-out --chaos'].join(' ')
+}

@@ -1,6 +1,6 @@
 /** What the soak saw: requests per operation with their latencies, statuses, and problems. */
 
-export const OPERATIONS = ['upload', 'download_range', 'download_full', 'list', 'get', 'delete', 'stats'] as const
+export const OPERATIONS = ['upload', 'resumable_upload', 'download_range', 'download_full', 'list', 'get', 'delete', 'stats'] as const
 export type Operation = (typeof OPERATIONS)[number]
 
 interface OperationTally {
@@ -13,6 +13,13 @@ export class Tally {
   readonly statusCounts = new Map<number, number>()
   readonly problems: string[] = []
   serverErrors = 0
+  failures = 0
+
+  /**
+   * `judgedLater`: 5xx answers and failed exchanges are not problems in themselves (the chaos soak
+   * judges each by the phase of the run it fell in); they are still counted.
+   */
+  constructor(private readonly judgedLater = false) {}
 
   problem(message: string) {
     if (this.problems.length < 50) this.problems.push(message)
@@ -23,8 +30,14 @@ export class Tally {
     this.statusCounts.set(status, (this.statusCounts.get(status) ?? 0) + 1)
     if (status >= 500) {
       this.serverErrors++
-      this.problem(`${operation}: HTTP ${status}`)
+      if (!this.judgedLater) this.problem(`${operation}: HTTP ${status}`)
     }
+  }
+
+  /** An operation that ended with an exception (no answer, a body cut off). */
+  noteFailure(operation: Operation, error: Error) {
+    this.failures++
+    if (!this.judgedLater) this.problem(`${operation}: ${error.message} ${String(error.cause ?? '')}`)
   }
 
   noteLatency(operation: Operation, latencyMs: number) {
