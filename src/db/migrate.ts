@@ -14,6 +14,7 @@ import * as keyScopesAudit from './migrations/009-key-scopes-audit.js'
 import * as webhooks from './migrations/010-webhooks.js'
 import * as uploadRequests from './migrations/011-upload-requests.js'
 import * as scanning from './migrations/012-scanning.js'
+import * as partialIndexes from './migrations/013-partial-indexes.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '010-webhooks': webhooks,
   '011-upload-requests': uploadRequests,
   '012-scanning': scanning,
+  '013-partial-indexes': partialIndexes,
 }
 
 /** Every migration's name, in the order they run. */

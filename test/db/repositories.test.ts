@@ -382,6 +382,40 @@ for (const dialect of DIALECTS) {
           }
         })
 
+        it('queries on columns most rows leave null use their partial indexes (013), with bound parameters', async () => {
+          const { db } = open()
+          const cases = [
+            {
+              index: 'files_upload_request',
+              query: sql`select id from files where upload_request_id = ${7} and account_id = ${1} order by id desc limit ${10}`,
+            },
+            {
+              index: 'files_scan_due',
+              query: sql`select id from files where scan_status = ${'pending'} and scan_next_at <= ${T0} limit ${10}`,
+            },
+            { index: 'uploads_upload_request', query: sql`select id from uploads where upload_request_id = ${7}` },
+          ]
+          for (const { index, query } of cases) {
+            const definition =
+              dialect.name === 'sqlite'
+                ? await sql<{ definition: string }>`select sql as definition from sqlite_master where name = ${index}`.execute(db)
+                : await sql<{
+                    definition: string
+                  }>`select indexdef as definition from pg_indexes where indexname = ${index} and schemaname = current_schema()`.execute(db)
+            expect(definition.rows[0]?.definition).toMatch(/ where .* is not null/i)
+            const plan =
+              dialect.name === 'sqlite'
+                ? await sql<{ detail: string }>`explain query plan ${query}`.execute(db)
+                : await db.connection().execute(async (connection) => {
+                    await sql`set enable_seqscan = off`.execute(connection)
+                    // A generic plan (what a prepared statement settles on) must still prove the index's predicate.
+                    await sql`set plan_cache_mode = force_generic_plan`.execute(connection)
+                    return sql<Record<string, string>>`explain ${query}`.execute(connection)
+                  })
+            expect(JSON.stringify(plan.rows)).toContain(index)
+          }
+        })
+
         it('list returns every account in id order', async () => {
           const created = [await newAccount(), await newAccount(), await newAccount()]
           expect((await accounts.list()).map((account) => account.id)).toEqual(created.map((account) => account.id))
