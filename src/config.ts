@@ -95,6 +95,8 @@ export const EnvSchema = Type.Object({
   // Scale-out: PostgreSQL for metadata, S3-compatible storage for bytes, Redis for rate limits.
   FILESHARE_DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   FILESHARE_DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
+  // Connections each process may hold open to PostgreSQL: instances x this must stay under the server's max_connections.
+  FILESHARE_DATABASE_POOL_SIZE: Integer({ default: 10, minimum: 1, maximum: 1000 }),
   FILESHARE_STORAGE: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs' }),
   FILESHARE_S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
   FILESHARE_S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -365,6 +367,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     databaseUrl: valid.FILESHARE_DATABASE_URL,
     databaseSchema: valid.FILESHARE_DATABASE_SCHEMA,
+    databasePoolSize: valid.FILESHARE_DATABASE_POOL_SIZE,
     storage: valid.FILESHARE_STORAGE,
     s3: {
       bucket: valid.FILESHARE_S3_BUCKET ?? '',

@@ -257,6 +257,8 @@ describe('loadConfig', () => {
       ['FILESHARE_CLAMD', 'unix:relative.ctl'],
       ['FILESHARE_SCAN', 'sometimes'],
       ['FILESHARE_SCAN_MAX_BYTES', '0'],
+      ['FILESHARE_DATABASE_POOL_SIZE', '0'],
+      ['FILESHARE_DATABASE_POOL_SIZE', '1001'],
     ]
 
     it.each(invalid)('%s=%s', (variable, value) => {

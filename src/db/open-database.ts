@@ -2,8 +2,9 @@ import type { Config } from '../config.js'
 import { openPostgres, openSqlite, type DatabaseHandle } from './dialect.js'
 import { migrateToLatest } from './migrate.js'
 
-/** Without backendTimeoutMs, queries on PostgreSQL wait as long as the database takes. */
-type DatabaseConfig = Pick<Config, 'sqlitePath' | 'databaseUrl' | 'databaseSchema'> & Partial<Pick<Config, 'backendTimeoutMs'>>
+/** Without backendTimeoutMs, queries on PostgreSQL wait as long as the database takes; without databasePoolSize, a pool holds 10 connections. */
+type DatabaseConfig = Pick<Config, 'sqlitePath' | 'databaseUrl' | 'databaseSchema'> &
+  Partial<Pick<Config, 'backendTimeoutMs' | 'databasePoolSize'>>
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
@@ -13,7 +14,11 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   // runs on a pool of its own, without the query timeout the service's pool has.
   const migrating = await migrated(openPostgres(config.databaseUrl, { searchPath }))
   await migrating.db.destroy()
-  return openPostgres(config.databaseUrl, { searchPath, ...(config.backendTimeoutMs ? { queryTimeoutMs: config.backendTimeoutMs } : {}) })
+  return openPostgres(config.databaseUrl, {
+    searchPath,
+    ...(config.backendTimeoutMs ? { queryTimeoutMs: config.backendTimeoutMs } : {}),
+    ...(config.databasePoolSize ? { maxConnections: config.databasePoolSize } : {}),
+  })
 }
 
 async function migrated(handle: DatabaseHandle): Promise<DatabaseHandle> {
