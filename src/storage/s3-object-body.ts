@@ -12,15 +12,15 @@ import { PassThrough, type Readable } from 'node:stream'
 export function watchedBody(body: Readable, stallMs: number, stalled: () => Error, translate: (error: unknown) => unknown): Readable {
   ;(body as Partial<IncomingMessage>).socket?.setTimeout(0)
   const out = new PassThrough({ readableHighWaterMark: body.readableHighWaterMark })
-  const timer = setTimeout(() => body.destroy(stalled()), stallMs)
-  // Waiting for the reader: the stall timer stops until it has taken what it was given.
+  // Waiting for the reader: time that is not the store's. The timer then lapses without effect,
+  // and the reader's next drain starts it again (refresh() revives a timer that ran, not a cleared one).
   let waitingForReader = false
+  const timer = setTimeout(() => {
+    if (!waitingForReader) body.destroy(stalled())
+  }, stallMs)
   body.on('data', (chunk: Buffer) => {
-    if (out.write(chunk)) {
-      timer.refresh()
-      return
-    }
-    clearTimeout(timer)
+    timer.refresh()
+    if (out.write(chunk)) return
     waitingForReader = true
     body.pause()
   })

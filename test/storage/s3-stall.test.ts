@@ -111,6 +111,28 @@ describe('watchedBody', () => {
     expect(Buffer.concat(chunks).equals(content)).toBe(true)
   })
 
+  it('still fails when the bytes stop after the reader has paused and caught up', async () => {
+    const source = new PassThrough()
+    const body = watchedBody(source, 200, stalled, (error) => error)
+    // More than the buffers hold: while the reader pauses, the rest waits in them (not the store's time).
+    for (let i = 0; i < 8; i++) source.write(Buffer.alloc(64 * 1024, i))
+    let received = 0
+    const started = Date.now()
+    await expect(
+      (async () => {
+        for await (const chunk of body) {
+          received += (chunk as Buffer).length
+          if (received === (chunk as Buffer).length) await sleep(400)
+        }
+      })(),
+    ).rejects.toBeInstanceOf(ServiceUnavailableError)
+    expect(received).toBe(8 * 64 * 1024)
+    // The pause (400 ms) did not count; the stall after the reader caught up did (200 ms).
+    const took = Date.now() - started
+    expect(took).toBeGreaterThanOrEqual(550)
+    expect(took).toBeLessThan(1_200)
+  })
+
   it('passes a failure of the body through the translation', async () => {
     const source = new PassThrough()
     const body = watchedBody(source, 10_000, stalled, () => new ServiceUnavailableError('translated'))
