@@ -4,7 +4,8 @@ import { Worker } from 'node:worker_threads'
 
 /**
  * SHA-256 of a stream's bytes computed on a worker thread, so that the event loop only copies the
- * bytes (about a tenth of the hash's cost) while the upload's parsing and writing go on.
+ * bytes (23 ms a 512 MiB against 350 ms for the hash, on the machine of issue 36) while the
+ * upload's parsing and writing go on.
  *
  * The bytes are copied into batches of BATCH_BYTES, each transferred to the worker and transferred
  * back once hashed: BATCHES_PER_HASH buffers a hash, reused, at most that many in flight (the
