@@ -1,7 +1,6 @@
 import { PLAN_NAMES, type Config, type PlanName } from '../config.js'
 import { InvalidParameterError, NotFoundError } from '../errors.js'
 import type { AccountsRepository, LimitOverrides } from '../db/repositories/accounts-repository.js'
-import type { FilesRepository } from '../db/repositories/files-repository.js'
 import type { AccountRow } from '../db/schema.js'
 import { utcDay } from '../lib/utc-day.js'
 import type { RequestLimiter } from '../limits/request-limiter.js'
@@ -33,7 +32,6 @@ export function parsePlan(plan: string): PlanName {
 export class AccountService {
   constructor(
     private readonly accounts: AccountsRepository,
-    private readonly files: Pick<FilesRepository, 'expiredTotals'>,
     private readonly keys: ApiKeyService,
     private readonly config: Pick<Config, 'plans'>,
     private readonly requests: RequestLimiter,
@@ -80,8 +78,7 @@ export class AccountService {
    * there until the collector removes them: no scan of the account's files.
    */
   async stats(id: number, now = this.now()): Promise<AccountStats> {
-    const row = this.found(id, await this.accounts.findById(id))
-    const expired = row.total_files > 0 ? await this.files.expiredTotals(id, now) : { files: 0, size: 0, downloads: 0 }
+    const { account: row, expired } = this.found(id, await this.accounts.findWithExpiredTotals(id, now))
     return {
       plan: row.plan,
       totalFiles: row.total_files - expired.files,
@@ -100,7 +97,7 @@ export class AccountService {
     return { ...stats, requestsToday }
   }
 
-  private found(id: number, row: AccountRow | undefined): AccountRow {
+  private found<Row>(id: number, row: Row | undefined): Row {
     if (!row) throw new NotFoundError(`No account with id ${id}.`)
     return row
   }

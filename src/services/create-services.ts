@@ -207,7 +207,7 @@ export function createServices(
     webhooks: new WebhookService(webhooksRepository, trail, config.webhooks, now),
     webhookDispatcher,
     apiKeys,
-    accounts: new AccountService(accountsRepository, filesRepository, apiKeys, config, limiters.requests, now),
+    accounts: new AccountService(accountsRepository, apiKeys, config, limiters.requests, now),
     files: new FileService(
       filesRepository,
       accountsRepository,

@@ -173,10 +173,8 @@ export class FileService {
 
   async list(accountId: number, page: number, limit: number): Promise<FilePage> {
     const now = this.now()
-    const account = await this.accounts.findById(accountId)
-    if (!account) throw new NotFoundError()
     // Files past their expiry are gone at once, before the collector removes them and their counts.
-    const total = await this.liveTotal(account, now)
+    const total = await this.liveTotal(accountId, now)
     const offset = (page - 1) * limit
     if (offset >= total) return { files: [], total, nextBeforeId: null }
     const withNext = (files: ListedFile[]) => ({
@@ -200,17 +198,16 @@ export class FileService {
    */
   async listBefore(accountId: number, beforeId: number, limit: number): Promise<FilePage> {
     const now = this.now()
-    const account = await this.accounts.findById(accountId)
-    if (!account) throw new NotFoundError()
-    const [rows, total] = await Promise.all([this.files.listBeforeId(accountId, beforeId, limit + 1, now), this.liveTotal(account, now)])
+    const [rows, total] = await Promise.all([this.files.listBeforeId(accountId, beforeId, limit + 1, now), this.liveTotal(accountId, now)])
     const files = rows.slice(0, limit)
     return { files, total, nextBeforeId: rows.length > limit ? files[files.length - 1]!.id : null }
   }
 
   /** The account's files, less those past their expiry that the collector has not removed yet. */
-  private async liveTotal(account: { id: number; total_files: number }, now: number): Promise<number> {
-    if (account.total_files === 0) return 0
-    return account.total_files - (await this.files.expiredTotals(account.id, now)).files
+  private async liveTotal(accountId: number, now: number): Promise<number> {
+    const found = await this.accounts.findWithExpiredTotals(accountId, now)
+    if (!found) throw new NotFoundError()
+    return found.account.total_files - found.expired.files
   }
 
   async get(accountId: number, fileId: number): Promise<FileRow> {

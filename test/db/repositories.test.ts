@@ -792,14 +792,18 @@ for (const dialect of DIALECTS) {
           const kept = await newFile(id, { size: 10 })
           const expiring = await newFile(id, { size: 20, expires_at: T0 + 1000 })
           await countDownload(expiring)
-          expect(await files.expiredTotals(id, T0 + 999)).toEqual({ files: 0, size: 0, downloads: 0 })
-          expect(await files.expiredTotals(id, T0 + 1000)).toEqual({ files: 1, size: 20, downloads: 1 })
+          expect((await accounts.findWithExpiredTotals(id, T0 + 999))?.expired).toEqual({ files: 0, size: 0, downloads: 0 })
+          expect(await accounts.findWithExpiredTotals(id, T0 + 1000)).toMatchObject({
+            account: { id, total_files: 2, total_size: 30, total_downloads: 1 },
+            expired: { files: 1, size: 20, downloads: 1 },
+          })
+          expect(await accounts.findWithExpiredTotals(id + 1000, T0 + 1000)).toBeUndefined()
           expect(await files.findOwned(id, expiring.id, T0 + 1000)).toBeUndefined()
           expect((await files.listPage(id, 0, 10, T0 + 1000)).map((row) => row.id)).toEqual([kept.id])
           expect(await files.deleteOwned(id, expiring.id, T0 + 1000)).toBeUndefined()
           expect((await files.deleteExpired(T0 + 1000, 10)).map((row) => row.id)).toEqual([expiring.id])
           expect(await accounts.findById(id)).toMatchObject({ total_files: 1, total_size: 10, total_downloads: 0 })
-          expect(await files.expiredTotals(id, T0 + 1000)).toEqual({ files: 0, size: 0, downloads: 0 })
+          expect((await accounts.findWithExpiredTotals(id, T0 + 1000))?.expired).toEqual({ files: 0, size: 0, downloads: 0 })
           expect(await files.deleteExpired(T0 + 1000, 10)).toEqual([])
         })
       })

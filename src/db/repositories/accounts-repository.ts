@@ -55,11 +55,43 @@ export async function releaseUploadSlotIn(db: Kysely<Database> | Transaction<Dat
     .execute()
 }
 
+/** What the account's kept counters still hold of its files expired but not yet collected. */
+export interface ExpiredTotals {
+  files: number
+  size: number
+  downloads: number
+}
+
 export class AccountsRepository {
   private readonly findByIdQuery
+  private readonly withExpiredTotalsQuery
 
   constructor(private readonly db: Kysely<Database>) {
     this.findByIdQuery = compiledOnce(db, 1, (id: number) => db.selectFrom('accounts').selectAll().where('id', '=', id))
+    // Three correlated subqueries, each on the covering index files_account_expiry: on SQLite about half the
+    // time of the row and an aggregate read apart (a join on the aggregate ran it as a co-routine, 5x slower).
+    // `now` goes in once per subquery: compiledOnce places each argument once.
+    this.withExpiredTotalsQuery = compiledOnce(db, 4, (id: number, filesAt: number, sizeAt: number, downloadsAt: number) =>
+      db
+        .selectFrom('accounts')
+        .selectAll('accounts')
+        .select((eb) => {
+          const expired = (now: number) =>
+            eb.selectFrom('files').whereRef('files.account_id', '=', 'accounts.id').where('files.expires_at', '<=', now)
+          return [
+            expired(filesAt)
+              .select((files) => files.fn.countAll<number | string>().as('count'))
+              .as('expired_files'),
+            expired(sizeAt)
+              .select((files) => files.fn.coalesce(files.fn.sum<number | string>('files.size'), sql<number>`0`).as('sum'))
+              .as('expired_size'),
+            expired(downloadsAt)
+              .select((files) => files.fn.coalesce(files.fn.sum<number | string>('files.download_count'), sql<number>`0`).as('sum'))
+              .as('expired_downloads'),
+          ]
+        })
+        .where('accounts.id', '=', id),
+    )
   }
 
   /**
@@ -77,6 +109,18 @@ export class AccountsRepository {
 
   async findById(id: number): Promise<AccountRow | undefined> {
     return (await this.findByIdQuery(id))[0]
+  }
+
+  /**
+   * The account with what its kept counters still hold of files expired at `now` that the
+   * collector has not removed yet (the figures subtract it, so that a file leaves them at its expiry
+   * exactly), in one query: GET /stats and the listings read both on every call.
+   */
+  async findWithExpiredTotals(id: number, now: number): Promise<{ account: AccountRow; expired: ExpiredTotals } | undefined> {
+    const row = (await this.withExpiredTotalsQuery(id, now, now, now))[0]
+    if (!row) return undefined
+    const { expired_files: files, expired_size: size, expired_downloads: downloads, ...account } = row
+    return { account, expired: { files: Number(files ?? 0), size: Number(size ?? 0), downloads: Number(downloads ?? 0) } }
   }
 
   /**

@@ -77,7 +77,6 @@ function toListedFile(row: ListedFile | unknown[]): ListedFile {
 export class FilesRepository {
   private readonly findOwnedQuery
   private readonly pageQueries
-  private readonly expiredTotalsQuery
   private readonly beforeIdQuery
 
   constructor(private readonly db: Kysely<Database>) {
@@ -119,17 +118,6 @@ export class FilesRepository {
           .orderBy('id', 'desc')
           .limit(limit),
       true,
-    )
-    this.expiredTotalsQuery = compiledOnce(db, 2, (accountId: number, now: number) =>
-      db
-        .selectFrom('files')
-        .select((eb) => [
-          eb.fn.countAll<number | string>().as('files'),
-          eb.fn.coalesce(eb.fn.sum<number | string>('size'), sql<number>`0`).as('size'),
-          eb.fn.coalesce(eb.fn.sum<number | string>('download_count'), sql<number>`0`).as('downloads'),
-        ])
-        .where('account_id', '=', accountId)
-        .where('expires_at', '<=', now),
     )
   }
 
@@ -189,15 +177,6 @@ export class FilesRepository {
       .where((eb) => fileIsLive(eb, now))
     if (beforeId !== undefined) query = query.where('id', '<', beforeId)
     return query.orderBy('id', 'desc').limit(limit).execute()
-  }
-
-  /**
-   * What the account's kept counters still hold of files expired at `now` that the collector has
-   * not removed yet: the figures subtract it, so that a file leaves them at its expiry exactly.
-   */
-  async expiredTotals(accountId: number, now: number): Promise<{ files: number; size: number; downloads: number }> {
-    const row = (await this.expiredTotalsQuery(accountId, now))[0]
-    return { files: Number(row?.files ?? 0), size: Number(row?.size ?? 0), downloads: Number(row?.downloads ?? 0) }
   }
 
   /**
