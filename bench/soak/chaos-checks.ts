@@ -34,8 +34,7 @@ export function hangLimitMs(exchanges: Exchange[], faults: Fault[]): { limitMs: 
 }
 
 function overlaps(exchange: Exchange, fault: Fault): boolean {
-  const end = exchange.endedAt || exchange.headersAt || exchange.startedAt
-  return exchange.startedAt <= fault.endedAt + RECOVERY_LIMIT_MS && end >= fault.startedAt
+  return exchange.startedAt <= fault.endedAt + RECOVERY_LIMIT_MS && endOf(exchange) >= fault.startedAt
 }
 
 export interface PhaseReport {
@@ -59,7 +58,9 @@ export interface PhaseReport {
   violations: string[]
 }
 
-const duration = (exchange: Exchange) => (exchange.endedAt || exchange.headersAt || exchange.startedAt) - exchange.startedAt
+/** When an exchange ended: its last byte, else its status line (a body nobody read), else its start. */
+const endOf = (exchange: Exchange) => exchange.endedAt || exchange.headersAt || exchange.startedAt
+const duration = (exchange: Exchange) => endOf(exchange) - exchange.startedAt
 
 function describeExchange(exchange: Exchange, loadStarted: number): string {
   const at = ((exchange.startedAt - loadStarted) / 1000).toFixed(1)
@@ -143,13 +144,13 @@ export function timeSeries(
   loadStarted: number,
   binSeconds: number,
 ): { seconds: number[]; requests: number[]; errors: Map<string, number[]> } {
-  const last = Math.max(0, ...exchanges.map((exchange) => (exchange.endedAt || exchange.startedAt) - loadStarted))
+  // A loop, not Math.max(...): a 30-minute run makes more exchanges than a call takes arguments.
+  const last = exchanges.reduce((latest, exchange) => Math.max(latest, endOf(exchange) - loadStarted), 0)
   const bins = Math.ceil(last / 1000 / binSeconds) + 1
   const requests = new Array<number>(bins).fill(0)
   const errors = new Map<string, number[]>()
   for (const exchange of exchanges) {
-    const end = exchange.endedAt || exchange.headersAt || exchange.startedAt
-    const bin = Math.max(0, Math.floor((end - loadStarted) / 1000 / binSeconds))
+    const bin = Math.max(0, Math.floor((endOf(exchange) - loadStarted) / 1000 / binSeconds))
     requests[bin]! += 1 / binSeconds
     let kind: string | undefined
     if (exchange.error === CUT_BY_CLIENT) kind = undefined

@@ -41,6 +41,7 @@ export interface ChaosRun {
   samples: Array<{ at: number; instance: string; pid: number; rssBytes: number }>
   trends: Array<{ instance: string; trend: RssTrend | undefined }>
   errorLines: number
+  errorKinds: Array<{ kind: string; count: number }>
   exitCodes: Array<number | null>
   backendTimeoutMs: number
   hangLimitMs: number
@@ -218,11 +219,12 @@ export function renderChaosSection(run: ChaosRun): { text: string; passed: boole
     `RSS of the instances (start, peak, end): ${instances
       .map((instance) => {
         const values = rssOf(instance)
-        return `${instance} ${mib(values[0] ?? 0)}, ${mib(Math.max(...values))}, ${mib(values.at(-1) ?? 0)}`
+        return `${instance} ${mib(values[0] ?? 0)}, ${mib(values.reduce((peak, value) => Math.max(peak, value), 0))}, ${mib(values.at(-1) ?? 0)}`
       })
-      .join(
-        '; ',
-      )} (instance A was the one killed: its values span both of its processes). Error lines in the instances' logs: ${run.errorLines}.`,
+      .join('; ')} (instance A was the one killed: its values span both of its processes).`,
+    '',
+    `Error lines in the instances' logs (level error or fatal): ${run.errorLines}` +
+      (run.errorKinds.length > 0 ? `, by kind: ${run.errorKinds.map(({ kind, count }) => `${count} × \`${kind}\``).join('; ')}.` : '.'),
     '',
     `![Requests, errors by status and RSS over the chaos soak, the faults marked](bench/${CHAOS_CHART})`,
     '',

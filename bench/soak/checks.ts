@@ -137,6 +137,23 @@ export function countErrorLines(logText: string): number {
   return logText.split('\n').filter((line) => /"level":(50|60)/.test(line)).length
 }
 
+/** The error and fatal lines of a log by kind (the error's type and the start of its message), most frequent first. */
+export function errorLineKinds(logText: string): Array<{ kind: string; count: number }> {
+  const counts = new Map<string, number>()
+  for (const line of logText.split('\n')) {
+    if (!/"level":(50|60)/.test(line)) continue
+    let kind = 'unparsed line'
+    try {
+      const entry = JSON.parse(line) as { msg?: string; err?: { type?: string; message?: string } }
+      kind = entry.err ? `${entry.err.type ?? 'Error'}: ${(entry.err.message ?? '').slice(0, 90)}` : (entry.msg ?? '')
+    } catch {
+      // counted as unparsed
+    }
+    counts.set(kind, (counts.get(kind) ?? 0) + 1)
+  }
+  return [...counts.entries()].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count)
+}
+
 /** One check of the pass rule: what it says, and whether it held. The soak passes when every one holds. */
 export type Verdict = [string, boolean]
 

@@ -10,7 +10,7 @@ import type { Account } from './accounts.js'
 import { chaosPlan, InstanceWatch, runChaos, waitForRecovery, type Fault } from './chaos.js'
 import { hangLimitMs, judgeExchanges } from './chaos-checks.js'
 import { renderChaosSection, writeChaosChart, writeChaosSection, type ChaosRun } from './chaos-report.js'
-import { countErrorLines, verifyAccounts } from './checks.js'
+import { countErrorLines, errorLineKinds, verifyAccounts } from './checks.js'
 import { ExchangeLog } from './exchanges.js'
 import { makeClient } from './load.js'
 import { BACKEND_TIMEOUT_MS, startScaleOutStack, type ScaleOutStack } from './scale-out-stack.js'
@@ -135,8 +135,10 @@ export async function runScaleOutChaos(options: { chaos: boolean }): Promise<voi
     log(`connections after settling: PostgreSQL ${connectionsAtEnd.postgres}, Redis ${connectionsAtEnd.redis}`)
 
     const exitCodes = await stack.stopInstances()
-    let errorLines = 0
-    for (const instance of stack.instances) errorLines += countErrorLines(await fs.readFile(instance.logFile, 'utf8').catch(() => ''))
+    let logText = ''
+    for (const instance of stack.instances) logText += await fs.readFile(instance.logFile, 'utf8').catch(() => '')
+    const errorLines = countErrorLines(logText)
+    const errorKinds = errorLineKinds(logText)
 
     const hang = hangLimitMs(exchanges.exchanges, faults)
     const phases = judgeExchanges(exchanges.exchanges, faults, loadStarted, hang.limitMs)
@@ -177,6 +179,7 @@ export async function runScaleOutChaos(options: { chaos: boolean }): Promise<voi
       samples: watch.samples,
       trends,
       errorLines,
+      errorKinds,
       exitCodes,
       backendTimeoutMs: BACKEND_TIMEOUT_MS,
       hangLimitMs: hang.limitMs,
@@ -186,12 +189,16 @@ export async function runScaleOutChaos(options: { chaos: boolean }): Promise<voi
     const section = renderChaosSection(run)
     passed = section.passed
     console.log(`\n${section.text}`)
-    const charts = chartDir(WRITE_REPORT)
-    const chart = writeChaosChart(run, charts)
-    log(`wrote the chart into ${path.join(charts, chart)}`)
     if (WRITE_REPORT) {
       await writeChaosSection(section.text)
       log('wrote the "Chaos soak on the scale-out stack" section of docs/reliability.md')
+    }
+    const charts = chartDir(WRITE_REPORT)
+    try {
+      log(`wrote the chart into ${path.join(charts, writeChaosChart(run, charts))}`)
+    } catch (error) {
+      console.error(`soak: the chart could not be drawn: ${(error as Error).message}`)
+      passed = false
     }
     if (!passed) {
       console.error(`soak: FAILED; the instances' logs stay in ${stack.workDir}`)
@@ -204,7 +211,8 @@ export async function runScaleOutChaos(options: { chaos: boolean }): Promise<voi
       const kept = await fs.mkdtemp(path.join(os.tmpdir(), 'fileshare-soak-logs-'))
       for (const instance of stack.instances)
         await fs.copyFile(instance.logFile, path.join(kept, path.basename(instance.logFile))).catch(() => {})
-      console.error(`soak: instance logs copied to ${kept}`)
+      await fs.writeFile(path.join(kept, 'nginx-error.log'), await stack.nginx.errorLog())
+      console.error(`soak: the instances' and nginx's logs copied to ${kept}`)
     }
     await stack.close()
     await fs.rm(stack.workDir, { recursive: true, force: true })
