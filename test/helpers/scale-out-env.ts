@@ -240,6 +240,9 @@ async function listPartsXml(folder: string, bucket: string, key: string, uploadI
  * folder, as S3 does: an upload's Initiated is when it was created, a part's LastModified when it
  * was stored, and both honour the prefix, markers and page sizes.
  *
+ * CompleteMultipartUpload of an upload id that is gone is NoSuchUpload (404), as on S3: s3rver
+ * answers 500. (A completion whose answer was lost, and that s3rver carried out, is retried.)
+ *
  * s3rver 3.7 also reads `Range: bytes=0-0` as `bytes=0-` (an end of 0 counts as absent) and sends
  * the whole object; here it sends the first byte, as S3 does.
  */
@@ -285,6 +288,22 @@ export async function startS3rver(bucket: string): Promise<TestS3rver> {
     }
     ctx.type = 'application/xml'
     ctx.body = await listPartsXml(folder, bucket, decodeURIComponent(keyPath.join('/')), uploadId, ctx.query)
+  })
+  server.middleware.unshift(async (ctx, next) => {
+    // CompleteMultipartUpload of an upload that is gone (completed already, or aborted): S3 answers
+    // NoSuchUpload (404), s3rver fails reading its folder (500 InternalError).
+    const uploadId = ctx.query.uploadId
+    if (ctx.method !== 'POST' || typeof uploadId !== 'string' || ctx.path.split('/')[1] !== bucket) return next()
+    const known =
+      /^[A-Za-z0-9_-]+$/.test(uploadId) &&
+      (await fs.stat(path.join(uploadsDir, uploadId)).then(
+        () => true,
+        () => false,
+      ))
+    if (known) return next()
+    ctx.status = 404
+    ctx.type = 'application/xml'
+    ctx.body = NO_SUCH_UPLOAD_XML
   })
   server.middleware.unshift(async (ctx, next) => {
     const uploadId = ctx.query.uploadId
