@@ -1,15 +1,15 @@
+import { createHash } from 'node:crypto'
 import { Transform, type TransformCallback } from 'node:stream'
 import { FileTooLargeError } from '../errors.js'
-import { OffThreadSha256 } from '../lib/sha256-off-thread.js'
 
 /**
  * Counts and hashes bytes on their way to storage, failing at the first byte over the limit. The
- * hash runs on a worker thread (lib/sha256-off-thread.ts); it is complete when the meter ends, so
- * digest() is ready for whoever saw the stream finish.
+ * hash runs on the event loop: each chunk is hashed and passed on at once, so no chunk outlives its
+ * turn here (a worker thread fed copies of the chunks was measured no faster, issue 36).
  */
 export class ByteMeter extends Transform {
   size = 0
-  private readonly hash = new OffThreadSha256()
+  private readonly hash = createHash('sha256')
   private hexDigest: string | undefined
 
   constructor(private readonly maxBytes: number) {
@@ -22,26 +22,14 @@ export class ByteMeter extends Transform {
       callback(new FileTooLargeError(this.maxBytes))
       return
     }
-    const copied = this.hash.update(chunk)
-    if (copied === undefined) callback(null, chunk)
-    else copied.then(() => callback(null, chunk), callback)
-  }
-
-  override _flush(callback: TransformCallback): void {
-    this.hash.digest().then((digest) => {
-      this.hexDigest = digest
-      callback()
-    }, callback)
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.hash.abort()
-    callback(error)
+    this.hash.update(chunk)
+    callback(null, chunk)
   }
 
   /** The SHA-256 of the bytes, in hex, once the meter has ended. */
   digest(): string {
-    if (this.hexDigest === undefined) throw new Error('ByteMeter.digest() before the meter ended.')
+    if (!this.writableFinished) throw new Error('ByteMeter.digest() before the meter ended.')
+    this.hexDigest ??= this.hash.digest('hex')
     return this.hexDigest
   }
 }
