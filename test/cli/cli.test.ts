@@ -120,7 +120,9 @@ describe('fileshare CLI', () => {
         scripts: Record<string, string>
       }
       expect(pkg.bin.fileshare).toMatch(/^(\.\/)?bin\/fileshare\.js$/)
-      expect(pkg.scripts.start).toBe('node --max-semi-space-size=8 --max-old-space-size=1024 dist/server.js')
+      expect(pkg.scripts.start).toBe(
+        'node --max-semi-space-size=8 --max-old-space-size=1024 --incremental-marking-soft-trigger=80 --incremental-marking-hard-trigger=95 dist/server.js',
+      )
     })
   })
 
