@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -18,7 +19,7 @@ import { tsScriptArgs } from '../child-process.js'
 /** A backend the soak can freeze and thaw: every process of it stops at once, connections stay open. */
 export interface PrivateBackend {
   name: string
-  /** The process group: the postmaster and its backends, or the single server. */
+  /** The process group of the server (PostgreSQL: the postmaster, whose backends are sessions of their own). */
   pgid: number
   freeze(): void
   thaw(): void
@@ -119,14 +120,26 @@ export async function startPrivatePostgres(database: string): Promise<PrivatePos
   )
   await query(url, `create database ${database}`)
   const databaseUrl = `postgres://postgres@127.0.0.1:${port}/${database}`
-  const signals = groupSignals(child)
+  // Each backend of PostgreSQL is a session of its own (setsid), outside the postmaster's process
+  // group: the postmaster is stopped first (no new backend then), then every child it has.
+  const postmaster = child.pid!
+  const signalAll = (signal: NodeJS.Signals) => {
+    const pids = [postmaster, ...childrenOf(postmaster)]
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal)
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
   return {
     name: 'PostgreSQL',
-    pgid: child.pid!,
+    pgid: postmaster,
     port,
     url: databaseUrl,
-    freeze: signals.freeze,
-    thaw: signals.thaw,
+    freeze: () => signalAll('SIGSTOP'),
+    thaw: () => signalAll('SIGCONT'),
     async connections() {
       const rows = await query<{ count: number }>(
         databaseUrl,
@@ -135,10 +148,20 @@ export async function startPrivatePostgres(database: string): Promise<PrivatePos
       return rows[0]!.count
     },
     async stop() {
-      // SIGINT: PostgreSQL's fast shutdown.
+      // SIGINT: PostgreSQL's fast shutdown, once every backend runs again to take its part.
+      signalAll('SIGCONT')
       await stopGroup(child, 'SIGINT')
       await fs.rm(dir, { recursive: true, force: true })
     },
+  }
+}
+
+/** The pids of a process's children (Linux: /proc/PID/task/PID/children). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
   }
 }
 
