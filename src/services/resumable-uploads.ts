@@ -647,7 +647,7 @@ export class ResumableUploadService {
     const { key, size } = await this.store.completeResumable(row.store_state, { reservePartNumber: this.partNumbers(row.id, token) })
     let sha256 = this.hashes.digest(row.id, size)
     if (sha256 === undefined) {
-      const hash = await this.hashStored(row, token, key)
+      const hash = await this.hashStored(row, token, key, size)
       // Kept like a writer's: should the rest of the completion fail, its retry does not read the file again.
       this.hashes.keep(row.id, size, hash)
       sha256 = hash.digest('hex')
@@ -684,7 +684,7 @@ export class ResumableUploadService {
    * The SHA-256 of a completed blob read back from the store, for an upload whose hash this process
    * does not hold. The lease is renewed meanwhile (a large file takes seconds); losing it stops the read.
    */
-  private async hashStored(row: UploadRow, token: string, key: string): Promise<Hash> {
+  private async hashStored(row: UploadRow, token: string, key: string, size: number): Promise<Hash> {
     const hash = createHash('sha256')
     const source = await this.store.get(key)
     const heartbeat = setInterval(() => {
@@ -696,7 +696,13 @@ export class ResumableUploadService {
         .catch(this.onBackgroundError)
     }, this.timing.heartbeatMs)
     try {
-      for await (const data of source) hash.update(data as Buffer)
+      let read = 0
+      for await (const data of source) {
+        hash.update(data as Buffer)
+        read += (data as Buffer).length
+      }
+      // A store whose stream ended short without an error must not leave the hash of a prefix.
+      if (read !== size) throw new Error(`The stored blob ${key} gave ${read} bytes, not its ${size}: its SHA-256 is not recorded.`)
     } finally {
       clearInterval(heartbeat)
       source.destroy()
