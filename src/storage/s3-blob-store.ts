@@ -121,9 +121,15 @@ export interface S3BlobStoreOptions {
  * commit that no longer needs it.
  */
 export class S3BlobStore implements BlobStore, ResumableBlobStore {
+  /**
+   * `downloads` (default: `client`) sends the GetObject requests of get(): a client whose requests
+   * have no socket idle timeout, as a download's body is guarded by watchedBody and its reader may
+   * pause for as long as it likes (see openBlobStore).
+   */
   constructor(
     private readonly client: S3Client,
     private readonly options: S3BlobStoreOptions,
+    private readonly downloads: S3Client = client,
   ) {}
 
   private objectKey(key: string): string {
@@ -167,7 +173,7 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
 
   async get(key: string, range?: ByteRange): Promise<Readable> {
     try {
-      const result = await this.client.send(
+      const result = await this.downloads.send(
         new GetObjectCommand({
           Bucket: this.options.bucket,
           Key: this.objectKey(key),
@@ -277,6 +283,7 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
   /** Closes the client's keep-alive sockets, which would otherwise hold the process open. */
   async close(): Promise<void> {
     this.client.destroy()
+    if (this.downloads !== this.client) this.downloads.destroy()
   }
 
   private get resumablePrefix(): string {

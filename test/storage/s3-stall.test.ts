@@ -1,3 +1,4 @@
+import http from 'node:http'
 import net from 'node:net'
 import { PassThrough, Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -142,5 +143,71 @@ describe('watchedBody', () => {
         for await (const chunk of body) void chunk
       })(),
     ).rejects.toThrow('translated')
+  })
+})
+
+/**
+ * A download whose reader pauses (a video player, a client on a slow link) keeps its bytes however
+ * long the pause: only a store that stops sending while the reader waits fails it. The AWS SDK arms
+ * a socket timeout of 6 s or more only 3 s into a request, under a body already streaming, so the
+ * pause here outlasts both (the test takes about 10 s for that reason).
+ */
+describe('S3 store: a download whose reader pauses past the backend timeout', () => {
+  const TIMEOUT_MS = 6_000
+  const SIZE = 32 * 1024 * 1024
+  let server: http.Server
+  let endpoint: string
+
+  beforeAll(async () => {
+    process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
+    process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
+    // GetObject as S3 answers it: the object's bytes, sent as fast as the reader takes them.
+    server = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(SIZE) })
+      Readable.from(
+        (function* () {
+          for (let sent = 0; sent < SIZE; sent += 64 * 1024) yield Buffer.alloc(64 * 1024, 7)
+        })(),
+      ).pipe(response)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    endpoint = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`
+  })
+
+  afterAll(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  it("reads every byte after a pause longer than the timeout plus the SDK's 3 s", { timeout: 30_000 }, async () => {
+    const store = await openBlobStore({
+      blobDir: '/nonexistent',
+      storage: 's3',
+      s3: {
+        bucket: 'paused',
+        endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        prefix: 'blobs/',
+        partSize: 5 * 1024 * 1024,
+        queueSize: 1,
+      },
+      backendTimeoutMs: TIMEOUT_MS,
+    })
+    try {
+      const body = await store.get('0'.repeat(32))
+      let read = 0
+      let paused = false
+      for await (const chunk of body) {
+        read += (chunk as Buffer).length
+        if (!paused && read >= 1024 * 1024) {
+          paused = true
+          await sleep(TIMEOUT_MS + 3_500)
+        }
+      }
+      expect(read).toBe(SIZE)
+    } finally {
+      await store.close()
+    }
   })
 })
