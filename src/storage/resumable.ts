@@ -17,8 +17,10 @@ export interface AppendOptions {
   /**
    * Called at each durable point, in order, with the new offset and state. The caller records them
    * (the next append starts from what it recorded) and resolves; the store then drops what the
-   * previous state needed and no longer does. A commit that throws did not happen: append stops
-   * and rejects with that error.
+   * previous state needed and no longer does. A commit that throws stops the append, which rejects
+   * with that error; it may still have been recorded (a database that stopped answering can apply
+   * it after the caller gave up), so the store keeps what either state needs: the next append may
+   * start from either, and completion or abort removes what is left over.
    */
   onCommit(commit: ResumableCommit): Promise<void>
   /**

@@ -326,9 +326,13 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
     let filled = 0
     let received = committedOffset
     let sourceFailure: { error: unknown } | undefined
+    // The tail of the last state offered to onCommit: a commit that threw may still have been
+    // recorded (a database that stopped answering applies it later), so that tail must stay.
+    let offeredTail: string | undefined
 
     const commit = async () => {
       const next = { offset: offsetOf(pending), state: encodeState(pending) }
+      offeredTail = pending.tail?.name
       await onCommit(next)
       const before = committedState
       committedState = pending
@@ -389,8 +393,12 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
       return committed
     } catch (error) {
       source.resume()
-      // A tail written for a commit that did not happen is nobody's.
-      if (pending.tail && pending.tail.name !== committedState.tail?.name) await this.deleteTail(key, pending.tail.name).catch(() => {})
+      // A tail written for a commit never offered is nobody's. One offered to a commit that threw
+      // stays (that commit may have been recorded); the upload's completion or abort removes it.
+      const orphan = pending.tail?.name
+      if (orphan !== undefined && orphan !== committedState.tail?.name && orphan !== offeredTail) {
+        await this.deleteTail(key, orphan).catch(() => {})
+      }
       // Only errors of the S3 side are translated: a client that cuts its upload off is not a 503.
       throw sourceFailure ? sourceFailure.error : translateS3Error(error)
     }

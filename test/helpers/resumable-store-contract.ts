@@ -286,6 +286,23 @@ export function describeResumableStoreContract(name: string, makeStore: () => Pr
       await expectCompletesTo(upload, content)
     })
 
+    it('a commit recorded whose answer was lost (it throws after recording): the next append goes on from what it recorded', async () => {
+      const content = randomBytes(6 * MIB + 11)
+      const upload = await create()
+      await append(upload, chunkedSource(content.subarray(0, 2 * MIB)))
+      const lost = new Error('the database stopped answering after it applied the commit')
+      const answerLost = append(upload, chunkedSource(content.subarray(2 * MIB, 3 * MIB + 5)), {
+        onCommit: async (commit) => {
+          upload.commit = commit
+          throw lost
+        },
+      })
+      await expect(answerLost).rejects.toBe(lost)
+      expect(upload.commit.offset).toBe(3 * MIB + 5)
+      await append(upload, chunkedSource(content.subarray(upload.commit.offset), 64 * KIB))
+      await expectCompletesTo(upload, content)
+    })
+
     it('maxBytes counts the whole upload: exactly maxBytes is accepted, the first byte over is refused', async () => {
       const upload = await create()
       await append(upload, chunkedSource(randomBytes(5000)), { maxBytes: 10_000 })
