@@ -9,6 +9,7 @@ import {
   FileTooLargeError,
   InvalidRequestError,
   NotFoundError,
+  ServiceUnavailableError,
   UploadExpiredError,
   UploadLengthExceededError,
   UploadLockedError,
@@ -466,14 +467,22 @@ export class ResumableUploadService {
       }
       await sleep(Math.min(100, this.timing.takeoverWaitMs))
     }
+    const release = () => this.uploads.releaseLease(row.id, token).catch(this.onBackgroundError)
+    let result: T
     try {
       const current = await this.uploads.findById(row.id)
       if (!current || current.lease_token !== token) throw new UploadLockedError()
       if (current.expires_at <= this.now()) throw new UploadExpiredError()
-      return await work(token, current)
-    } finally {
-      await this.uploads.releaseLease(row.id, token).catch(this.onBackgroundError)
+      result = await work(token, current)
+    } catch (error) {
+      // The database that failed the work would hold the answer one more timeout for the release:
+      // the lease lapses by itself (leaseMs), so the client hears now and the release goes on behind.
+      if (error instanceof ServiceUnavailableError) void release()
+      else await release()
+      throw error
     }
+    await release()
+    return result
   }
 
   /** A deferred length is held to max_file_size as it was when the upload was created (its max_length). */

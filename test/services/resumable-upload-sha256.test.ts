@@ -10,7 +10,7 @@ import { migrateToLatest } from '../../src/db/migrate.js'
 import { AccountsRepository } from '../../src/db/repositories/accounts-repository.js'
 import { FilesRepository } from '../../src/db/repositories/files-repository.js'
 import { UploadsRepository } from '../../src/db/repositories/uploads-repository.js'
-import { ChecksumMismatchError } from '../../src/errors.js'
+import { ChecksumMismatchError, ServiceUnavailableError } from '../../src/errors.js'
 import type { Owner } from '../../src/services/files.js'
 import { ResumableUploadService } from '../../src/services/resumable-uploads.js'
 import { UploadHashes } from '../../src/services/upload-hashes.js'
@@ -105,6 +105,8 @@ for (const backend of backends) {
     let failCompletions: number
     /** Bytes the next read-back stops at without an error (a store that ends short), when set. */
     let shortRead: number | undefined
+    /** Fails the next append with 503, as a backend that stopped answering does, when set. */
+    let failAppend: boolean
     let store: Store
 
     beforeEach(async () => {
@@ -112,6 +114,7 @@ for (const backend of backends) {
       reads = 0
       failCompletions = 0
       shortRead = undefined
+      failAppend = false
       const inner = b.store
       // Counts reads and can fail completions; the rest is the real store.
       store = Object.assign(Object.create(inner) as Store, {
@@ -121,6 +124,12 @@ for (const backend of backends) {
           const cut = shortRead
           shortRead = undefined
           return Readable.from([(await readAll(await inner.get(...args))).subarray(0, cut)])
+        },
+        append: (...args: Parameters<Store['append']>) => {
+          if (!failAppend) return inner.append(...args)
+          failAppend = false
+          args[2].resume()
+          return Promise.reject(new ServiceUnavailableError('The database is unavailable.'))
         },
         completeResumable: (...args: Parameters<Store['completeResumable']>) => {
           if (failCompletions > 0) {
@@ -332,6 +341,22 @@ for (const backend of backends) {
       expect(reads).toBe(1)
       await expectFile(other, id, content)
       expect(reads).toBe(1)
+    })
+
+    it('a PATCH that fails with 503 answers without waiting for its lease to be released (the database may be what failed)', async () => {
+      let releases = 0
+      const stalledRelease = Object.assign(Object.create(new UploadsRepository(b.handle.db)) as UploadsRepository, {
+        releaseLease: () => {
+          releases++
+          return new Promise<never>(() => {})
+        },
+      })
+      const service = instance(new UploadHashes(), Date.now, stalledRelease)
+      const content = randomBytes(3000)
+      const id = await create(service, content.length)
+      failAppend = true
+      await expect(send(service, id, content, 0)).rejects.toBeInstanceOf(ServiceUnavailableError)
+      expect(releases).toBe(1)
     })
 
     it('termination and expiry drop the kept hash', async () => {
