@@ -24,7 +24,7 @@ import {
   type Ceiling,
   DOWNLOAD_SIDES,
   UPLOAD_SIDES,
-    type DownloadSide,
+  type DownloadSide,
   type SizeTransfers,
   type TransferResults,
   type TransferRuns,
