@@ -8,6 +8,24 @@ import { openBlobStore } from '../../src/storage/open-blob-store.js'
 import { watchedBody } from '../../src/storage/s3-object-body.js'
 import { S3RVER_CREDENTIALS } from '../helpers/scale-out-env.js'
 
+/** The S3 store as the server opens it, on `endpoint` (a server of the test's), with the backend timeout. */
+function openS3Store(endpoint: string, backendTimeoutMs: number) {
+  return openBlobStore({
+    blobDir: '/nonexistent',
+    storage: 's3',
+    s3: {
+      bucket: 'fileshare',
+      endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      prefix: 'blobs/',
+      partSize: 5 * 1024 * 1024,
+      queueSize: 1,
+    },
+    backendTimeoutMs,
+  })
+}
+
 /**
  * A store that stalls (it accepts connections and never answers, like an S3 endpoint frozen with
  * SIGSTOP in the chaos soak) fails a request with 503 within FILESHARE_BACKEND_TIMEOUT_MS, once:
@@ -36,21 +54,7 @@ describe('S3 store against an endpoint that stalls', () => {
     await new Promise((resolve) => silent.close(resolve))
   })
 
-  const open = () =>
-    openBlobStore({
-      blobDir: '/nonexistent',
-      storage: 's3',
-      s3: {
-        bucket: 'stalled',
-        endpoint,
-        region: 'us-east-1',
-        forcePathStyle: true,
-        prefix: 'blobs/',
-        partSize: 5 * 1024 * 1024,
-        queueSize: 1,
-      },
-      backendTimeoutMs: TIMEOUT_MS,
-    })
+  const open = () => openS3Store(endpoint, TIMEOUT_MS)
 
   it('a read and a resumable write answer 503 after one timeout, without retries', async () => {
     const store = await open()
@@ -180,20 +184,7 @@ describe('S3 store: a download whose reader pauses past the backend timeout', ()
   })
 
   it("reads every byte after a pause longer than the timeout plus the SDK's 3 s", { timeout: 30_000 }, async () => {
-    const store = await openBlobStore({
-      blobDir: '/nonexistent',
-      storage: 's3',
-      s3: {
-        bucket: 'paused',
-        endpoint,
-        region: 'us-east-1',
-        forcePathStyle: true,
-        prefix: 'blobs/',
-        partSize: 5 * 1024 * 1024,
-        queueSize: 1,
-      },
-      backendTimeoutMs: TIMEOUT_MS,
-    })
+    const store = await openS3Store(endpoint, TIMEOUT_MS)
     try {
       const body = await store.get('0'.repeat(32))
       let read = 0
