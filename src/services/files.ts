@@ -1,6 +1,12 @@
 import type { Readable } from 'node:stream'
 import mime from 'mime-types'
-import { DailyUploadLimitExceededError, FileNotScannableError, FileTooLargeError, NotFoundError } from '../errors.js'
+import {
+  DailyUploadLimitExceededError,
+  FileNotScannableError,
+  FileTooLargeError,
+  NotFoundError,
+  ServiceUnavailableError,
+} from '../errors.js'
 import { expiryFromInput, type ExpiryInput } from './expiry.js'
 import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
 import type { FilesRepository } from '../db/repositories/files-repository.js'
@@ -157,7 +163,11 @@ export class FileService {
       staged.reservation.settle()
       file = inserted
     } catch (error) {
-      await this.discard(staged)
+      // A database that stopped answering may still apply the insert once it is back (the chaos
+      // soak saw a row left without its bytes): the bytes stay, and the collector removes them
+      // after its grace period only if no row names them.
+      if (error instanceof ServiceUnavailableError) await staged.reservation.release().catch(this.onBackgroundError)
+      else await this.discard(staged)
       throw error
     }
     this.events.bytesKept(file.size)

@@ -5,6 +5,7 @@ import { AccountsRepository } from '../../src/db/repositories/accounts-repositor
 import { FilesRepository } from '../../src/db/repositories/files-repository.js'
 import type { BlobStore } from '../../src/storage/blob-store.js'
 import { FileService } from '../../src/services/files.js'
+import { ServiceUnavailableError } from '../../src/errors.js'
 
 /**
  * FileService.list reads pages past the middle from the oldest end (and reverses them), so that
@@ -63,3 +64,32 @@ function row(accountId: number, n: number, createdAt: number) {
     created_at: createdAt,
   }
 }
+
+/**
+ * FileService.commit: a failed insert drops the upload's bytes, except when the database stopped
+ * answering (503): it may still apply the insert once back, so the bytes stay for the collector,
+ * which removes them only if no row names them.
+ */
+describe('FileService.commit when the insert fails', () => {
+  const blob = { key: 'a'.repeat(32), size: 3, sha256: '0'.repeat(64) }
+
+  async function commitFailingWith(error: Error) {
+    const deleted: string[] = []
+    let released = 0
+    const files = { insertTakingUploadSlot: () => Promise.reject(error) } as unknown as FilesRepository
+    const store = { delete: async (key: string) => void deleted.push(key) } as unknown as BlobStore
+    const service = new FileService(files, {} as AccountsRepository, store)
+    const reservation = { id: 1, settle: () => {}, release: async () => void released++ }
+    const owner = { accountId: 1, limits: { maxFileSize: 10, dailyUploads: 5 } }
+    await expect(service.commit({ owner, blob, filename: 'a.txt', reservation } as never)).rejects.toBe(error)
+    return { deleted, released }
+  }
+
+  it('keeps the bytes when the database is unavailable (the insert may still land)', async () => {
+    expect(await commitFailingWith(new ServiceUnavailableError('The database is unavailable.'))).toEqual({ deleted: [], released: 1 })
+  })
+
+  it('drops the bytes on any other failure', async () => {
+    expect(await commitFailingWith(new Error('constraint'))).toEqual({ deleted: [blob.key], released: 1 })
+  })
+})
