@@ -21,6 +21,11 @@ export interface KnownFile {
   deleting: boolean
 }
 
+/** A file the server just acknowledged: nothing downloaded or deleted yet; its path is its public link's. */
+export function newKnownFile(file: Pick<KnownFile, 'fileId' | 'seed' | 'size' | 'sha256' | 'filename'>, publicLink: string): KnownFile {
+  return { ...file, downloadPath: new URL(publicLink).pathname, countedDownloads: 0, uncertainDownloads: 0, deleting: false }
+}
+
 export interface Account {
   email: string
   apiKey: string

@@ -37,6 +37,20 @@ export function routeOf(url: string): string {
     .replace(/\/uploads\/[^/]+/, '/uploads/:id')
 }
 
+/** An exchange starting now, nothing heard yet. */
+export function newExchange(method: string, url: string): Exchange {
+  return {
+    method,
+    route: routeOf(url),
+    startedAt: Date.now(),
+    headersAt: 0,
+    endedAt: 0,
+    status: undefined,
+    retryAfter: null,
+    error: undefined,
+  }
+}
+
 export class ExchangeLog {
   readonly exchanges: Exchange[] = []
 
@@ -46,16 +60,7 @@ export class ExchangeLog {
    */
   readonly fetch = async (input: string, init: RequestInit = {}): Promise<Response> => {
     const method = init.method ?? 'GET'
-    const exchange: Exchange = {
-      method,
-      route: routeOf(input),
-      startedAt: Date.now(),
-      headersAt: 0,
-      endedAt: 0,
-      status: undefined,
-      retryAfter: null,
-      error: undefined,
-    }
+    const exchange = newExchange(method, input)
     this.exchanges.push(exchange)
     const signal = init.signal ?? AbortSignal.timeout(CLIENT_TIMEOUT_MS)
     let response: Response

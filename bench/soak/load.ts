@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto'
-import type { Account, KnownFile } from './accounts.js'
+import { newKnownFile, type Account, type KnownFile } from './accounts.js'
 import { contentRange, randomName, randomSize } from './content.js'
 import { SETTINGS } from './settings.js'
 import type { Exchange } from './exchanges.js'
@@ -95,17 +95,7 @@ export function makeClient(base: string, accounts: Account[], deadline: number, 
       }
       const fileId = body.file_id as number
       account.uploads++
-      account.files.set(fileId, {
-        fileId,
-        seed,
-        size,
-        sha256,
-        filename,
-        downloadPath: new URL(body.public_link as string).pathname,
-        countedDownloads: 0,
-        uncertainDownloads: 0,
-        deleting: false,
-      })
+      account.files.set(fileId, newKnownFile({ fileId, seed, size, sha256, filename }, body.public_link as string))
       return response.status
     },
 

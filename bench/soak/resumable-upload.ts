@@ -1,9 +1,9 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto'
 import http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Account } from './accounts.js'
+import { newKnownFile, type Account } from './accounts.js'
 import { contentRange, randomName } from './content.js'
-import { CUT_BY_CLIENT, routeOf, type Exchange } from './exchanges.js'
+import { CUT_BY_CLIENT, newExchange, routeOf, type Exchange } from './exchanges.js'
 import type { Fetch } from './load.js'
 import type { Tally } from './tally.js'
 
@@ -140,17 +140,7 @@ export async function resumableUpload(run: {
       if (file.file_id !== fileId || file.size !== size || file.sha256 !== sha256 || file.filename !== filename) {
         tally.problem(`resumable upload ${routeOf(url)}: file ${JSON.stringify(file)} does not match size ${size}, sha256 ${sha256}`)
       }
-      account.files.set(fileId, {
-        fileId,
-        seed,
-        size,
-        sha256,
-        filename,
-        downloadPath: new URL(file.public_link).pathname,
-        countedDownloads: 0,
-        uncertainDownloads: 0,
-        deleting: false,
-      })
+      account.files.set(fileId, newKnownFile({ fileId, seed, size, sha256, filename }, file.public_link))
       return 204
     }
     if (response && response.status < 500) {
@@ -175,16 +165,7 @@ function cutChunk(
   chunk: Buffer,
   record?: (exchange: Exchange) => void,
 ): Promise<void> {
-  const exchange: Exchange = {
-    method: 'PATCH',
-    route: routeOf(url),
-    startedAt: Date.now(),
-    headersAt: 0,
-    endedAt: 0,
-    status: undefined,
-    retryAfter: null,
-    error: undefined,
-  }
+  const exchange = newExchange('PATCH', url)
   const sent = Math.max(1, Math.floor(chunk.length * Math.random()))
   return new Promise((resolve) => {
     const request = http.request(url, {
