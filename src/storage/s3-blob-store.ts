@@ -150,8 +150,10 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
     })
     const feeding = pipeline(source, meter, body)
     // Only errors of the S3 side are translated: a client that cuts its upload off is not a 503.
+    let storeFailure: unknown
     const uploading = upload.done().catch((error: unknown) => {
-      throw translateS3Error(error)
+      storeFailure = translateS3Error(error)
+      throw storeFailure
     })
     try {
       await Promise.all([feeding, uploading])
@@ -159,14 +161,23 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
       // Whichever side failed first, stop the other and leave no object or part behind.
       body.destroy()
       source.resume()
-      // Once its body fails, done() settles only after AbortMultipartUpload has been answered.
-      // (upload.abort() would only stop waiting, and the abort would land after put rejected.)
-      await uploading.catch(() => {})
-      await this.delete(key).catch(() => {})
-      await feeding.catch(() => {})
+      const cleanup = (async () => {
+        // Once its body fails, done() settles only after AbortMultipartUpload has been answered.
+        // (upload.abort() would only stop waiting, and the abort would land after put rejected.)
+        await uploading.catch(() => {})
+        await this.delete(key).catch(() => {})
+        await feeding.catch(() => {})
+      })()
       // A source or limit that failed (a cut client, a file too large, a full quota) makes the S3
       // side fail too, sometimes first: the cause is what the caller must see.
-      throw source.errored ?? meter.errored ?? error
+      const cause = source.errored ?? meter.errored ?? storeFailure ?? error
+      // The store itself failed (it stalled or went away): its cleanup would wait as long again (the
+      // chaos soak's uploads answered their 503 after two timeouts). The answer goes first, the
+      // cleanup behind it; what it cannot remove, the collector does after its grace period (an
+      // object no row names, a multipart upload never completed).
+      if (cause instanceof ServiceUnavailableError) throw cause
+      await cleanup
+      throw cause
     }
     return { key, size: meter.size, sha256: meter.digest() }
   }
