@@ -55,6 +55,35 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(operation('/download/{token}', 'post').responses!)).toContain('303')
   })
 
+  it('puts every operation in one group (tag) of its own, each declared with a description, by its path', () => {
+    const tagged = document as Document & { tags: { name: string; description?: string }[] }
+    const declared = tagged.tags.map((tag) => tag.name)
+    expect(tagged.tags.every((tag) => (tag.description ?? '').length > 0)).toBe(true)
+    const tags = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({
+        operation: `${method.toUpperCase()} ${path}`,
+        tags: (op as { tags?: string[] }).tags,
+      })),
+    )
+    expect(tags.filter(({ tags: names }) => names?.length !== 1 || !declared.includes(names[0]!))).toEqual([])
+    const tagOf = (path: string, method: string) => (operation(path, method) as { tags?: string[] }).tags
+    expect(tagOf('/api/v1/files', 'get')).toEqual(['Files'])
+    expect(tagOf('/api/v1/files/{file_id}', 'delete')).toEqual(['Files'])
+    expect(tagOf('/api/v1/files/{file_id}/links', 'post')).toEqual(['Links'])
+    expect(tagOf('/api/v1/links/{link_id}/rotate', 'post')).toEqual(['Links'])
+    expect(tagOf('/api/v1/uploads/{upload_id}', 'patch')).toEqual(['Uploads'])
+    expect(tagOf('/download/{token}', 'get')).toEqual(['Downloads'])
+    expect(tagOf('/r/{token}/grant', 'post')).toEqual(['Upload requests'])
+    expect(tagOf('/api/v1/upload-requests/{request_id}/files', 'get')).toEqual(['Upload requests'])
+    expect(tagOf('/api/v1/webhooks/{webhook_id}/deliveries', 'get')).toEqual(['Webhooks'])
+    expect(tagOf('/api/v1/key', 'get')).toEqual(['Keys'])
+    expect(tagOf('/api/v1/audit-events', 'get')).toEqual(['Audit'])
+    expect(tagOf('/api/v1/stats', 'get')).toEqual(['Stats'])
+    expect(tagOf('/healthz', 'get')).toEqual(['Health'])
+    // No operation is left in Swagger UI's "default" group, and no group is empty.
+    expect(new Set(tags.map(({ tags: names }) => names![0]))).toEqual(new Set(declared))
+  })
+
   it('names every operation', () => {
     const ids = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
