@@ -79,6 +79,10 @@ export const EnvSchema = Type.Object({
   FILESHARE_SIGN_IN_ACCOUNT_FAILURES_PER_MINUTE: Integer({ default: 5, minimum: 1 }),
   // Failed sign-ins per email address from all IPs together, per hour: past it, added delay, never a refusal.
   FILESHARE_SIGN_IN_EMAIL_FAILURES_PER_HOUR: Integer({ default: 30, minimum: 1 }),
+  // Every dashboard holder must have a second factor (TOTP): one without is sent to enrol and can do nothing else.
+  FILESHARE_REQUIRE_TWO_FACTOR: Type.Boolean({ default: false }),
+  // 32 random bytes as 64 hex digits: encrypts the holders' TOTP secrets at rest (unset: stored as they are).
+  FILESHARE_TWO_FACTOR_KEY: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),
   // A dashboard session ends after this long without a request (besides its 12-hour lifetime).
   FILESHARE_SESSION_IDLE_TIMEOUT_MS: Integer({ default: 1_800_000, minimum: 60_000, maximum: 43_200_000 }),
   FILESHARE_HEADERS_TIMEOUT_MS: Integer({ default: 30_000, minimum: 1 }),
@@ -294,8 +298,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const error = firstError(validators().env, env)
   if (error) {
     const variable = error.instancePath.replace(/^\//, '') || 'environment'
-    // Connection URLs may carry a password: never print them back.
-    const got = SECRET_VARIABLES.has(variable) ? 'value not shown: it may hold a password' : `got ${JSON.stringify(env[variable] ?? '')}`
+    // Connection URLs may carry a password, and the two-factor key is one: never print them back.
+    const got =
+      SECRET_VARIABLES.has(variable) || variable === 'FILESHARE_TWO_FACTOR_KEY'
+        ? 'value not shown: it may hold a password'
+        : `got ${JSON.stringify(env[variable] ?? '')}`
     throw new ConfigError(variable, `${describeRule(variable) ?? error.message} (${got})`)
   }
   const valid = env as Env
@@ -337,6 +344,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signInAccountFailuresPerMinute: valid.FILESHARE_SIGN_IN_ACCOUNT_FAILURES_PER_MINUTE,
     signInEmailFailuresPerHour: valid.FILESHARE_SIGN_IN_EMAIL_FAILURES_PER_HOUR,
     sessionIdleTimeoutMs: valid.FILESHARE_SESSION_IDLE_TIMEOUT_MS,
+    requireTwoFactor: valid.FILESHARE_REQUIRE_TWO_FACTOR,
+    /** The key of the TOTP secrets at rest (services/two-factor-secret.ts); undefined: stored as they are. */
+    twoFactorKey: valid.FILESHARE_TWO_FACTOR_KEY?.toLowerCase(),
     headersTimeoutMs: valid.FILESHARE_HEADERS_TIMEOUT_MS,
     idleTimeoutMs: valid.FILESHARE_IDLE_TIMEOUT_MS,
     shutdownTimeoutMs: valid.FILESHARE_SHUTDOWN_TIMEOUT_MS,

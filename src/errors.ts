@@ -62,6 +62,18 @@ export const ERROR_REGISTRY = {
     dashboardOnly: true,
   },
   wrong_password: { status: 400, message: 'The current password is wrong.', dashboardOnly: true },
+  // Two-factor sign-in (docs/dashboard.md, "Two-factor sign-in").
+  two_factor_failed: {
+    status: 401,
+    message: 'The code is wrong, or was already used. Enter the current code of your authenticator app, or a recovery code.',
+    dashboardOnly: true,
+  },
+  sign_in_expired: { status: 401, message: 'This sign-in has expired; enter your email address and password again.', dashboardOnly: true },
+  two_factor_enrolment_required: {
+    status: 403,
+    message: 'This server requires two-factor sign-in: set it up in Account settings, Security, before anything else.',
+    dashboardOnly: true,
+  },
 } as const satisfies Record<string, { status: number; message: string; dashboardOnly?: true }>
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY
@@ -290,6 +302,21 @@ export class InvalidInviteError extends AppError {
 export class WrongPasswordError extends AppError {
   constructor() {
     super('wrong_password')
+  }
+}
+export class TwoFactorFailedError extends AppError {
+  constructor(message?: string) {
+    super('two_factor_failed', message)
+  }
+}
+export class SignInExpiredError extends AppError {
+  constructor() {
+    super('sign_in_expired')
+  }
+}
+export class TwoFactorEnrolmentRequiredError extends AppError {
+  constructor() {
+    super('two_factor_enrolment_required')
   }
 }
 

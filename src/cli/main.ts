@@ -9,7 +9,7 @@ import { AppError, InvalidParameterError } from '../errors.js'
 import { parsePlan } from '../services/accounts.js'
 import { InvalidKeyNameError, keyName, type KeyOptions } from '../services/api-keys.js'
 import { ALL_SCOPES, allowedIpList, grantedScopes, InvalidKeyPolicyError, storedAllowedIps, storedScopes } from '../services/key-policy.js'
-import type { AuditEvent } from '../services/audit.js'
+import { OPERATOR_ACTOR, type AuditEvent } from '../services/audit.js'
 import type { Services } from '../services/create-services.js'
 import type { GarbageCollectionReport } from '../services/garbage-collector.js'
 import { BackupError, BackupService } from '../services/backups.js'
@@ -22,7 +22,7 @@ import {
   restoreReportJson,
   verifyReportJson,
 } from './present-backups.js'
-import { presentAccount, presentKey } from './present.js'
+import { presentAccount, presentEmailChange, presentKey } from './present.js'
 
 export const USAGE = `Usage: fileshare <command>
 
@@ -39,6 +39,12 @@ export const USAGE = `Usage: fileshare <command>
                                           account holder chooses a dashboard password
   account set-password ID                 set the dashboard password, read from stdin (a
                                           terminal prompts without echo); never an argument
+  account email-changes [--json]          email changes holders asked for in the dashboard,
+                                          waiting for confirmation (no mail is sent)
+  account confirm-email ID [--json]       make the account's pending email change its email
+                                          (check first that the holder owns the new address)
+  account reset-two-factor ID             turn off the account's two-factor sign-in (a holder
+                                          who lost the device and the recovery codes)
   key create ACCOUNT_ID [--name NAME] [--scopes S,S,...] [--allow-ip CIDR]...
                         [--expires-in 30d|12h|90m|SECONDS] [--json]
                                           scopes: files:read, files:write, files:delete,
@@ -418,6 +424,32 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       const password = await readPassword()
       const account = await withServices(config, (s) => s.accountHolders.setPassword(id, password))
       print(`Set the dashboard password of account ${id} (${account.email}); its sessions were signed out.`)
+      return 0
+    }
+    case 'account email-changes': {
+      args()
+      const pending = await withServices(config, (s) => s.emailChanges.listPending())
+      const shown = pending.map(presentEmailChange)
+      if (out.json) print(JSON.stringify(shown))
+      else if (shown.length === 0) print('No email change is pending.')
+      else for (const c of shown) print(`${c.account_id}\t${c.email}\t-> ${c.new_email}\t(asked ${formatTime(c.requested_at)})`)
+      return 0
+    }
+    case 'account confirm-email': {
+      const id = positiveId(args('ID')[0], 'ID')
+      const { account, oldEmail } = await withServices(config, (s) => s.emailChanges.confirm(id))
+      if (out.json) print(JSON.stringify({ account_id: id, old_email: oldEmail, email: account.email }))
+      else print(`Account ${id} now signs in as ${account.email} (was ${oldEmail}).`)
+      return 0
+    }
+    case 'account reset-two-factor': {
+      const id = positiveId(args('ID')[0], 'ID')
+      const removed = await withServices(config, (s) => s.twoFactor.reset(id, OPERATOR_ACTOR))
+      print(
+        removed
+          ? `Turned off two-factor sign-in of account ${id}; its recovery codes no longer work.`
+          : `Account ${id} has no two-factor sign-in; nothing changed.`,
+      )
       return 0
     }
     case 'key create': {

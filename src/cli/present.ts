@@ -37,3 +37,8 @@ export function presentKey(key: ApiKey) {
     expires_at,
   }
 }
+
+/** `--json` output of `account email-changes`: epoch milliseconds, as the other commands give times. */
+export function presentEmailChange(change: { accountId: number; email: string; newEmail: string; requestedAt: number }) {
+  return { account_id: change.accountId, email: change.email, new_email: change.newEmail, requested_at: change.requestedAt }
+}

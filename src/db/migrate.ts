@@ -15,6 +15,7 @@ import * as webhooks from './migrations/010-webhooks.js'
 import * as uploadRequests from './migrations/011-upload-requests.js'
 import * as scanning from './migrations/012-scanning.js'
 import * as partialIndexes from './migrations/013-partial-indexes.js'
+import * as accountProtection from './migrations/014-account-protection.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '011-upload-requests': uploadRequests,
   '012-scanning': scanning,
   '013-partial-indexes': partialIndexes,
+  '014-account-protection': accountProtection,
 }
 
 /** Every migration's name, in the order they run. */

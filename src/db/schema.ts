@@ -139,6 +139,47 @@ export interface SessionsTable {
   expires_at: number
   /** The last request made with it (at most a minute behind): the idle timeout counts from here. */
   last_seen_at: number
+  /** The browser's User-Agent at sign-in, cut to 200 characters (migration 014); null before it. */
+  user_agent: string | null
+  /** The client address at sign-in as FILESHARE_AUDIT_IP keeps it (full, truncated, none). */
+  ip: string | null
+}
+
+/** A holder's TOTP second factor (services/two-factor.ts); `enabled_at` null while enrolment waits for a code. */
+export interface AccountTwoFactorTable {
+  account_id: number
+  /** As services/two-factor-secret.ts stores it: `aes256gcm:...` under the operator's key, or `plain:...`. */
+  secret: string
+  created_at: number
+  enabled_at: number | null
+  /** The time step of the last code accepted: a code of that step or an earlier one is refused (replay). */
+  last_step: Generated<number>
+}
+
+/** One-time recovery codes of a second factor: only their SHA-256. */
+export interface AccountRecoveryCodesTable {
+  id: Generated<number>
+  account_id: number
+  code_hash: string
+  used_at: number | null
+}
+
+/** A sign-in whose password was right, waiting for its second factor. Only the SHA-256 of its token is stored. */
+export interface SignInChallengesTable {
+  id: Generated<number>
+  account_id: number
+  token_hash: string
+  created_at: number
+  expires_at: number
+  failures: Generated<number>
+}
+
+/** An email change a holder asked for, waiting for the operator's confirmation (`fileshare account confirm-email`). */
+export interface EmailChangesTable {
+  id: Generated<number>
+  account_id: number
+  new_email: string
+  requested_at: number
 }
 
 /** A one-time link to set a dashboard password. Only the SHA-256 of its token is stored. */
@@ -296,6 +337,10 @@ export interface Database {
   account_passwords: AccountPasswordsTable
   sessions: SessionsTable
   account_invites: AccountInvitesTable
+  account_two_factor: AccountTwoFactorTable
+  account_recovery_codes: AccountRecoveryCodesTable
+  sign_in_challenges: SignInChallengesTable
+  email_changes: EmailChangesTable
   uploads: UploadsTable
   links: LinksTable
   download_grants: DownloadGrantsTable
@@ -347,6 +392,8 @@ export type NewLinkRow = Insertable<LinksTable>
 export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>
 export type SessionRow = Selectable<SessionsTable>
 export type AccountInviteRow = Selectable<AccountInvitesTable>
+export type AccountTwoFactorRow = Selectable<AccountTwoFactorTable>
+export type EmailChangeRow = Selectable<EmailChangesTable>
 export type UploadRow = Selectable<UploadsTable>
 export type UploadRequestRow = Selectable<UploadRequestsTable>
 export type InfectedFileRow = Selectable<InfectedFilesTable>

@@ -87,6 +87,13 @@ export class AccountHolderService {
     return accountId
   }
 
+  /** The account, for what follows an invitation used (a session, or the second factor's step). */
+  async account(accountId: number): Promise<AccountRow> {
+    const account = await this.accounts.findById(accountId)
+    if (!account) throw new NotFoundError(`No account with id ${accountId}.`)
+    return account
+  }
+
   /** The account if `password` is its password (a holder changing theirs gives the current one). */
   async verifyById(accountId: number, password: string): Promise<AccountRow | undefined> {
     const found = await this.holders.findWithPassword(accountId)

@@ -10,6 +10,8 @@ import { LinksRepository } from '../db/repositories/links-repository.js'
 import { StorageReservationsRepository } from '../db/repositories/storage-reservations-repository.js'
 import { IdempotencyKeysRepository } from '../db/repositories/idempotency-keys-repository.js'
 import { SessionsRepository } from '../db/repositories/sessions-repository.js'
+import { TwoFactorRepository } from '../db/repositories/two-factor-repository.js'
+import { EmailChangesRepository } from '../db/repositories/email-changes-repository.js'
 import { UploadsRepository } from '../db/repositories/uploads-repository.js'
 import { UploadRequestsRepository } from '../db/repositories/upload-requests-repository.js'
 import type { ScryptCost } from '../lib/passwords.js'
@@ -32,6 +34,9 @@ import { IdempotencyService } from './idempotency.js'
 import { ResumableUploadService, type ResumableUploadTiming } from './resumable-uploads.js'
 import { SessionService } from './sessions.js'
 import { SignInService } from './sign-in.js'
+import { TwoFactorService } from './two-factor.js'
+import { TwoFactorSecretBox } from './two-factor-secret.js'
+import { EmailChangeService } from './email-changes.js'
 import { UploadRequestService } from './upload-requests.js'
 import { ScansRepository } from '../db/repositories/scans-repository.js'
 import { ClamdClient } from '../scanning/clamd-client.js'
@@ -62,6 +67,10 @@ export interface Services {
   accountHolders: AccountHolderService
   sessions: SessionService
   signIn: SignInService
+  /** Holders' TOTP second factors and recovery codes. */
+  twoFactor: TwoFactorService
+  /** Holders' email changes, waiting for the operator's confirmation. */
+  emailChanges: EmailChangeService
 }
 
 /** The limiters services apply themselves (the API's own request and IP limits are applied by the HTTP layer). */
@@ -116,6 +125,7 @@ export function createServices(
     | 'uploadRequests'
     | 'publicUrl'
     | 'scan'
+    | 'twoFactorKey'
   >,
   options: ServiceOptions = {},
 ): Services {
@@ -184,6 +194,8 @@ export function createServices(
     onBackgroundError,
   )
   const sessions = new SessionService(new SessionsRepository(db), config, now, trail)
+  const twoFactorRepository = new TwoFactorRepository(db)
+  const twoFactor = new TwoFactorService(twoFactorRepository, new TwoFactorSecretBox(config.twoFactorKey), trail, now)
   const linksRepository = new LinksRepository(db)
   const quota = new StorageQuota(new StorageReservationsRepository(db), now, onBackgroundError)
   const idempotency = new IdempotencyService(new IdempotencyKeysRepository(db), now, onBackgroundError)
@@ -248,10 +260,18 @@ export function createServices(
     }),
     accountHolders,
     sessions,
-    signIn: new SignInService(accountHolders, sessions, {
-      byIp: limiters.signInFailuresByIp,
-      byIpAndEmail: limiters.signInFailuresByIpAndEmail,
-      byEmail: limiters.signInFailuresByEmail,
-    }),
+    signIn: new SignInService(
+      accountHolders,
+      sessions,
+      {
+        byIp: limiters.signInFailuresByIp,
+        byIpAndEmail: limiters.signInFailuresByIpAndEmail,
+        byEmail: limiters.signInFailuresByEmail,
+      },
+      undefined,
+      { twoFactor, challenges: twoFactorRepository, auditLog, onBackgroundError, now },
+    ),
+    twoFactor,
+    emailChanges: new EmailChangeService(new EmailChangesRepository(db), accountsRepository, trail, now),
   }
 }

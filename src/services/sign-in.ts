@@ -1,11 +1,23 @@
-import type { Actor } from './audit.js'
+import type { Actor, AuditLogService } from './audit.js'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { AppError, RateLimitedError, SignInFailedError, WrongPasswordError } from '../errors.js'
+import {
+  AppError,
+  InvalidRequestError,
+  RateLimitedError,
+  SignInExpiredError,
+  SignInFailedError,
+  TwoFactorFailedError,
+  WrongPasswordError,
+} from '../errors.js'
+import type { TwoFactorRepository } from '../db/repositories/two-factor-repository.js'
+import type { AccountRow } from '../db/schema.js'
+import { randomToken } from '../lib/random-token.js'
+import type { TwoFactorService } from './two-factor.js'
 import { checkNewPassword } from '../lib/passwords.js'
 import { sha256Hex } from '../lib/sha256-hex.js'
 import type { PerKeyLimiter } from '../limits/per-key-limiter.js'
 import type { AccountHolderService } from './account-holders.js'
-import type { SessionService } from './sessions.js'
+import type { SessionService, SignedIn } from './sessions.js'
 import { foldEmailCase } from '../lib/email-case.js'
 
 /** The budgets of failed password checks (sign-ins and the current password of a change). */
@@ -20,6 +32,25 @@ export interface SignInGuards {
 
 /** What each check of an email whose hourly failure budget is spent waits before its password is checked. */
 export const SLOW_SIGN_IN_DELAY_MS = 1000
+
+/** A sign-in whose password was right waits this long for its second factor... */
+export const CHALLENGE_TTL_MS = 5 * 60 * 1000
+/** ...and for at most this many wrong codes; then the password is asked again (and counted again). */
+export const CHALLENGE_MAX_FAILURES = 5
+const CHALLENGE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
+
+/** The second step's parts: the holders' second factors and the sign-ins waiting for one. */
+export interface SecondStep {
+  twoFactor: TwoFactorService
+  challenges: TwoFactorRepository
+  auditLog?: Pick<AuditLogService, 'record'>
+  onBackgroundError?: (error: unknown) => void
+  now?: () => number
+}
+
+/** A sign-in's answer: a session, or (the account has a second factor) the token of the step that asks for a code. */
+export type SignInResult =
+  { sessionId: string; signedIn: SignedIn; challenge?: undefined } | { challenge: string; sessionId?: undefined; signedIn?: undefined }
 
 /**
  * Dashboard sign-in with email and password. Failures are counted per client IP, per client IP and
@@ -36,18 +67,126 @@ export class SignInService {
     private readonly sessions: SessionService,
     private readonly guards: SignInGuards,
     private readonly wait: (ms: number) => Promise<unknown> = sleep,
+    private readonly second?: SecondStep,
   ) {}
 
-  /** A new session for the right password; `previousSessionId`, if any, ends (no session fixation). */
-  async signIn(email: string, password: string, from: ClientOrigin, previousSessionId?: string) {
+  /**
+   * A new session for the right password; `previousSessionId`, if any, ends (no session fixation).
+   * When the account has a second factor, no session yet: a challenge token for `completeSignIn`.
+   */
+  async signIn(email: string, password: string, from: ClientOrigin, previousSessionId?: string): Promise<SignInResult> {
     const account = await this.guarded(
       email,
       from.ip ?? '',
       () => this.holders.verify(email, password, from),
       () => new SignInFailedError(),
     )
+    return this.afterPassword(account, from, previousSessionId)
+  }
+
+  /** What follows a right password (a sign-in, or an invitation used): a session, or a challenge when a second factor is on. */
+  async afterPassword(account: AccountRow, from: ClientOrigin, previousSessionId?: string): Promise<SignInResult> {
+    if (this.second && (await this.second.twoFactor.status(account.id)).enabled) {
+      const now = (this.second.now ?? Date.now)()
+      const challenge = randomToken(32)
+      await this.second.challenges.createChallenge(account.id, sha256Hex(challenge), now, now + CHALLENGE_TTL_MS)
+      return { challenge }
+    }
+    return this.startSession(account, false, from, previousSessionId)
+  }
+
+  /**
+   * The second step: the challenge of a right password and a code (TOTP or recovery). Wrong codes
+   * count against the sign-in guards of the account's email, as wrong passwords do, and against an
+   * hourly budget of the account that refuses (unlike the email's, which only slows): whoever gets
+   * here knows the password, and only the code stands between them and the account. Each challenge
+   * also dies after CHALLENGE_MAX_FAILURES wrong codes, so that guessing costs password checks too.
+   */
+  async completeSignIn(challenge: string, code: string, from: ClientOrigin, previousSessionId?: string): Promise<SignInResult> {
+    const second = this.second
+    if (!second || !CHALLENGE_TOKEN_PATTERN.test(challenge)) throw new SignInExpiredError()
+    const now = (second.now ?? Date.now)()
+    const found = await second.challenges.findChallenge(sha256Hex(challenge), now)
+    if (!found) throw new SignInExpiredError()
+    const { account } = found
+    const actor: Actor = { type: 'public', id: null, ...from }
+    await this.guardedCode(account, actor, () => second.twoFactor.check(account.id, code, actor, now)).catch(async (error: unknown) => {
+      if (error instanceof TwoFactorFailedError) {
+        await second.challenges.failChallenge(found.id, CHALLENGE_MAX_FAILURES)
+        second.auditLog
+          ?.record('two_factor.failed', actor, { accountId: account.id, target: { type: 'account', id: account.id } })
+          .catch(second.onBackgroundError ?? (() => {}))
+      }
+      throw error
+    })
+    // Used once: of two requests with the same challenge and right codes, one signs in.
+    if (!(await second.challenges.endChallenge(found.id))) throw new SignInExpiredError()
+    return this.startSession(account, true, from, previousSessionId)
+  }
+
+  /**
+   * Checks a code (TOTP or recovery) under the guards: the sign-in guards of the account's email, as
+   * a password, and the account's own hourly budget of wrong codes, which refuses. Every place that
+   * takes a code goes through here (sign-in, new recovery codes, turning it off): a stolen session
+   * must not become a way to guess codes without limit.
+   */
+  private async guardedCode(account: AccountRow, actor: Actor, check: () => Promise<unknown>): Promise<void> {
+    const accountKey = sha256Hex(`second factor\n${account.id}`)
+    const accountWait = await this.guards.byEmail.take(accountKey)
+    if (accountWait > 0) {
+      throw new RateLimitedError(accountWait, 'Too many wrong codes for this account; wait and try again, or ask the operator.')
+    }
+    await this.guarded(
+      account.email,
+      actor.ip ?? '',
+      async () => ((await check()) ? account : undefined),
+      () => new TwoFactorFailedError(),
+    )
+    await this.guards.byEmail.giveBack(accountKey)
+  }
+
+  private async startSession(
+    account: AccountRow,
+    twoFactor: boolean,
+    from: ClientOrigin,
+    previousSessionId?: string,
+  ): Promise<SignInResult> {
     const { sessionId, expiresAt } = await this.sessions.create(account.id, previousSessionId, undefined, { ...from, name: account.email })
-    return { sessionId, signedIn: this.sessions.signedIn(account, expiresAt) }
+    return { sessionId, signedIn: this.sessions.signedIn(account, expiresAt, twoFactor) }
+  }
+
+  /**
+   * Checks the password of a signed-in holder (turning the second factor off, changing the email)
+   * under the same guard as a sign-in; WrongPasswordError when it is wrong.
+   */
+  async checkPassword(accountId: number, email: string, password: string, actor: Actor): Promise<void> {
+    await this.guarded(
+      email,
+      actor.ip ?? '',
+      () => this.holders.verifyById(accountId, password),
+      () => new WrongPasswordError(),
+    )
+  }
+
+  /** Turns the second factor off: needs the password and a code (or a recovery code), each under its guard. */
+  async disableTwoFactor(account: AccountRow, password: string, code: string, actor: Actor, required: boolean): Promise<void> {
+    const second = this.secondStep()
+    if (required) throw new InvalidRequestError('This server requires two-factor sign-in for every holder: it cannot be turned off.')
+    await this.checkPassword(account.id, account.email, password, actor)
+    await this.guardedCode(account, actor, () => second.twoFactor.check(account.id, code, actor))
+    await second.twoFactor.disable(account.id, actor)
+  }
+
+  /** Ten new recovery codes for a current code (checked under the guards); the earlier ones stop working. */
+  async regenerateRecoveryCodes(account: AccountRow, code: string, actor: Actor): Promise<string[]> {
+    const second = this.secondStep()
+    await this.guardedCode(account, actor, () => second.twoFactor.check(account.id, code, actor))
+    return second.twoFactor.regenerateRecoveryCodes(account.id, actor)
+  }
+
+  private secondStep(): SecondStep {
+    if (!this.second) throw new InvalidRequestError('Two-factor sign-in is not available.')
+    return this.second
   }
 
   /**

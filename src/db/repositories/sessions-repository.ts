@@ -14,8 +14,15 @@ export class SessionsRepository {
     })
   }
 
-  /** The session stored under `tokenHash`, unexpired and used since `idleSince`, with its account. */
-  async findValid(tokenHash: string, now: number, idleSince: number): Promise<{ session: SessionRow; account: AccountRow } | undefined> {
+  /**
+   * The session stored under `tokenHash`, unexpired and used since `idleSince`, with its account and
+   * whether the account has a second factor (a setting may require one before anything else).
+   */
+  async findValid(
+    tokenHash: string,
+    now: number,
+    idleSince: number,
+  ): Promise<{ session: SessionRow; account: AccountRow; twoFactor: boolean } | undefined> {
     const session = await this.db
       .selectFrom('sessions')
       .selectAll()
@@ -24,8 +31,43 @@ export class SessionsRepository {
       .where('last_seen_at', '>', idleSince)
       .executeTakeFirst()
     if (!session) return undefined
-    const account = await this.db.selectFrom('accounts').selectAll().where('id', '=', session.account_id).executeTakeFirst()
-    return account && { session, account }
+    const account = await this.db
+      .selectFrom('accounts')
+      .leftJoin('account_two_factor', 'account_two_factor.account_id', 'accounts.id')
+      .selectAll('accounts')
+      .select('account_two_factor.enabled_at as two_factor_enabled_at')
+      .where('accounts.id', '=', session.account_id)
+      .executeTakeFirst()
+    if (!account) return undefined
+    const { two_factor_enabled_at: enabledAt, ...row } = account
+    return { session, account: row, twoFactor: enabledAt !== null && enabledAt !== undefined }
+  }
+
+  /** The account's sessions still valid at `now` (unexpired, used since `idleSince`), most recently used first. */
+  listValid(accountId: number, now: number, idleSince: number): Promise<SessionRow[]> {
+    return this.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('expires_at', '>', now)
+      .where('last_seen_at', '>', idleSince)
+      .orderBy('last_seen_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute()
+  }
+
+  /** Ends the account's session with row id `id`, with its event; whether there was one (of this account) to end. */
+  async deleteById(accountId: number, id: number, event?: PendingEvent<SessionRow>): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .deleteFrom('sessions')
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .returningAll()
+        .executeTakeFirst()
+      await recordChangeIn(trx, event, row)
+      return row !== undefined
+    })
   }
 
   /** Ends the session stored under `tokenHash`, with its event when there was one to end. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { CsrfFailedError, SignInRequiredError } from '../../errors.js'
+import { CsrfFailedError, SignInRequiredError, TwoFactorEnrolmentRequiredError } from '../../errors.js'
 import type { SignedIn } from '../../services/sessions.js'
 
 declare module 'fastify' {
@@ -62,6 +62,23 @@ export function checkOrigin(app: FastifyInstance) {
 }
 
 /**
+ * What a holder without a second factor may still call where FILESHARE_REQUIRE_TWO_FACTOR is set:
+ * the session (the page learns it must enrol), signing out, and enrolment. Paths under /dashboard/api.
+ */
+const BEFORE_ENROLMENT = new Set([
+  'GET /session',
+  'POST /sign-out',
+  'GET /two-factor',
+  'POST /two-factor/enrol',
+  'POST /two-factor/confirm',
+])
+
+/** Whether the holder must enrol a second factor before anything else (the setting is on, and they have none). */
+export function mustEnrol(app: FastifyInstance, session: { signedIn: SignedIn } | undefined): boolean {
+  return app.config.requireTwoFactor && session !== undefined && !session.signedIn.twoFactor
+}
+
+/**
  * For endpoints of a signed-in holder: 401 without a valid session; on state changes, the session's
  * CSRF token in the X-CSRF-Token header too. Sets `request.principal` so that the API's own file
  * routes serve the dashboard unchanged.
@@ -73,6 +90,10 @@ export function requireSession(app: FastifyInstance) {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       const token = request.headers[CSRF_HEADER]
       if (typeof token !== 'string' || !app.services.sessions.checkCsrfToken(session.id, token)) throw new CsrfFailedError()
+    }
+    if (mustEnrol(app, session)) {
+      const path = (request.routeOptions.url ?? '').replace(/^.*\/dashboard\/api/, '')
+      if (!BEFORE_ENROLMENT.has(`${request.method} ${path}`)) throw new TwoFactorEnrolmentRequiredError()
     }
     // No API key is involved: key id 0 stands for "the dashboard", which may do what any scope allows.
     const { account, limits } = session.signedIn

@@ -3,7 +3,9 @@ import { Type } from 'typebox'
 import { plansWithApiAccess } from '../../services/account-limits.js'
 import { KEY_NAME_MAX_LENGTH } from '../../services/api-keys.js'
 import { PASSWORD_MAX_LENGTH } from '../../lib/passwords.js'
-import type { SignedIn } from '../../services/sessions.js'
+import type { SessionView, SignedIn } from '../../services/sessions.js'
+import type { SignInResult } from '../../services/sign-in.js'
+import type { FastifyReply } from 'fastify'
 import { integerParameters } from '../integer-parameters.js'
 import { actorAddress, actorOf } from '../actor.js'
 import { presentDashboardKey, presentSession } from '../present-dashboard.js'
@@ -34,6 +36,26 @@ const KeyBody = Type.Object({
   expires_in_days: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()])),
 })
 const KeyParams = Type.Object({ key_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
+const SessionParams = Type.Object({ session_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
+/** A TOTP code (6 digits) or a recovery code (16 characters with dashes), with room for spaces typed. */
+const Code = Type.String({ minLength: 1, maxLength: 40 })
+const SecondStepBody = Type.Object({ challenge: Type.String({ maxLength: 100 }), code: Code })
+const CodeBody = Type.Object({ code: Code })
+const DisableTwoFactorBody = Type.Object({ password: Password, code: Code })
+const EmailChangeBody = Type.Object({ new_email: Type.String({ minLength: 1, maxLength: 400 }), password: Password })
+
+const iso = (epochMs: number) => new Date(epochMs).toISOString()
+
+function presentSessionView(session: SessionView) {
+  return {
+    session_id: session.id,
+    device: session.device,
+    ip: session.ip,
+    created_at: iso(session.createdAt),
+    last_seen_at: iso(session.lastSeenAt),
+    current: session.current,
+  }
+}
 
 /**
  * The dashboard's JSON endpoints (/dashboard/api). Signing in and accepting an invitation need a
@@ -44,20 +66,40 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { services, config } = app
   const apiPlans = plansWithApiAccess(config.plans)
 
-  const sessionBody = (signedIn: SignedIn, sessionId: string) =>
-    presentSession(signedIn, {
-      csrfToken: services.sessions.csrfToken(sessionId),
-      apiBaseUrl: `${config.publicUrl}/api/v1`,
-      apiPlans,
-      scanMode: services.scanPolicy.mode,
-    })
+  const sessionBody = async (signedIn: SignedIn, sessionId: string) => {
+    const pending = await services.emailChanges.pending(signedIn.account.id)
+    return {
+      ...presentSession(signedIn, {
+        csrfToken: services.sessions.csrfToken(sessionId),
+        apiBaseUrl: `${config.publicUrl}/api/v1`,
+        apiPlans,
+        scanMode: services.scanPolicy.mode,
+      }),
+      // `required` and not `enabled`: every page but Settings is closed until the holder enrols.
+      two_factor: { enabled: signedIn.twoFactor, required: config.requireTwoFactor },
+      pending_email: pending ? { new_email: pending.newEmail, requested_at: iso(pending.requestedAt) } : null,
+    }
+  }
+
+  /** A session (cookie and body), or the second step's challenge: no cookie until the code is given. */
+  const signInAnswer = async (reply: FastifyReply, result: SignInResult) => {
+    if (result.challenge !== undefined) return { success: true as const, two_factor_required: true as const, challenge: result.challenge }
+    setSessionCookie(app, reply, result.sessionId)
+    return sessionBody(result.signedIn, result.sessionId)
+  }
 
   app.post('/sign-in', { onRequest: checkOrigin(app), schema: { body: SignInBody } }, async (request, reply) => {
     const { email, password } = request.body
     // Always a new session id, whatever cookie came in; the old session (if any) ends.
-    const { sessionId, signedIn } = await services.signIn.signIn(email, password, actorAddress(request), request.cookies[SESSION_COOKIE])
-    setSessionCookie(app, reply, sessionId)
-    return sessionBody(signedIn, sessionId)
+    const result = await services.signIn.signIn(email, password, actorAddress(request), request.cookies[SESSION_COOKIE])
+    return signInAnswer(reply, result)
+  })
+
+  // The second step of a holder with a second factor: the challenge of the first and a code.
+  app.post('/sign-in/two-factor', { onRequest: checkOrigin(app), schema: { body: SecondStepBody } }, async (request, reply) => {
+    const { challenge, code } = request.body
+    const result = await services.signIn.completeSignIn(challenge, code, actorAddress(request), request.cookies[SESSION_COOKIE])
+    return signInAnswer(reply, result)
   })
 
   app.post('/invite', { onRequest: checkOrigin(app), schema: { body: InviteBody } }, async (request, reply) => {
@@ -67,10 +109,10 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       undefined,
       actorAddress(request),
     )
-    const { sessionId } = await services.sessions.create(accountId, request.cookies[SESSION_COOKIE], undefined, actorAddress(request))
-    const signedIn = await services.sessions.find(sessionId)
-    setSessionCookie(app, reply, sessionId)
-    return sessionBody(signedIn!, sessionId)
+    // A holder with a second factor (an operator's password reset) still gives a code.
+    const account = await services.accountHolders.account(accountId)
+    const result = await services.signIn.afterPassword(account, actorAddress(request), request.cookies[SESSION_COOKIE])
+    return signInAnswer(reply, result)
   })
 
   // A POST, so that the token stays out of URLs (and access logs), as the fragment keeps it out of the browser's requests.
@@ -98,6 +140,75 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     signedIn.post('/sign-out-everywhere', async (request, reply) => {
       await services.sessions.endAll(request.principal.account.id, actorOf(request))
       clearSessionCookie(app, reply)
+      return { success: true as const }
+    })
+
+    // The holder's sessions (device, address and times; never a token), this one marked.
+    signedIn.get('/sessions', async (request) => {
+      const { id } = request.dashboardSession!
+      const sessions = await services.sessions.list(request.principal.account.id, id)
+      return { success: true as const, sessions: sessions.map(presentSessionView) }
+    })
+
+    // Signs one session out (another device's, or this one: then the cookie goes too).
+    signedIn.delete(
+      '/sessions/:session_id',
+      { preValidation: integerParameters('params', SessionParams), schema: { params: SessionParams } },
+      async (request, reply) => {
+        const own = (await services.sessions.list(request.principal.account.id, request.dashboardSession!.id)).find((s) => s.current)
+        await services.sessions.endById(request.principal.account.id, request.params.session_id, actorOf(request))
+        if (own?.id === request.params.session_id) clearSessionCookie(app, reply)
+        return { success: true as const }
+      },
+    )
+
+    // ---- Two-factor sign-in (TOTP): enrol, confirm, recovery codes, turn off ----
+
+    signedIn.get('/two-factor', async (request) => {
+      const status = await services.twoFactor.status(request.principal.account.id)
+      return {
+        success: true as const,
+        enabled: status.enabled,
+        required: config.requireTwoFactor,
+        recovery_codes_left: status.recoveryCodesLeft,
+      }
+    })
+
+    // The secret is shown here once, to the holder's own page (no-store), and never logged.
+    signedIn.post('/two-factor/enrol', async (request) => {
+      const { account } = request.principal
+      const enrolment = await services.twoFactor.startEnrolment(account.id, account.email)
+      return { success: true as const, secret: enrolment.secret, otpauth_uri: enrolment.uri, qr_svg: enrolment.qrSvg }
+    })
+
+    signedIn.post('/two-factor/confirm', { schema: { body: CodeBody } }, async (request) => {
+      const codes = await services.twoFactor.confirmEnrolment(request.principal.account.id, request.body.code, actorOf(request))
+      return { success: true as const, recovery_codes: codes }
+    })
+
+    signedIn.post('/two-factor/recovery-codes', { schema: { body: CodeBody } }, async (request) => {
+      const codes = await services.signIn.regenerateRecoveryCodes(request.principal.account, request.body.code, actorOf(request))
+      return { success: true as const, recovery_codes: codes }
+    })
+
+    // Needs the password (under the sign-in guard) and a code.
+    signedIn.post('/two-factor/disable', { schema: { body: DisableTwoFactorBody } }, async (request) => {
+      const { password, code } = request.body
+      await services.signIn.disableTwoFactor(request.principal.account, password, code, actorOf(request), config.requireTwoFactor)
+      return { success: true as const }
+    })
+
+    // ---- Email change, confirmed by the operator (no mail is sent) ----
+
+    signedIn.post('/email', { schema: { body: EmailChangeBody } }, async (request) => {
+      const { account } = request.principal
+      await services.signIn.checkPassword(account.id, account.email, request.body.password, actorOf(request))
+      const pending = await services.emailChanges.request(account.id, account.email, request.body.new_email, actorOf(request))
+      return { success: true as const, pending_email: { new_email: pending.newEmail, requested_at: iso(pending.requestedAt) } }
+    })
+
+    signedIn.delete('/email', async (request) => {
+      await services.emailChanges.cancel(request.principal.account.id, actorOf(request))
       return { success: true as const }
     })
 

@@ -6,7 +6,7 @@ import cookie from '@fastify/cookie'
 import fastifyStatic from '@fastify/static'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { loadSession } from '../plugins/dashboard-session.js'
+import { loadSession, mustEnrol } from '../plugins/dashboard-session.js'
 import { sendNotFound } from '../plugins/error-handler.js'
 import { dashboardApiRoutes } from './dashboard-api.js'
 import { serveTusClient } from '../tus-client-assets.js'
@@ -70,6 +70,10 @@ const PAGE_HEADS: Partial<Record<PageName, string>> = {
     '<link rel="stylesheet" href="assets/swagger-ui/swagger-ui.css">\n    <link rel="stylesheet" href="assets/reference.css">\n' +
     '    <script src="assets/swagger-ui/swagger-ui-bundle.js"></script>',
   'get-started': '<link rel="stylesheet" href="assets/get-started.css">',
+  // Two-factor sign-in, sessions, email change and the width of their fields.
+  'sign-in': '<link rel="stylesheet" href="assets/account.css">',
+  invite: '<link rel="stylesheet" href="assets/account.css">',
+  settings: '<link rel="stylesheet" href="assets/account.css">',
 }
 
 /** Fills the layout with one page. Pages hold no user data: it arrives as JSON and goes in as text. */
@@ -146,6 +150,9 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const signedIn = request.dashboardSession !== undefined
       if (!PAGES[name].public && !signedIn) return redirect(reply, 'sign-in', 303)
       if (name === 'sign-in' && signedIn) return redirect(reply, 'files', 303)
+      // A holder the operator requires a second factor of, without one: Settings (where they enrol) only.
+      if (!PAGES[name].public && name !== 'settings' && mustEnrol(app, request.dashboardSession))
+        return redirect(reply, 'settings#security', 303)
       return reply.type('text/html; charset=utf-8').send(pages.get(name))
     })
   }

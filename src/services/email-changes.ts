@@ -1,0 +1,77 @@
+import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
+import type { EmailChangesRepository } from '../db/repositories/email-changes-repository.js'
+import { InvalidParameterError, NotFoundError } from '../errors.js'
+import { foldEmailCase } from '../lib/email-case.js'
+import { AuditTrail, OPERATOR_ACTOR, type Actor } from './audit.js'
+
+/** The shape an account email must have (as `fileshare account create` checks it, services/accounts.ts). */
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/
+const EMAIL_MAX_LENGTH = 320
+
+export interface PendingEmailChange {
+  newEmail: string
+  requestedAt: number
+}
+
+/**
+ * A holder's change of email address. No mail is sent (the service has none), so nothing proves
+ * the holder owns the new address: the change waits until the operator confirms it with
+ * `fileshare account confirm-email ACCOUNT_ID`, and the old address signs in until then. The rules
+ * of account emails hold: unique regardless of ASCII letter case (lib/email-case.ts).
+ */
+export class EmailChangeService {
+  constructor(
+    private readonly changes: EmailChangesRepository,
+    private readonly accounts: AccountsRepository,
+    private readonly trail: AuditTrail,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async pending(accountId: number): Promise<PendingEmailChange | undefined> {
+    const row = await this.changes.find(accountId)
+    return row && { newEmail: row.new_email, requestedAt: row.requested_at }
+  }
+
+  /** Asks for a change (the caller checked the password); replaces one asked for before. */
+  async request(accountId: number, currentEmail: string, newEmail: string, actor: Actor, now = this.now()): Promise<PendingEmailChange> {
+    const email = newEmail.trim()
+    if (!EMAIL_PATTERN.test(email) || email.length > EMAIL_MAX_LENGTH) {
+      throw new InvalidParameterError('Enter an email address, such as name@example.com.')
+    }
+    if (foldEmailCase(email) === foldEmailCase(currentEmail)) throw new InvalidParameterError('This is your email address already.')
+    const holder = await this.accounts.findByEmail(email)
+    if (holder) throw new InvalidParameterError('Another account has this email address.')
+    const event = this.trail.row('email.change_requested', actor, {
+      accountId,
+      target: { type: 'account', id: accountId },
+      details: { new_email: email },
+    })
+    await this.changes.request(accountId, email, now, event)
+    return { newEmail: email, requestedAt: now }
+  }
+
+  /** Withdraws the pending change; NotFoundError when none is pending. */
+  async cancel(accountId: number, actor: Actor): Promise<void> {
+    const event = this.trail.row('email.change_cancelled', actor, { accountId, target: { type: 'account', id: accountId } })
+    if (!(await this.changes.cancel(accountId, event))) throw new NotFoundError('No email change is pending.')
+  }
+
+  /** The operator's list: every pending change, oldest first. */
+  async listPending() {
+    const rows = await this.changes.listPending()
+    return rows.map((row) => ({ accountId: row.account_id, email: row.email, newEmail: row.new_email, requestedAt: row.requested_at }))
+  }
+
+  /** The operator confirms: the account's email becomes the new one. NotFoundError when none is pending. */
+  async confirm(accountId: number, actor: Actor = OPERATOR_ACTOR) {
+    const done = await this.changes.confirm(accountId, ({ oldEmail, newEmail }) =>
+      this.trail.row('email.changed', actor, {
+        accountId,
+        target: { type: 'account', id: accountId },
+        details: { old_email: oldEmail, new_email: newEmail },
+      }),
+    )
+    if (!done) throw new NotFoundError(`Account ${accountId} has no pending email change.`)
+    return done
+  }
+}

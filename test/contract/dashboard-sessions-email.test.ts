@@ -1,0 +1,222 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestApp, type TestApp } from '../helpers/test-app.js'
+
+/**
+ * Issue 37, "Protect the account", over HTTP on both stacks: the holder's list of sessions (device,
+ * address as FILESHARE_AUDIT_IP keeps it, times, this one marked) with sign-out per session, and an
+ * email change that waits for the operator (the old address signs in until it is confirmed).
+ */
+const PASSWORD = 'correct horse battery staple'
+const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:135.0) Gecko/20100101 Firefox/135.0'
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.2 Mobile/15E148 Safari/604.1'
+
+let counter = 0
+
+interface Session {
+  id: string
+  csrf: string
+}
+
+function cookieOf(response: Response): string | undefined {
+  const header = response.headers.getSetCookie().find((cookie) => cookie.startsWith('fileshare_session='))
+  return header?.split(';')[0]!.slice('fileshare_session='.length)
+}
+
+function post(t: TestApp, path: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${t.url}/dashboard/api/${path}`, {
+    method: 'POST',
+    headers: { origin: t.url, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
+}
+
+function call(t: TestApp, session: Session, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${t.url}/dashboard/api/${path}`, {
+    method,
+    headers: {
+      origin: t.url,
+      cookie: `fileshare_session=${session.id}`,
+      'x-csrf-token': session.csrf,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+}
+
+async function createHolder(t: TestApp, email = `holder${++counter}-${Date.now()}@example.test`) {
+  const { accountId } = await t.createAccount('pro', email)
+  await t.app.services.accountHolders.setPassword(accountId, PASSWORD)
+  return { accountId, email }
+}
+
+async function signIn(t: TestApp, email: string, headers: Record<string, string> = {}): Promise<Session> {
+  const response = await post(t, 'sign-in', { email, password: PASSWORD }, headers)
+  expect(response.status).toBe(200)
+  return { id: cookieOf(response)!, csrf: ((await response.json()) as { csrf_token: string }).csrf_token }
+}
+
+async function expectError(response: Response, status: number, code: string) {
+  expect(response.status).toBe(status)
+  expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code)
+}
+
+interface ListedSession {
+  session_id: number
+  device: string | null
+  ip: string | null
+  created_at: string
+  last_seen_at: string
+  current: boolean
+}
+
+async function listSessions(t: TestApp, session: Session): Promise<ListedSession[]> {
+  const response = await call(t, session, 'GET', 'sessions')
+  expect(response.status).toBe(200)
+  return ((await response.json()) as { sessions: ListedSession[] }).sessions
+}
+
+let t: TestApp
+beforeAll(async () => {
+  t = await startTestApp({ FILESHARE_TRUST_PROXY: 'true', FILESHARE_SIGN_IN_ACCOUNT_FAILURES_PER_MINUTE: '50' })
+})
+afterAll(async () => {
+  await t?.close()
+})
+
+describe('active sessions', () => {
+  it('lists the holder’s sessions with device, truncated address and times; this one is marked; no token is shown', async () => {
+    const holder = await createHolder(t)
+    const laptop = await signIn(t, holder.email, { 'user-agent': FIREFOX, 'x-forwarded-for': '198.51.100.23' })
+    const phone = await signIn(t, holder.email, { 'user-agent': IPHONE, 'x-forwarded-for': '2001:db8:1234:5678::9' })
+    const other = await createHolder(t)
+    await signIn(t, other.email, { 'user-agent': FIREFOX })
+
+    const listed = await listSessions(t, laptop)
+    expect(listed).toHaveLength(2)
+    // Most recently used first: the phone signed in last.
+    expect(listed.map((s) => [s.device, s.ip, s.current])).toEqual([
+      ['Safari on iOS', '2001:db8:1234::', false],
+      ['Firefox on Windows', '198.51.100.0', true],
+    ])
+    for (const s of listed) {
+      expect(Date.parse(s.created_at)).toBeGreaterThan(Date.now() - 60_000)
+      expect(Date.parse(s.last_seen_at)).toBeGreaterThanOrEqual(Date.parse(s.created_at))
+    }
+    const text = JSON.stringify(listed)
+    expect(text).not.toContain(laptop.id)
+    expect(text).not.toContain(phone.id)
+    expect((await listSessions(t, phone)).map((s) => s.current)).toEqual([true, false])
+  })
+
+  it('signs out one session: that one ends, this one goes on; another account’s session or an unknown id is 404', async () => {
+    const holder = await createHolder(t)
+    const here = await signIn(t, holder.email, { 'user-agent': FIREFOX })
+    const there = await signIn(t, holder.email, { 'user-agent': IPHONE })
+    const stranger = await createHolder(t)
+    const strangers = await signIn(t, stranger.email)
+    const [strangerRow] = await listSessions(t, strangers)
+
+    const [thereRow] = (await listSessions(t, here)).filter((s) => !s.current)
+    // Without the CSRF token: refused.
+    await expectError(
+      await call(t, here, 'DELETE', `sessions/${thereRow!.session_id}`, undefined, { 'x-csrf-token': 'x' }),
+      403,
+      'csrf_failed',
+    )
+    const ended = await call(t, here, 'DELETE', `sessions/${thereRow!.session_id}`)
+    expect(ended.status).toBe(200)
+    expect(cookieOf(ended)).toBeUndefined()
+    expect((await call(t, there, 'GET', 'session')).status).toBe(401)
+    expect((await call(t, here, 'GET', 'session')).status).toBe(200)
+
+    await expectError(await call(t, here, 'DELETE', `sessions/${strangerRow!.session_id}`), 404, 'not_found')
+    expect((await call(t, strangers, 'GET', 'session')).status).toBe(200)
+    await expectError(await call(t, here, 'DELETE', `sessions/${thereRow!.session_id}`), 404, 'not_found')
+    await expectError(await call(t, here, 'DELETE', 'sessions/abc'), 400, 'invalid_parameter')
+
+    // The audit log names the session ended, never a token.
+    const events = await t.app.services.auditLog.list(holder.accountId, { limit: 10 })
+    const signedOut = events.events.find((event) => event.action === 'session.signed_out')
+    expect(signedOut).toMatchObject({ target: { type: 'session', id: thereRow!.session_id } })
+  })
+
+  it('signing out this session from the list clears its cookie', async () => {
+    const holder = await createHolder(t)
+    const here = await signIn(t, holder.email)
+    const [row] = await listSessions(t, here)
+    const ended = await call(t, here, 'DELETE', `sessions/${row!.session_id}`)
+    expect(ended.status).toBe(200)
+    expect(ended.headers.getSetCookie().join()).toMatch(/fileshare_session=;/)
+    expect((await call(t, here, 'GET', 'session')).status).toBe(401)
+  })
+})
+
+describe('email change', () => {
+  it('needs the password; waits for the operator while the old address signs in; then only the new one does', async () => {
+    const holder = await createHolder(t)
+    const session = await signIn(t, holder.email)
+    const newEmail = `New-${holder.email}`
+
+    await expectError(await call(t, session, 'POST', 'email', { new_email: newEmail, password: 'not my password' }), 400, 'wrong_password')
+    await expectError(
+      await call(t, session, 'POST', 'email', { new_email: 'not an address', password: PASSWORD }),
+      400,
+      'invalid_parameter',
+    )
+    await expectError(
+      await call(t, session, 'POST', 'email', { new_email: holder.email.toUpperCase(), password: PASSWORD }),
+      400,
+      'invalid_parameter',
+    )
+    const asked = await call(t, session, 'POST', 'email', { new_email: ` ${newEmail} `, password: PASSWORD })
+    expect(asked.status).toBe(200)
+    expect(((await asked.json()) as { pending_email: { new_email: string } }).pending_email.new_email).toBe(newEmail)
+    const body = (await (await call(t, session, 'GET', 'session')).json()) as { account: { email: string }; pending_email: unknown }
+    expect(body.account.email).toBe(holder.email)
+    expect(body.pending_email).toEqual({ new_email: newEmail, requested_at: expect.any(String) })
+
+    // Pending: the old address signs in, the new one does not.
+    await signIn(t, holder.email)
+    await expectError(await post(t, 'sign-in', { email: newEmail, password: PASSWORD }), 401, 'sign_in_failed')
+
+    const done = await t.app.services.emailChanges.confirm(holder.accountId)
+    expect(done).toMatchObject({ oldEmail: holder.email, account: { email: newEmail } })
+    await signIn(t, newEmail.toLowerCase())
+    await expectError(await post(t, 'sign-in', { email: holder.email, password: PASSWORD }), 401, 'sign_in_failed')
+    expect(((await (await call(t, session, 'GET', 'session')).json()) as { pending_email: unknown }).pending_email).toBeNull()
+
+    const actions = (await t.app.services.auditLog.list(holder.accountId, { limit: 20 })).events.map((event) => event.action)
+    expect(actions).toContain('email.change_requested')
+    expect(actions).toContain('email.changed')
+  })
+
+  it('an address another account has, in any letter case, is refused when asked and when confirmed', async () => {
+    const holder = await createHolder(t)
+    const taken = await createHolder(t)
+    const session = await signIn(t, holder.email)
+    await expectError(
+      await call(t, session, 'POST', 'email', { new_email: taken.email.toUpperCase(), password: PASSWORD }),
+      400,
+      'invalid_parameter',
+    )
+    // Free when asked, taken before the operator confirms: refused then, and nothing changes.
+    const later = `later-${holder.email}`
+    expect((await call(t, session, 'POST', 'email', { new_email: later, password: PASSWORD })).status).toBe(200)
+    await t.createAccount('pro', later.toUpperCase())
+    await expect(t.app.services.emailChanges.confirm(holder.accountId)).rejects.toMatchObject({ code: 'invalid_parameter' })
+    await signIn(t, holder.email)
+  })
+
+  it('a new request replaces the pending one; cancelling removes it (then 404)', async () => {
+    const holder = await createHolder(t)
+    const session = await signIn(t, holder.email)
+    await call(t, session, 'POST', 'email', { new_email: `first-${holder.email}`, password: PASSWORD })
+    await call(t, session, 'POST', 'email', { new_email: `second-${holder.email}`, password: PASSWORD })
+    expect(await t.app.services.emailChanges.pending(holder.accountId)).toMatchObject({ newEmail: `second-${holder.email}` })
+    expect((await call(t, session, 'DELETE', 'email')).status).toBe(200)
+    await expectError(await call(t, session, 'DELETE', 'email'), 404, 'not_found')
+    await expect(t.app.services.emailChanges.confirm(holder.accountId)).rejects.toMatchObject({ code: 'not_found' })
+  })
+})
