@@ -71,3 +71,42 @@ describe('withStatementCache (SQLite)', () => {
     expect(prepare).toHaveBeenCalledTimes(502)
   })
 })
+
+describe('readNow (SQLite reads round Kysely)', () => {
+  let database: SQLite.Database
+  afterEach(() => database.close())
+
+  function open() {
+    database = new SQLite(':memory:')
+    database.exec('create table t (n integer)')
+    database.exec('insert into t values (1), (2), (3)')
+    return withStatementCache(database)
+  }
+
+  it('reads at once with the cached statement, as arrays where the SQL asks for them', () => {
+    const cached = open()
+    expect(cached.readNow('select n from t where n > ? order by n', [1])).toEqual([{ n: 2 }, { n: 3 }])
+    expect(cached.readNow(`${ROWS_AS_ARRAYS}select n, n * 2 from t where n = ?`, [2])).toEqual([[2, 4]])
+    expect(cached.prepare('select n from t where n > ? order by n')).toBe(cached.prepare('select n from t where n > ? order by n'))
+  })
+
+  it('declines while a transaction is open on the connection: it would read uncommitted rows', () => {
+    const cached = open()
+    database.exec('begin')
+    database.exec('insert into t values (4)')
+    expect(cached.readNow('select count(*) as c from t', [])).toBeUndefined()
+    database.exec('rollback')
+    expect(cached.readNow('select count(*) as c from t', [])).toEqual([{ c: 3 }])
+  })
+
+  it('declines a statement that writes, without running it', () => {
+    const cached = open()
+    expect(cached.readNow('insert into t values (?)', [9])).toBeUndefined()
+    expect(database.prepare('select count(*) as c from t').get()).toEqual({ c: 3 })
+  })
+
+  it('declines a read that fails, for Kysely to run and report', () => {
+    const cached = open()
+    expect(cached.readNow('select abs(?) as a', [-9223372036854775808n])).toBeUndefined()
+  })
+})

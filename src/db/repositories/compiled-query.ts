@@ -1,6 +1,6 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely'
 import type { Database } from '../schema.js'
-import { ROWS_AS_ARRAYS } from '../statement-cache.js'
+import { directReadsOf, ROWS_AS_ARRAYS } from '../statement-cache.js'
 
 /** Stand-ins for the parameters while the query is compiled: values no real argument takes. */
 const MARKERS = [-1_000_000_001.5, -1_000_000_002.5, -1_000_000_003.5, -1_000_000_004.5]
@@ -36,8 +36,12 @@ export function compiledOnce<Args extends number[], Row>(
     if (slots.filter((slot) => slot === arg).length !== 1)
       throw new Error(`compiledOnce: parameter ${arg} must appear once in ${compiled.sql}`)
   }
+  // On SQLite (statement-cache.ts), straight on the connection when no transaction is open there.
+  const direct = directReadsOf(db)
   return async (...args) => {
     const parameters = slots.map((slot, index) => (slot < 0 ? compiled.parameters[index] : args[slot]))
+    const rows = direct?.readNow(compiled.sql, parameters)
+    if (rows !== undefined) return rows as Row[]
     const query: CompiledQuery<Row> = { ...compiled, parameters }
     return (await db.executeQuery(query)).rows
   }
