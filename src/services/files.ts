@@ -121,9 +121,20 @@ export class FileService {
       }
       return { owner, blob, filename: sanitizeFilename(clientFilename), reservation: held }
     } catch (error) {
-      await held.release().catch(this.onBackgroundError)
+      await this.giveBack(held, error)
       throw error
     }
+  }
+
+  /**
+   * Gives a failed upload's reservation back: before the answer, unless the failure was a backend
+   * that stopped answering (the database may be that backend: the release would hold the answer
+   * one more timeout). Then it goes on behind the answer; if it fails too, the reservation lapses
+   * when its lease does (RESERVATION_LEASE_MS) and the collector gives it back.
+   */
+  private giveBack(reservation: UploadReservation, cause: unknown): Promise<void> {
+    const releasing = reservation.release().catch(this.onBackgroundError)
+    return cause instanceof ServiceUnavailableError ? Promise.resolve() : releasing
   }
 
   /**
@@ -166,7 +177,7 @@ export class FileService {
       // A database that stopped answering may still apply the insert once it is back (the chaos
       // soak saw a row left without its bytes): the bytes stay, and the collector removes them
       // after its grace period only if no row names them.
-      if (error instanceof ServiceUnavailableError) await staged.reservation.release().catch(this.onBackgroundError)
+      if (error instanceof ServiceUnavailableError) await this.giveBack(staged.reservation, error)
       else await this.discard(staged)
       throw error
     }

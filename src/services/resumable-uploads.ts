@@ -302,10 +302,15 @@ export class ResumableUploadService {
           if (error instanceof FileTooLargeError) throw await this.overLimit(row, token)
           // Its request stopped taking files while the chunk came: the upload ends here.
           if (error instanceof UploadRequestUnavailableError) throw await this.endForRequest(row, token)
-          // What a deferred length reserved for bytes that never came goes back.
+          // What a deferred length reserved for bytes that never came goes back: before the answer,
+          // unless the database may be what failed (it would hold the answer two more timeouts);
+          // then behind it, and what it cannot give back, the next chunk or the upload's end does.
           if (row.length === null) {
-            const committed = (await this.uploads.findById(row.id))?.upload_offset ?? row.upload_offset
-            await this.uploads.shrinkReservation(row.id, committed).catch(this.onBackgroundError)
+            const shrinking = this.uploads
+              .findById(row.id)
+              .then((found) => this.uploads.shrinkReservation(row.id, found?.upload_offset ?? row.upload_offset))
+              .catch(this.onBackgroundError)
+            if (!(error instanceof ServiceUnavailableError)) await shrinking
           }
           throw error
         }

@@ -1,0 +1,196 @@
+import fs from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp, type App } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import {
+  cleanRedisPrefix,
+  createPgSchema,
+  dropPgSchema,
+  isPostgresReachable,
+  isRedisReachable,
+  newRedisPrefix,
+  PG_URL,
+  REDIS_URL,
+  S3RVER_CREDENTIALS,
+  scaleOutEnv,
+  startS3rver,
+  type TestS3rver,
+} from '../helpers/scale-out-env.js'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
+import { bearer, fileForm, makeTempDir } from '../helpers/test-app.js'
+
+const [postgresReachable, redisReachable] = await Promise.all([isPostgresReachable(), isRedisReachable()])
+if (!postgresReachable || !redisReachable)
+  console.warn('SKIPPING test/scale-out/backend-freeze-timing.test.ts: PostgreSQL or Redis does not answer.')
+
+const BACKEND_TIMEOUT_MS = 2_000
+const POOL_SIZE = 3
+/**
+ * What a request may take beyond the one timeout: the work it does anyway, on a loaded 2-core
+ * machine (well under the second timeout that the defects cost).
+ */
+const MARGIN_MS = 1_500
+const TUS = { 'tus-resumable': '1.0.0' }
+
+/**
+ * The chaos soak froze PostgreSQL and S3 under a load busier than the connection pool: requests
+ * answered their 503 after two or three backend timeouts (a wait for a pooled connection, then the
+ * query's own timeout; a failed upload's cleanup). Each must answer within one timeout (plus the
+ * margin of the work it does anyway), however many requests wait for the pool.
+ */
+describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen backend costs a request one timeout, not two', () => {
+  let s3: TestS3rver
+  let schema: string
+  let redisPrefix: string
+  let dataDir: string
+  let proxies: { database: TcpProxy; storage: TcpProxy }
+  let app: App
+  let api: string
+  let apiKey: string
+
+  beforeAll(async () => {
+    process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
+    process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
+    ;[s3, schema] = await Promise.all([startS3rver('fileshare-freeze'), createPgSchema()])
+    redisPrefix = newRedisPrefix('freeze')
+    const [database, storage] = await Promise.all([
+      startTcpProxy(Number(new URL(PG_URL).port)),
+      startTcpProxy(Number(new URL(s3.endpoint).port)),
+    ])
+    proxies = { database, storage }
+    const databaseUrl = new URL(PG_URL)
+    databaseUrl.port = String(database.port)
+    dataDir = await makeTempDir()
+    const config = loadConfig({
+      FILESHARE_DATA_DIR: dataDir,
+      FILESHARE_LOG_LEVEL: 'silent',
+      // Keys stay cached (the default): a request passes its authentication and meets the frozen
+      // database at its own queries, as in the chaos soak.
+      FILESHARE_CACHE_TTL_MS: '4000',
+      FILESHARE_BACKEND_TIMEOUT_MS: String(BACKEND_TIMEOUT_MS),
+      FILESHARE_DATABASE_POOL_SIZE: String(POOL_SIZE),
+      ...scaleOutEnv({
+        schema,
+        bucket: s3.bucket,
+        s3Endpoint: `http://127.0.0.1:${storage.port}`,
+        databaseUrl: databaseUrl.href,
+        redisUrl: REDIS_URL,
+        redisPrefix,
+      }),
+    })
+    app = await buildApp(config)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    api = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1`
+    ;({ apiKey } = await app.services.accounts.create('freeze@example.test', 'pro'))
+    expect((await upload()).status).toBe(201)
+  })
+
+  afterAll(async () => {
+    await app?.close()
+    await Promise.all(Object.values(proxies ?? {}).map((proxy) => proxy.close()))
+    await Promise.all([s3?.close(), schema && dropPgSchema(schema), redisPrefix && cleanRedisPrefix(redisPrefix)])
+    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true })
+  })
+
+  const upload = () =>
+    fetch(`${api}/files/upload`, { method: 'POST', headers: bearer(apiKey), body: fileForm('bytes of a frozen day', 'f.txt') })
+  const list = () => fetch(`${api}/files`, { headers: bearer(apiKey) })
+  async function createUpload(length?: number): Promise<string> {
+    const response = await fetch(`${api}/uploads`, {
+      method: 'POST',
+      headers: {
+        ...bearer(apiKey),
+        ...TUS,
+        ...(length === undefined ? { 'upload-defer-length': '1' } : { 'upload-length': String(length) }),
+      },
+    })
+    expect(response.status).toBe(201)
+    return new URL(response.headers.get('location')!, api).href
+  }
+  /**
+   * A request body that sends `before` bytes, then waits for `gate`, then sends `after` bytes: the
+   * request is past its authentication and its first queries when the backend freezes.
+   */
+  function gatedBody(before: number, gate: Promise<void>, after: number): ReadableStream<Uint8Array> {
+    let step = 0
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        step++
+        if (step === 1) controller.enqueue(new Uint8Array(before).fill(6))
+        else if (step === 2) {
+          await gate
+          await sleep(100)
+          controller.enqueue(new Uint8Array(after).fill(7))
+        } else controller.close()
+      },
+    })
+  }
+
+  async function expectWhole() {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if ((await list()).status === 200 && (await upload()).status === 201) return
+      await sleep(100)
+    }
+    throw new Error('the service was not whole again within 10 s')
+  }
+
+  it('PostgreSQL frozen while uploads stream and more requests than the pool has connections wait: each answers 503 within one timeout of the freeze', async () => {
+    const fixed = await createUpload(3 * 1024 * 1024)
+    const deferred = await createUpload()
+    let freeze!: () => void
+    const frozen = new Promise<void>((resolve) => (freeze = resolve))
+    const streaming = (name: string, url: string, method: string, body: ReadableStream<Uint8Array>, headers: Record<string, string>) =>
+      (async () => {
+        const response = await fetch(url, { method, headers: { ...bearer(apiKey), ...headers }, body, duplex: 'half' } as RequestInit)
+        await response.arrayBuffer().catch(() => {})
+        return { name, status: response.status, retryAfter: response.headers.get('retry-after'), endedAt: Date.now() }
+      })()
+    const boundary = 'frozenboundary'
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    )
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`)
+    const multipartBody = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(head)
+        controller.enqueue(new Uint8Array(256 * 1024).fill(1))
+        await frozen
+        await sleep(100)
+        controller.enqueue(new Uint8Array(256 * 1024).fill(2))
+        controller.enqueue(tail)
+        controller.close()
+      },
+    })
+    const patchHeaders = { ...TUS, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }
+    const inFlight = [
+      streaming('patch', fixed, 'PATCH', gatedBody(1024 * 1024, frozen, 2 * 1024 * 1024), patchHeaders),
+      streaming('patch, deferred length', deferred, 'PATCH', gatedBody(512 * 1024, frozen, 512 * 1024), patchHeaders),
+      streaming('upload', `${api}/files/upload`, 'POST', multipartBody, { 'content-type': `multipart/form-data; boundary=${boundary}` }),
+    ]
+    // Past their authentication and their first queries.
+    await sleep(500)
+    proxies.database.freeze()
+    const frozenAt = Date.now()
+    freeze()
+    let results
+    try {
+      // More requests than the pool has connections, while the uploads wait on theirs.
+      const waiting = Array.from({ length: 2 * POOL_SIZE }, async (_, i) => {
+        await sleep(i * 50)
+        const response = await list()
+        await response.arrayBuffer()
+        return { name: `list ${i}`, status: response.status, retryAfter: response.headers.get('retry-after'), endedAt: Date.now() }
+      })
+      results = await Promise.all([...inFlight, ...waiting])
+    } finally {
+      proxies.database.thaw()
+    }
+    for (const result of results) {
+      expect(result, result.name).toMatchObject({ status: 503, retryAfter: '5' })
+      expect(result.endedAt - frozenAt, result.name).toBeLessThan(BACKEND_TIMEOUT_MS + MARGIN_MS + 400)
+    }
+    await expectWhole()
+  })
+})
