@@ -229,17 +229,23 @@ describe.skipIf(!chromiumAvailable)('links and expiry in the dashboard', () => {
     // Default first, then the newest.
     expect(await panel.locator('.link-title').allTextContents()).toEqual(['Default link', 'for the auditors'])
 
-    // Copy (plain http: the page falls back to a selection); the message is next to the list, and focus stays on the button.
+    // Copy (plain http: the page falls back to a selection); the button says so, a live region beside it too, and focus stays on the button.
     await desktop.evaluate(`document.addEventListener('copy', () => { window.copied = String(getSelection()) }, { once: true })`)
     const copy = item.getByRole('button', { name: `Copy URL of the link “for the auditors” of ${FILE_NAME}` })
     await copy.click()
     expect(await desktop.evaluate('window.copied')).toBe(protectedUrl)
-    expect(await panel.locator('.links-status').textContent()).toBe(`Copied the URL of the link “for the auditors” of ${FILE_NAME}.`)
-    expect(await desktop.evaluate('document.activeElement?.textContent')).toBe('Copy URL')
+    await eventually(() => item.locator('.action-note[role=status]').textContent()).toBe(
+      `Copied the URL of the link “for the auditors” of ${FILE_NAME}.`,
+    )
+    expect(await desktop.evaluate('document.activeElement?.textContent')).toBe('Copied')
+    expect(await desktop.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe(
+      `Copy URL of the link “for the auditors” of ${FILE_NAME}`,
+    )
     await desktop.evaluate(`document.addEventListener('copy', () => { window.copied = String(getSelection()) }, { once: true })`)
-    await box.getByRole('button', { name: 'Copy URL' }).click()
+    await box.locator('button.copy-new-link').click()
     expect(await desktop.evaluate('window.copied')).toBe(protectedUrl)
-    expect(await panel.locator('.links-status').textContent()).toBe('Copied the new URL.')
+    await eventually(() => box.locator('.action-note[role=status]').textContent()).toBe('Copied the new URL.')
+    expect(await panel.locator('.links-status').textContent()).toBe('')
 
     await screenshot(desktop, 'desktop-created')
     await axe(desktop)

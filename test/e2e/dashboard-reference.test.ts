@@ -160,8 +160,13 @@ describe.skipIf(!chromiumAvailable)('API reference and Get started pages in Chro
     expect(await page.getByRole('link', { name: 'Account settings, API' }).getAttribute('href')).toBe('settings#api')
 
     expect(await page.getByRole('button', { name: /^Copy/ }).count()).toBe(11)
-    await page.getByRole('button', { name: 'Copy the curl commands' }).click()
-    await expect.poll(() => page.locator('#status').textContent()).toBe('Copied the curl commands.')
+    // Answered at the button (the status line is out of view by the later snippets): "Copied" for a moment, and a live region.
+    const copy = page.locator('button[data-copy="curl-usage"]')
+    await copy.click()
+    await expect.poll(() => page.locator('button[data-copy="curl-usage"] + .action-note').textContent()).toBe('Copied the curl commands.')
+    expect(await copy.textContent()).toBe('Copied')
+    await expect.poll(() => copy.textContent(), { timeout: 5_000 }).toBe('Copy the curl commands')
+    expect(await copy.locator('.visually-hidden').count()).toBe(1)
     await expectNoViolations(page)
     await screenshot(page, 'get-started-desktop')
   })

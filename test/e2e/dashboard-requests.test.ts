@@ -260,8 +260,8 @@ describe.skipIf(!chromiumAvailable)('the Upload requests page of the dashboard',
     await desktop.evaluate(`document.addEventListener('copy', () => { window.copied = String(getSelection()) }, { once: true })`)
     await box.getByRole('button', { name: 'Copy link' }).click()
     expect(await desktop.evaluate('window.copied')).toBe(requestUrl)
-    expect(await box.locator('[role=status]').textContent()).toBe('Copied the link.')
-    expect(await activeText(desktop)).toBe('Copy link')
+    await eventually(() => box.locator('.action-note[role=status]').textContent()).toBe('Copied the link.')
+    expect(await activeText(desktop)).toBe('Copied')
 
     const [created] = await requestsOfAccount()
     expect(created).toMatchObject({ url: requestUrl, label: LABEL, status: 'active', files_received: 0 })
@@ -290,8 +290,9 @@ describe.skipIf(!chromiumAvailable)('the Upload requests page of the dashboard',
     await desktop.evaluate(`document.addEventListener('copy', () => { window.copied = String(getSelection()) }, { once: true })`)
     await item.getByRole('button', { name: `Copy link of ${LABEL}` }).click()
     expect(await desktop.evaluate('window.copied')).toBe(requestUrl)
-    expect(await item.locator('.request-status').textContent()).toBe(`Copied the link of ${LABEL}.`)
-    expect(await activeText(desktop)).toBe('Copy link')
+    await eventually(() => item.locator('.copy-link + .action-note').textContent()).toBe(`Copied the link of ${LABEL}.`)
+    expect(await activeText(desktop)).toBe('Copied')
+    await eventually(() => activeText(desktop), 5_000).toBe('Copy link')
 
     await fitsSideways(desktop, 'requests with a new one, desktop')
     await shot(desktop, 'desktop-created')

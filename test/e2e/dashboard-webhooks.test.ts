@@ -272,8 +272,8 @@ describe.skipIf(!chromiumAvailable)('the Webhooks page of the dashboard', () => 
     await desktop.evaluate(`document.addEventListener('copy', () => { window.copied = String(getSelection()) }, { once: true })`)
     await box.getByRole('button', { name: 'Copy secret' }).click()
     expect(await desktop.evaluate('window.copied')).toBe(firstSecret)
-    expect(await box.locator('[role=status]').textContent()).toBe('Copied the secret.')
-    expect(await desktop.evaluate(() => (globalThis as unknown as InPage).document.activeElement?.textContent)).toBe('Copy secret')
+    await eventually(() => box.locator('.action-note[role=status]').textContent()).toBe('Copied the secret.')
+    expect(await desktop.evaluate(() => (globalThis as unknown as InPage).document.activeElement?.textContent)).toBe('Copied')
 
     const item = card(desktop, firstUrl)
     expect(await cardText(item)).toEqual({

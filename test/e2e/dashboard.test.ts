@@ -217,6 +217,12 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     await copy.click()
     const publicLink = (await page.evaluate('window.copied')) as string
     expect(publicLink).toBe(await copy.getAttribute('data-link'))
+    // Said at the button, not in the status line above the list: its label for a moment, and a live region beside it.
+    expect(await copy.textContent()).toBe('Copied')
+    await eventually(() => copy.locator('xpath=following-sibling::*[1]').textContent()).toBe('Copied the public link of dropped.txt.')
+    expect(await copy.locator('xpath=following-sibling::*[1]').getAttribute('role')).toBe('status')
+    expect(await page.locator('#status').textContent()).toBe('')
+    await eventually(() => copy.textContent(), 5_000).toBe('Copy link')
     const downloaded = await fetch(`${t.url}${new URL(publicLink).pathname}`)
     expect(await downloaded.text()).toBe('dropped bytes')
 
@@ -255,6 +261,10 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     // The page says so first, then reloads the list (public/dashboard/assets/files.js): the row goes a moment later.
     await eventually(() => row.count()).toBe(0)
     expect((await fetch(`${t.url}${new URL(link).pathname}`)).status).toBe(404)
+    // Another page of the list: what was said about this one goes (it said "Deleted …" on page 2 before).
+    await page.getByRole('link', { name: 'Previous page' }).click()
+    await eventually(() => page.locator('#page-info').textContent()).toBe('Page 1 of 2 (22 files)')
+    expect(await page.locator('#status').textContent()).toBe('')
   })
 
   it('usage: files, total size, uploads today and API requests today, drawn as bars', async () => {

@@ -118,6 +118,99 @@ export async function copyField(field, status, what) {
   }
 }
 
+/**
+ * Feedback where the action is. A page's one status line sits under its h1, often far out of view
+ * (867 px above "Copy key" on a phone); so an action answers at its own button instead: the button's
+ * label reads `label` ("Copied") for FEEDBACK_MS, and a polite live region right after the button
+ * says `message` to screen readers (a changed label alone is not announced). A failure (`error:
+ * true`) is shown in that region, visibly, until the next feedback there or clearFeedback(); a
+ * success is only heard: the label says it to the eye, and nothing is left behind to go stale.
+ */
+const FEEDBACK_MS = 2000
+/** The live region after each control that has given feedback, and the timer that restores its label. */
+const notes = new WeakMap()
+
+function noteFor(control) {
+  let entry = notes.get(control)
+  if (entry?.note.isConnected && entry.note.previousElementSibling === control) return entry
+  const note = document.createElement('span')
+  note.className = 'action-note'
+  note.setAttribute('role', 'status')
+  control.after(note)
+  entry = { note, label: [], timer: 0, fresh: true }
+  notes.set(control, entry)
+  return entry
+}
+
+export function feedbackAt(control, message, { label, error = false } = {}) {
+  const entry = noteFor(control)
+  restoreLabel(control, entry)
+  entry.note.classList.toggle('failed', error)
+  if (label) {
+    // Its own nodes are kept and put back (a "Copy" button may hold a visually hidden rest of its name).
+    entry.label = [...control.childNodes]
+    // The button keeps its width while its label is short for a moment: nothing beside it moves.
+    control.style.minWidth = `${control.getBoundingClientRect().width}px`
+    control.textContent = label
+    control.classList.add('done')
+    entry.timer = setTimeout(() => restoreLabel(control, entry), FEEDBACK_MS)
+  }
+  // A live region that appears already holding its text is often not read: a new one gets it a moment later.
+  // The same text twice in a row is read again only if it changes in between.
+  entry.note.textContent = ''
+  const write = () => {
+    entry.note.textContent = message
+  }
+  if (entry.fresh) setTimeout(write, 50)
+  else requestAnimationFrame(write)
+  entry.fresh = false
+}
+
+function restoreLabel(control, entry) {
+  if (!entry.timer) return
+  clearTimeout(entry.timer)
+  entry.timer = 0
+  control.replaceChildren(...entry.label)
+  control.style.minWidth = ''
+  control.classList.remove('done')
+}
+
+/** Empties every note of feedback under `root` and gives their buttons back their labels (on a new page of a list, a new filter). */
+export function clearFeedback(root = document) {
+  for (const note of root.querySelectorAll('.action-note')) {
+    const control = note.previousElementSibling
+    const entry = control && notes.get(control)
+    if (entry) restoreLabel(control, entry)
+    note.textContent = ''
+    note.classList.remove('failed')
+  }
+}
+
+/** Copies `text` and says so at `control`; where the browser refuses, shows the text there to copy by hand. `what`: "the link of a.txt". */
+export async function copyAt(control, text, what) {
+  try {
+    await copyText(text)
+    feedbackAt(control, `Copied ${what}.`, { label: 'Copied' })
+  } catch (error) {
+    feedbackAt(control, `Could not copy (${error.message}). ${capitalise(what)}: ${text}`, { error: true })
+  }
+}
+
+/** copyField's twin that answers at the button: copies a field's text; where refused, selects it for the keyboard. */
+export async function copyFieldAt(control, field, what) {
+  try {
+    await copyText(field.value)
+    feedbackAt(control, `Copied ${what}.`, { label: 'Copied' })
+  } catch (error) {
+    field.select()
+    feedbackAt(control, `Could not copy (${error.message}); ${what} is selected, copy it with your keyboard.`, { error: true })
+  }
+}
+
+function capitalise(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
 /** A button element with text; `onClick` runs on click (and Enter/Space, as for any button). */
 export function button(label, onClick, className = 'secondary') {
   const element = document.createElement('button')
@@ -146,6 +239,33 @@ export function confirmWith(dialog, nameElement, name) {
     dialog.showModal()
   })
 }
+
+/**
+ * On a phone the header's list of pages scrolls sideways (dashboard.css): the current page is
+ * scrolled into view, and the nav is marked on the side where more pages are (`more-before`,
+ * `more-after`: a fade and an arrow), so that the last ones are not simply off the screen.
+ */
+function fitNavigation() {
+  const nav = document.querySelector('header.top nav')
+  const list = nav?.querySelector('ul')
+  if (!list) return
+  const mark = () => {
+    const hidden = list.scrollWidth - list.clientWidth
+    nav.classList.toggle('more-before', hidden > 1 && list.scrollLeft > 1)
+    nav.classList.toggle('more-after', hidden > 1 && list.scrollLeft < hidden - 1)
+  }
+  const current = list.querySelector('[aria-current="page"]')?.parentElement
+  if (current && list.scrollWidth > list.clientWidth) {
+    const [item, box] = [current.getBoundingClientRect(), list.getBoundingClientRect()]
+    // In the middle where it can be; the browser keeps scrollLeft within the list.
+    list.scrollLeft += item.left - box.left - (box.width - item.width) / 2
+  }
+  mark()
+  list.addEventListener('scroll', mark, { passive: true })
+  window.addEventListener('resize', mark)
+}
+// A module runs once the document is parsed: the header is there.
+fitNavigation()
 
 /** Shows a failure of a page's first load instead of an empty page. */
 export function reportLoadError(error) {

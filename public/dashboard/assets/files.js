@@ -4,7 +4,8 @@ import {
   button,
   cell,
   confirmWith,
-  copyText,
+  clearFeedback,
+  copyAt,
   csrfHeader,
   formatBytes,
   formatDate,
@@ -75,17 +76,9 @@ let storage = { used: 0, reserved: 0, quota: null }
 /** Why uploads are off (a plan without uploads, none left today), or '' when they are on. */
 let uploadsOff = ''
 
-async function copyLink(file) {
-  try {
-    await copyText(file.public_link)
-    say(status, `Copied the public link of ${file.filename}.`)
-  } catch (error) {
-    say(status, `Could not copy: ${error.message} The link is ${file.public_link}`)
-  }
-}
-
 function copyButton(file) {
-  const copy = button('Copy link', () => copyLink(file))
+  // Answered at the button ("Copied", and a live region beside it), not in the status line far above.
+  const copy = button('Copy link', () => copyAt(copy, file.public_link, `the public link of ${file.filename}`))
   // The visible text starts the name (WCAG 2.5.3): speech users say what they see.
   copy.setAttribute('aria-label', `Copy link to ${file.filename}`)
   copy.dataset.link = file.public_link
@@ -295,6 +288,9 @@ async function loadFiles() {
 /** Goes to another page of the list: a new entry in the history, and the list's top in view. */
 async function goToPage(number) {
   page = number
+  // What was said about the page left behind is stale on the next one.
+  say(status, '')
+  clearFeedback(body)
   history.pushState(null, '', addressOf(page))
   await loadFiles()
   listTitle.scrollIntoView({ block: 'start' })
@@ -759,6 +755,7 @@ pager.addEventListener('click', (event) => {
 })
 window.addEventListener('popstate', () => {
   page = pageFromAddress()
+  say(status, '')
   loadFiles().catch(reportLoadError)
 })
 

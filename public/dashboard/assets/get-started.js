@@ -1,4 +1,4 @@
-import { copyText, initPage, reportLoadError, say } from './common.js'
+import { copyAt, initPage, reportLoadError } from './common.js'
 
 /** The API base URL: the session's (the server's public URL + /api/v1), else this page's origin + /api/v1. */
 function baseUrlOf(session) {
@@ -16,17 +16,10 @@ async function load() {
     notice.textContent = `Your plan, ${session.account.plan}, does not include API access: every call answers 403 plan_not_supported. Account settings, API, lists the plans that do.`
     notice.hidden = false
   }
-  const status = document.getElementById('status')
+  // Each copy button answers at itself: the status line under the h1 is out of view by the later snippets.
   for (const copy of document.querySelectorAll('button[data-copy]')) {
-    copy.addEventListener('click', async () => {
-      const source = document.getElementById(copy.dataset.copy)
-      try {
-        await copyText(source.textContent)
-        say(status, `Copied ${copy.querySelector('.visually-hidden').textContent.trim()}.`)
-      } catch (error) {
-        say(status, `Could not copy (${error.message}); select the text and copy it with your keyboard.`)
-      }
-    })
+    const what = copy.querySelector('.visually-hidden').textContent.trim()
+    copy.addEventListener('click', () => copyAt(copy, document.getElementById(copy.dataset.copy).textContent, what))
   }
   document.body.setAttribute('data-ready', 'true')
 }

@@ -1,7 +1,7 @@
 // A file's links and its expiry (issue 28, ../shared/spec/links.md): the panel that opens under a
 // file's row on the files page. Its markup is the page's <template id="file-panel">; every id in a
 // copy gets the file's prefix, so that several panels can be open at once.
-import { api, button, confirmWith, copyField, copyText, formatDate, formatNumber, say } from './common.js'
+import { api, button, confirmWith, copyAt, copyFieldAt, formatDate, formatNumber, say } from './common.js'
 
 /** The lifetimes offered wherever an expiry is chosen: the upload box, a new link, a file. */
 const LIFETIMES = [
@@ -229,7 +229,7 @@ export function filePanel(file, onFileChanged) {
       url.textContent = link.url
       item.append(url)
       // The visible text starts each name (WCAG 2.5.3), which names the link and the file.
-      const copy = button('Copy URL', () => copyLink(link), 'secondary small')
+      const copy = button('Copy URL', () => copyLink(link, copy), 'secondary small')
       copy.setAttribute('aria-label', `Copy URL of ${name}`)
       copy.dataset.url = link.url
       const rotate = button('Rotate', () => rotateLink(link), 'secondary small')
@@ -258,15 +258,9 @@ export function filePanel(file, onFileChanged) {
     }
   }
 
-  async function copyLink(link) {
-    const name = linkName(link, current.filename)
+  async function copyLink(link, control) {
     clearMessages()
-    try {
-      await copyText(link.url)
-      say(linksStatus, `Copied the URL of ${name}.`)
-    } catch (error) {
-      say(linksStatus, `Could not copy: ${error.message} The URL is ${link.url}`)
-    }
+    await copyAt(control, link.url, `the URL of ${linkName(link, current.filename)}`)
   }
 
   async function rotateLink(link) {
@@ -352,7 +346,8 @@ export function filePanel(file, onFileChanged) {
     }
   })
 
-  find('.copy-new-link').addEventListener('click', () => copyField(newLinkUrl, linksStatus, 'the new URL'))
+  const copyNewLink = find('.copy-new-link')
+  copyNewLink.addEventListener('click', () => copyFieldAt(copyNewLink, newLinkUrl, 'the new URL'))
 
   /** Changes the file's expiry (PATCH files/{id}); the list then shows it. */
   async function changeExpiry(body, describe) {

@@ -7,8 +7,9 @@ import {
   api,
   cell,
   confirmWith,
-  copyField,
-  copyText,
+  clearFeedback,
+  copyAt,
+  copyFieldAt,
   formatBytes,
   formatDate,
   formatNumber,
@@ -260,12 +261,7 @@ function requestCard(initial) {
 
   copy.addEventListener('click', async () => {
     clearMessages()
-    try {
-      await copyText(request.url)
-      say(itemStatus, `Copied the link of ${request.label}.`)
-    } catch (error) {
-      say(itemError, `Could not copy: ${error.message} The link is ${request.url}`)
-    }
+    await copyAt(copy, request.url, `the link of ${request.label}`)
   })
 
   close.addEventListener('click', async () => {
@@ -545,7 +541,7 @@ form.addEventListener('submit', async (event) => {
     newRequestUrl.value = created.url
     byId('new-request-label').textContent = created.label
     newRequest.dataset.requestId = String(created.request_id)
-    say(byId('new-request-status'), '')
+    clearFeedback(newRequest)
     newRequest.hidden = false
     newRequest.focus()
     form.reset()
@@ -564,7 +560,7 @@ form.addEventListener('submit', async (event) => {
   }
 })
 
-byId('copy-new-request').addEventListener('click', () => copyField(newRequestUrl, byId('new-request-status'), 'the link'))
+byId('copy-new-request').addEventListener('click', () => copyFieldAt(byId('copy-new-request'), newRequestUrl, 'the link'))
 
 /** The plan's largest file, for the hint and the check; the page works without it. */
 async function loadPlanLimit() {

@@ -2,7 +2,7 @@
 // one and shows its secret once, and per endpoint: enable or disable, rotate the secret, send a
 // test, delete, and its deliveries with Retry. Every value from the server goes in with
 // textContent, never as HTML; every change carries the CSRF header (common.js's api()).
-import { api, button, cell, confirmWith, copyField, formatNumber, initPage, reportLoadError, say } from './common.js'
+import { api, button, cell, clearFeedback, confirmWith, copyFieldAt, formatNumber, initPage, reportLoadError, say } from './common.js'
 
 /** The most endpoints an account may have (the API's webhook_limit_exceeded). */
 const MAX_WEBHOOKS = 20
@@ -441,7 +441,8 @@ function webhookCard(initial) {
     }
   })
 
-  secretBox.querySelector('.copy-secret').addEventListener('click', () => copyField(secretValue, itemStatus, 'the new secret'))
+  const copySecret = secretBox.querySelector('.copy-secret')
+  copySecret.addEventListener('click', () => copyFieldAt(copySecret, secretValue, 'the new secret'))
 
   remove.addEventListener('click', async () => {
     const ok = await confirmed(
@@ -628,7 +629,7 @@ form.addEventListener('submit', async (event) => {
     newSecretValue.value = webhook.secret
     byId('new-secret-url').textContent = webhook.url
     newSecret.dataset.webhookId = String(webhook.webhook_id)
-    say(byId('new-secret-status'), '')
+    clearFeedback(newSecret)
     newSecret.hidden = false
     newSecret.focus()
     form.reset()
@@ -646,7 +647,7 @@ form.addEventListener('submit', async (event) => {
   }
 })
 
-byId('copy-new-secret').addEventListener('click', () => copyField(newSecretValue, byId('new-secret-status'), 'the secret'))
+byId('copy-new-secret').addEventListener('click', () => copyFieldAt(byId('copy-new-secret'), newSecretValue, 'the secret'))
 
 async function load() {
   await initPage()
