@@ -59,7 +59,11 @@ export class UploadReservation {
         const missing = seen - this.reserved
         if (missing <= 0) return done(null, chunk)
         this.grow(Math.max(missing, RESERVATION_STEP))
-          .catch(() => this.grow(missing))
+          .catch((error: unknown) => {
+            // Only "does not fit" is worth a smaller try: a database that failed would fail (and wait) again.
+            if (error instanceof StorageQuotaExceededError) return this.grow(missing)
+            throw error
+          })
           .then(
             () => done(null, chunk),
             (error: unknown) => done(error as Error),
@@ -104,7 +108,11 @@ export class StorageQuota {
   async open(accountId: number, quota: number | null, declared?: { upTo: number; atLeast: number }): Promise<UploadReservation> {
     const reservation = new UploadReservation(this.reservations, randomToken(16), accountId, quota, this.now, this.onBackgroundError)
     try {
-      if (declared) await reservation.grow(declared.upTo).catch(() => reservation.grow(declared.atLeast))
+      if (declared)
+        await reservation.grow(declared.upTo).catch((error: unknown) => {
+          if (error instanceof StorageQuotaExceededError) return reservation.grow(declared.atLeast)
+          throw error
+        })
     } catch (error) {
       reservation.settle()
       throw error

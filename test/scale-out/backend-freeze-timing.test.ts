@@ -49,6 +49,7 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen back
   let app: App
   let api: string
   let apiKey: string
+  let fileId: number
 
   beforeAll(async () => {
     process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
@@ -84,7 +85,9 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen back
     await app.listen({ port: 0, host: '127.0.0.1' })
     api = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1`
     ;({ apiKey } = await app.services.accounts.create('freeze@example.test', 'pro'))
-    expect((await upload()).status).toBe(201)
+    const uploaded = await upload()
+    expect(uploaded.status).toBe(201)
+    fileId = ((await uploaded.json()) as { file_id: number }).file_id
   })
 
   afterAll(async () => {
@@ -97,6 +100,9 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen back
   const upload = () =>
     fetch(`${api}/files/upload`, { method: 'POST', headers: bearer(apiKey), body: fileForm('bytes of a frozen day', 'f.txt') })
   const list = () => fetch(`${api}/files`, { headers: bearer(apiKey) })
+  const get = () => fetch(`${api}/files/${fileId}`, { headers: bearer(apiKey) })
+  const stats = () => fetch(`${api}/stats`, { headers: bearer(apiKey) })
+  const remove = () => fetch(`${api}/files/${fileId}`, { method: 'DELETE', headers: bearer(apiKey) })
   async function createUpload(length?: number): Promise<string> {
     const response = await fetch(`${api}/uploads`, {
       method: 'POST',
@@ -109,6 +115,25 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen back
     expect(response.status).toBe(201)
     return new URL(response.headers.get('location')!, api).href
   }
+  const patch = (url: string, bytes: number) =>
+    fetch(url, {
+      method: 'PATCH',
+      headers: { ...bearer(apiKey), ...TUS, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+      body: Buffer.alloc(bytes, 5),
+    })
+
+  /** Runs every request at once, then reports each one's status and time. */
+  async function timed(requests: Array<[string, () => Promise<Response>]>) {
+    return Promise.all(
+      requests.map(async ([name, request]) => {
+        const started = Date.now()
+        const response = await request()
+        await response.arrayBuffer().catch(() => {})
+        return { name, status: response.status, ms: Date.now() - started, retryAfter: response.headers.get('retry-after') }
+      }),
+    )
+  }
+
   /**
    * A request body that sends `before` bytes, then waits for `gate`, then sends `after` bytes: the
    * request is past its authentication and its first queries when the backend freezes.
@@ -190,6 +215,34 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen back
     for (const result of results) {
       expect(result, result.name).toMatchObject({ status: 503, retryAfter: '5' })
       expect(result.endedAt - frozenAt, result.name).toBeLessThan(BACKEND_TIMEOUT_MS + MARGIN_MS + 400)
+    }
+    await expectWhole()
+  })
+
+  it('PostgreSQL frozen under more requests than the pool has connections: each answers 503 within one timeout', async () => {
+    const fixed = await createUpload(3 * 1024 * 1024)
+    const deferred = await createUpload()
+    // The key in the cache.
+    expect((await list()).status).toBe(200)
+    proxies.database.freeze()
+    let results
+    try {
+      results = await timed([
+        ...Array.from({ length: 3 }, (_, i) => [`list ${i}`, list] as [string, () => Promise<Response>]),
+        ['get', get],
+        ['stats', stats],
+        ['upload', upload],
+        ['delete', remove],
+        ['patch', () => patch(fixed, 3 * 1024 * 1024)],
+        ['patch, deferred length', () => patch(deferred, 1024 * 1024)],
+        ['tus create', () => fetch(`${api}/uploads`, { method: 'POST', headers: { ...bearer(apiKey), ...TUS, 'upload-length': '10' } })],
+      ])
+    } finally {
+      proxies.database.thaw()
+    }
+    for (const result of results) {
+      expect(result, result.name).toMatchObject({ status: 503, retryAfter: '5' })
+      expect(result.ms, result.name).toBeLessThan(BACKEND_TIMEOUT_MS + MARGIN_MS)
     }
     await expectWhole()
   })
