@@ -64,6 +64,18 @@ describe('metrics of an app', () => {
     const before = await requestCount(t, labels)
     for (let i = 0; i < 3; i++) await (await fetch(`${t.api}/files/${body.file_id}`, { headers: bearer(account.apiKey) })).arrayBuffer()
     await settles(() => requestCount(t, labels), before + 3)
+    // Its buckets and sum as a scrape shows them (the histogram is src/http/request-durations.ts, not prom-client's).
+    const text = await t.app.metrics.registry!.metrics()
+    const series = 'method="GET",route="/api/v1/files/:file_id",status_code="200"'
+    expect(text).toContain(`http_request_duration_seconds_bucket{le="+Inf",${series}} ${before + 3}`)
+    expect(text).toMatch(
+      /^http_request_duration_seconds_bucket\{le="0\.001",method="GET",route="\/api\/v1\/files\/:file_id",status_code="200"\} \d+$/m,
+    )
+    expect(
+      Number(
+        /^http_request_duration_seconds_sum\{method="GET",route="\/api\/v1\/files\/:file_id",status_code="200"\} (\S+)$/m.exec(text)?.[1],
+      ),
+    ).toBeGreaterThan(0)
     await (await fetch(`${t.url}/no/such/path`)).arrayBuffer()
     await settles(() => requestCount(t, { route: '(unmatched)', status_code: '404' }), 1)
   })
@@ -139,6 +151,9 @@ describe('metrics of an app', () => {
     const text = await t.app.metrics.registry!.metrics()
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m)
     expect(text).toMatch(/^process_cpu_user_seconds_total \d/m)
+    // The GC pauses and the heap (prom-client's default metrics, docs/reliability.md "Metrics").
+    expect(text).toContain('# TYPE nodejs_gc_duration_seconds histogram')
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m)
     expect(text).toContain('# TYPE http_request_duration_seconds histogram')
   })
 })
