@@ -146,7 +146,9 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
       params: { Bucket: this.options.bucket, Key: this.objectKey(key), Body: body },
       partSize: this.options.partSize,
       queueSize: this.options.queueSize,
-      leavePartsOnError: false,
+      // The multipart upload of a failed put is aborted below, not by the SDK: its done() would fail
+      // only once the abort is answered, a second timeout when the store stalls.
+      leavePartsOnError: true,
     })
     const feeding = pipeline(source, meter, body)
     // Only errors of the S3 side are translated: a client that cuts its upload off is not a 503.
@@ -162,9 +164,13 @@ export class S3BlobStore implements BlobStore, ResumableBlobStore {
       body.destroy()
       source.resume()
       const cleanup = (async () => {
-        // Once its body fails, done() settles only after AbortMultipartUpload has been answered.
-        // (upload.abort() would only stop waiting, and the abort would land after put rejected.)
+        // done() settles only once every part in flight has: the abort below comes after them all.
         await uploading.catch(() => {})
+        const { uploadId: UploadId } = upload
+        if (UploadId) {
+          const Key = this.objectKey(key)
+          await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.options.bucket, Key, UploadId })).catch(() => {})
+        }
         await this.delete(key).catch(() => {})
         await feeding.catch(() => {})
       })()

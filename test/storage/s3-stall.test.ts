@@ -33,6 +33,7 @@ function openS3Store(endpoint: string, backendTimeoutMs: number) {
  */
 describe('S3 store against an endpoint that stalls', () => {
   const TIMEOUT_MS = 400
+  const UPLOAD_TIMEOUT_MS = 1_000
   let silent: net.Server
   const sockets = new Set<net.Socket>()
   let endpoint: string
@@ -73,17 +74,79 @@ describe('S3 store against an endpoint that stalls', () => {
   })
 
   it('an upload answers 503 after its one attempt: the cleanup (a DeleteObject that would wait as long) goes on behind the answer', async () => {
-    const store = await open()
+    // A longer timeout than the others': the work around it must stay well under a second timeout on a loaded machine.
+    const store = await openS3Store(endpoint, UPLOAD_TIMEOUT_MS)
     try {
       // One object (PutObject), and a multipart upload (CreateMultipartUpload) past the part size.
       for (const bytes of [Buffer.from('bytes'), Buffer.alloc(6 * 1024 * 1024, 1)]) {
         const started = Date.now()
         await expect(store.put(Readable.from([bytes]), { maxBytes: 10 * 1024 * 1024 })).rejects.toBeInstanceOf(ServiceUnavailableError)
         const took = Date.now() - started
-        expect(took).toBeGreaterThanOrEqual(TIMEOUT_MS - 50)
+        expect(took).toBeGreaterThanOrEqual(UPLOAD_TIMEOUT_MS - 50)
         // Waiting for the cleanup too would take two timeouts.
-        expect(took).toBeLessThan(2 * TIMEOUT_MS)
+        expect(took).toBeLessThan(2 * UPLOAD_TIMEOUT_MS - 100)
       }
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+/**
+ * A store that starts a multipart upload and then stalls (the chaos soak froze S3 under uploads in
+ * flight): the put answers 503 after its part's one timeout, not after the abort of its multipart
+ * upload too, which the SDK would wait for; the abort goes on behind the answer.
+ */
+describe('S3 store: a multipart upload whose part stalls', () => {
+  const TIMEOUT_MS = 1_000
+  let server: http.Server
+  const requests: string[] = []
+  const held = new Set<http.ServerResponse>()
+
+  beforeAll(async () => {
+    process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
+    process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
+    server = http.createServer((request, response) => {
+      requests.push(`${request.method} ${request.url}`)
+      request.resume()
+      if (request.method === 'POST' && request.url?.includes('uploads')) {
+        request.on('end', () => {
+          response.writeHead(200, { 'content-type': 'application/xml' })
+          response.end(
+            '<?xml version="1.0" encoding="UTF-8"?><InitiateMultipartUploadResult><Bucket>fileshare</Bucket>' +
+              '<Key>k</Key><UploadId>stalled-upload</UploadId></InitiateMultipartUploadResult>',
+          )
+        })
+        return
+      }
+      // Parts, aborts, deletes: never answered.
+      held.add(response)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  })
+
+  afterAll(async () => {
+    for (const response of held) response.destroy()
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  it("answers 503 after the part's one timeout; the abort of the multipart upload is sent behind the answer", async () => {
+    const store = await openS3Store(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, TIMEOUT_MS)
+    try {
+      const started = Date.now()
+      await expect(store.put(Readable.from([Buffer.alloc(6 * 1024 * 1024, 2)]), { maxBytes: 10 * 1024 * 1024 })).rejects.toBeInstanceOf(
+        ServiceUnavailableError,
+      )
+      const took = Date.now() - started
+      expect(took).toBeGreaterThanOrEqual(TIMEOUT_MS - 50)
+      // Waiting for the abort too would take two timeouts.
+      expect(took).toBeLessThan(2 * TIMEOUT_MS - 100)
+      // The abort still goes out (and the collector removes the upload should it fail).
+      for (let i = 0; i < 50 && !requests.some((line) => line.startsWith('DELETE') && line.includes('uploadId=stalled-upload')); i++) {
+        await sleep(20)
+      }
+      expect(requests.filter((line) => line.startsWith('DELETE') && line.includes('uploadId=stalled-upload'))).toHaveLength(1)
     } finally {
       await store.close()
     }
