@@ -1,10 +1,11 @@
 import { realpathSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
 import { buildApp, type App } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { BackendUnreachableError } from './errors.js'
+import { http } from './lib/node-http.js'
 
 /**
  * GET /metrics (Prometheus text format) on FILESHARE_METRICS_ADDR: a plain listener of its own,
@@ -14,7 +15,7 @@ async function startMetricsListener(app: App): Promise<Server | undefined> {
   const { registry } = app.metrics
   const address = app.config.metrics
   if (!registry || !address) return undefined
-  const server = createServer((request, response) => {
+  const server = http.createServer((request, response) => {
     if (request.url?.split('?')[0] !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Only GET /metrics here.\n')
       return

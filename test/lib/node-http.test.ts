@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ROOT } from '../helpers/server-process.js'
+
+/** Runs `script` (an ES module body) in a fresh node process with tsx, and returns what it printed. */
+function inFreshProcess(script: string): string {
+  return execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim()
+}
+
+const undiciLoaded = "process.moduleLoadList.some((name) => name.includes('undici'))"
+const helper = JSON.stringify(path.join(ROOT, 'src/lib/node-http.ts'))
+
+describe('node:http without its ES module facade (src/lib/node-http.ts)', () => {
+  it('gives node:http without loading undici', () => {
+    const printed = inFreshProcess(
+      `const { http } = await import(${helper}); console.log(typeof http.createServer, http.STATUS_CODES[404], ${undiciLoaded})`,
+    )
+    expect(printed).toBe('function Not Found false')
+  })
+
+  // Why the helper exists: on a Node.js whose node:http has lazy WebSocket getters (22 and later),
+  // an ES module import of node:http loads undici. Where it has none, there is nothing to avoid.
+  it.runIf('WebSocket' in createRequire(import.meta.url)('node:http'))('is needed: an ES module import of node:http loads undici', () => {
+    expect(inFreshProcess(`await import('node:http'); console.log(${undiciLoaded})`)).toBe('true')
+  })
+})
