@@ -22,6 +22,7 @@ import type { RequestLimiter } from '../limits/request-limiter.js'
 import { AccountHolderService } from './account-holders.js'
 import { AccountService } from './accounts.js'
 import { ApiKeyService } from './api-keys.js'
+import { ArchiveService } from './archives.js'
 import { AuditLogService, AuditTrail } from './audit.js'
 import { WebhookDispatcher, type DispatcherOptions, type WebhookEvents } from './webhook-dispatcher.js'
 import { WebhookService } from './webhooks.js'
@@ -54,6 +55,8 @@ export interface Services {
   webhookDispatcher: WebhookDispatcher
   apiKeys: ApiKeyService
   files: FileService
+  /** Several files as one streamed ZIP. */
+  archives: ArchiveService
   links: LinkService
   idempotency: IdempotencyService
   resumableUploads: ResumableUploadService
@@ -213,6 +216,18 @@ export function createServices(
     onBackgroundError,
   )
   trail.onMessage = () => webhookDispatcher.nudge()
+  const files = new FileService(
+    filesRepository,
+    accountsRepository,
+    store,
+    onBackgroundError,
+    now,
+    storedEvents,
+    quota,
+    trail,
+    scanPolicy,
+    scansRepository,
+  )
   return {
     auditLog,
     trail,
@@ -220,18 +235,8 @@ export function createServices(
     webhookDispatcher,
     apiKeys,
     accounts: new AccountService(accountsRepository, apiKeys, config, limiters.requests, now),
-    files: new FileService(
-      filesRepository,
-      accountsRepository,
-      store,
-      onBackgroundError,
-      now,
-      storedEvents,
-      quota,
-      trail,
-      scanPolicy,
-      scansRepository,
-    ),
+    files,
+    archives: new ArchiveService(files, store, scanPolicy),
     links,
     idempotency,
     resumableUploads,

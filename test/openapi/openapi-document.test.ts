@@ -100,6 +100,7 @@ describe('the OpenAPI document', () => {
         'GET /readyz getReadiness',
         'HEAD /download/{token} headDownload',
         'POST /api/v1/files/upload uploadFile',
+        'POST /api/v1/files/archive downloadArchive',
         'PATCH /api/v1/files/{file_id} updateFile',
         'POST /api/v1/files/{file_id}/links createLink',
         'GET /api/v1/files/{file_id}/links listLinks',

@@ -6,6 +6,7 @@ import { authenticate } from '../plugins/authenticate.js'
 import { sendNotFound } from '../plugins/error-handler.js'
 import { tusResponseHeaders } from '../tus-headers.js'
 import { requireScopes } from '../route-scope.js'
+import { archiveRoutes } from './archives.js'
 import { auditEventsRoutes } from './audit-events.js'
 import { filesRoutes } from './files.js'
 import { keyRoutes } from './key.js'
@@ -53,6 +54,7 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
     await api.register(keyRoutes)
     await api.register(auditEventsRoutes)
     await api.register(filesRoutes)
+    await api.register(archiveRoutes)
     await api.register(linksRoutes)
     await api.register(statsRoutes)
     await api.register(webhooksRoutes)

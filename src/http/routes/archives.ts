@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
+import { Type } from 'typebox'
+import { jsonFieldsValidator } from '../json-fields-validator.js'
+import { MAX_ARCHIVE_FILES } from '../../services/archives.js'
+import { authErrors, bodyErrors, ErrorBody } from '../schemas.js'
+
+const ArchiveBody = Type.Object(
+  {
+    ids: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), {
+      minItems: 1,
+      maxItems: MAX_ARCHIVE_FILES,
+      uniqueItems: true,
+      description: `The file_ids to put in the archive, in the order of its entries: 1 to ${MAX_ARCHIVE_FILES}, each once.`,
+    }),
+  },
+  { additionalProperties: false },
+)
+
+const ZipContent = Type.String({
+  format: 'binary',
+  contentMediaType: 'application/zip',
+  description: 'A ZIP archive (ZIP64 where a file needs it), every entry stored uncompressed.',
+})
+
+/** `files-20261127-233000.zip`: when it was made, in UTC; ASCII, so every client keeps it as it is. */
+function archiveFilename(now: Date): string {
+  const stamp = now
+    .toISOString()
+    .replace(/\.\d+Z$/, '')
+    .replace(/-|:/g, '')
+    .replace('T', '-')
+  return `files-${stamp}.zip`
+}
+
+/** POST /files/archive: several files as one ZIP (services/archives.ts). */
+export const archiveRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/files/archive',
+    {
+      validatorCompiler: jsonFieldsValidator,
+      config: { scope: 'files:read', bodyFieldsAreParameters: true },
+      schema: {
+        operationId: 'downloadArchive',
+        summary: 'Download several files as one ZIP',
+        description:
+          `JSON \`{"ids": [file_id, ...]}\`: 1 to ${MAX_ARCHIVE_FILES} distinct ids of your files. Every id is looked up before the ` +
+          'first byte: one that does not exist, has expired or is not yours refuses the whole call with 404 `not_found`, which ' +
+          'names it. The answer streams a ZIP with one entry per file, in the order of `ids`, stored without compression, with ' +
+          'the exact `Content-Length`. Entry names are the file names made safe (no path, no control characters, no `.`/`..`); ' +
+          'a name already used in the archive (compared without regard to case) gets ` (2)`, ` (3)`, ... before its extension. ' +
+          "Nothing is counted as a download: the files' `download_count` counts what their links hand out. A stored file that " +
+          'fails while the archive streams cuts the connection: the client sees a body shorter than `Content-Length`, never a ' +
+          'complete-looking archive.',
+        body: ArchiveBody,
+        response: {
+          200: {
+            description: 'The ZIP archive, streamed.',
+            headers: {
+              'Content-Disposition': { type: 'string', description: 'attachment; filename="files-YYYYMMDD-HHMMSS.zip" (UTC).' },
+              'Content-Length': { type: 'integer', description: "The archive's exact length in bytes." },
+            },
+            content: { 'application/zip': { schema: ZipContent } },
+          },
+          ...bodyErrors,
+          404: ErrorBody,
+          409: ErrorBody,
+          ...authErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { archives } = app.services
+      const entries = await archives.plan(request.principal.account.id, request.body.ids)
+      const archive = archives.open(entries)
+      reply.headers({
+        'Content-Type': 'application/zip',
+        'Content-Disposition': `attachment; filename="${archiveFilename(new Date())}"`,
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'no-store',
+      })
+      // With the length declared, a cut stream is a short body that every HTTP client reports as an error.
+      if (archive.size >= 0) reply.header('Content-Length', String(archive.size))
+      // A stream, not the JSON the typed reply expects of a 200: the schema documents it as application/zip.
+      return (reply as FastifyReply).send(archive.stream)
+    },
+  )
+}

@@ -1,0 +1,175 @@
+import { PassThrough, type Readable } from 'node:stream'
+import { ZipFile } from 'yazl'
+import { NotFoundError } from '../errors.js'
+import type { FileRow } from '../db/schema.js'
+import { uniqueEntryNames } from '../lib/archive-entry-names.js'
+import type { BlobStore } from '../storage/blob-store.js'
+import type { ScanPolicy } from './scan-policy.js'
+
+/** The most files one archive may hold: their lookups run before the first byte, so the wait before it stays short. */
+export const MAX_ARCHIVE_FILES = 1000
+
+/** How many lookups run at once while an archive is planned (PostgreSQL round trips overlap; SQLite does not mind). */
+const LOOKUP_CONCURRENCY = 8
+
+/**
+ * yazl 3.3.1 counts a ZIP64 end record into the length it tells once the central directory
+ * reaches 0xffff bytes (it means 0xffffffff, as where it writes one): the length would then be 76
+ * bytes more than the archive (about 900 entries and up). From that directory size on, the record
+ * is written (every ZIP64-aware reader takes it at any size), so the two agree.
+ */
+const YAZL_ZIP64_END_FROM = 0xffff
+/** A central directory record without its name: 46 fixed bytes, yazl's 9-byte timestamp field, at most a 28-byte ZIP64 field. */
+const CENTRAL_RECORD_MAX = 46 + 9 + 28
+
+/** At least the central directory's size (each record counted with a ZIP64 field, whether it gets one or not). */
+function centralDirectoryUpTo(entries: readonly ArchiveEntry[]): number {
+  return entries.reduce((sum, entry) => sum + CENTRAL_RECORD_MAX + Buffer.byteLength(entry.name, 'utf8'), 0)
+}
+
+export interface ArchiveEntry {
+  fileId: number
+  /** The name inside the archive: made safe, unique within it (archive-entry-names.ts). */
+  name: string
+  size: number
+  /** The upload time (epoch ms), the entry's modification time. */
+  modifiedAt: number
+  storageKey: string
+}
+
+export interface OpenArchive {
+  /** The ZIP's bytes, produced as they are read: one stored file open at a time. */
+  stream: Readable
+  /** The archive's exact length in bytes, known before its first byte (-1 if it could not be told). */
+  size: number
+}
+
+export interface ArchiveOptions {
+  /**
+   * Writes every entry and the end record in the ZIP64 format, as a file of 4 GiB or more gets
+   * anyway. Tests use it to check ZIP64 archives without writing 4 GiB.
+   */
+  forceZip64?: boolean
+}
+
+/**
+ * Several of an account's files as one ZIP, streamed: nothing is written to disk or held whole in
+ * memory. Every file is looked up before the first byte, so that a missing one refuses the whole
+ * call with a 404 rather than ending in a short archive; then the stored bytes are copied in
+ * (STORE, no compression: docs/api.md says why) one file at a time, with the sizes known up front,
+ * which gives the archive's exact length before its first byte.
+ */
+export class ArchiveService {
+  constructor(
+    private readonly files: { get(accountId: number, fileId: number): Promise<FileRow> },
+    private readonly store: BlobStore,
+    private readonly scan: Pick<ScanPolicy, 'checkServable'>,
+    private readonly options: ArchiveOptions = {},
+  ) {}
+
+  /**
+   * The entries for `fileIds` (unique, in the order given) of the account. A file that does not
+   * exist, has expired or is another account's is 404 naming the first such id; where virus scanning
+   * is required, a file not scanned clean refuses the call as its own download would.
+   */
+  async plan(accountId: number, fileIds: readonly number[]): Promise<ArchiveEntry[]> {
+    const rows: FileRow[] = new Array<FileRow>(fileIds.length)
+    let next = 0
+    const missing: number[] = []
+    const lookUp = async () => {
+      while (next < fileIds.length) {
+        const index = next++
+        const id = fileIds[index]!
+        try {
+          rows[index] = await this.files.get(accountId, id)
+        } catch (error) {
+          if (!(error instanceof NotFoundError)) throw error
+          missing.push(index)
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(LOOKUP_CONCURRENCY, fileIds.length) }, lookUp))
+    if (missing.length > 0) {
+      const first = fileIds[Math.min(...missing)]!
+      throw new NotFoundError(`No file with id ${first}${missing.length > 1 ? ` (and ${missing.length - 1} more)` : ''}.`)
+    }
+    for (const row of rows) this.scan.checkServable(row)
+    const names = uniqueEntryNames(rows.map((row) => row.filename))
+    return rows.map((row, index) => ({
+      fileId: row.id,
+      name: names[index]!,
+      size: row.size,
+      modifiedAt: row.created_at,
+      storageKey: row.storage_key,
+    }))
+  }
+
+  /**
+   * Starts the archive of `entries`. Each stored file is opened only when its turn comes and read
+   * as fast as the reader takes the archive. When the reader stops (destroys the stream: a client
+   * gone), the open file is closed and no other is opened. When a stored file fails to open or
+   * breaks off, the stream is destroyed with that error: the archive never ends cleanly short of
+   * its bytes, and the HTTP layer cuts the connection.
+   */
+  open(entries: readonly ArchiveEntry[]): OpenArchive {
+    const zip = new ZipFile()
+    // yazl's own output stream does not end on an error; this one is destroyed with it.
+    const output = new PassThrough()
+    let current: Readable | undefined
+    let stopped = false
+    const stop = (error?: Error) => {
+      if (stopped) return
+      stopped = true
+      current?.destroy()
+      output.destroy(error)
+    }
+    output.on('close', () => stop())
+    zip.on('error', (error: Error) => stop(error))
+
+    for (const entry of entries) {
+      const options = {
+        size: entry.size,
+        mtime: new Date(entry.modifiedAt),
+        compress: false,
+        ...(this.options.forceZip64 && { forceZip64Format: true }),
+      }
+      zip.addReadStreamLazy(entry.name, options, (callback) => {
+        if (stopped) return callback(new Error('The archive was abandoned.'), undefined as never)
+        this.store.get(entry.storageKey).then(
+          (body) => {
+            if (stopped) {
+              body.destroy()
+              return callback(new Error('The archive was abandoned.'), undefined as never)
+            }
+            current = body
+            // yazl pipes the stream without listening for its errors: a store failing mid-file is ours
+            // to see, and so is a stream that closes without its end (a socket cut without an error).
+            body.once('error', (error: Error) => stop(error))
+            body.once('close', () => {
+              if (!body.readableEnded) stop(new Error(`The stored bytes of file ${entry.fileId} ended early.`))
+            })
+            // More bytes than the file's size would run past the declared length with a valid-looking
+            // prefix; counted here, before yazl's pipe sees the chunk, the archive stops first.
+            let read = 0
+            body.on('data', (chunk: Buffer) => {
+              read += chunk.length
+              if (read > entry.size) stop(new Error(`The stored bytes of file ${entry.fileId} run past its size.`))
+            })
+            callback(null, body)
+          },
+          (error: unknown) => callback(error, undefined as never),
+        )
+      })
+    }
+    // With every size known and nothing compressed, yazl tells the length within end(); -1 if it cannot.
+    // (@types/yazl 3.3.1 declares the callback without its argument.)
+    let size = -1
+    const tellSize = (calculated: number) => {
+      size = calculated
+    }
+    const zip64End = this.options.forceZip64 === true || centralDirectoryUpTo(entries) >= YAZL_ZIP64_END_FROM
+    zip.end({ forceZip64Format: zip64End, comment: '' }, tellSize as () => void)
+    ;(zip.outputStream as Readable).pipe(output)
+    return { stream: output, size }
+  }
+}
