@@ -63,8 +63,9 @@ export const ERROR_REGISTRY = {
   },
   wrong_password: { status: 400, message: 'The current password is wrong.', dashboardOnly: true },
   // Two-factor sign-in (docs/dashboard.md, "Two-factor sign-in").
+  // 400 as wrong_password: the dashboard's pages read a 401 as "the session ended".
   two_factor_failed: {
-    status: 401,
+    status: 400,
     message: 'The code is wrong, or was already used. Enter the current code of your authenticator app, or a recovery code.',
     dashboardOnly: true,
   },

@@ -3,7 +3,8 @@ import {
   button,
   cell,
   confirmWith,
-  copyField,
+  copyFieldAt,
+  feedbackAt,
   formatDate,
   formatNumber,
   formatBytes,
@@ -11,6 +12,8 @@ import {
   reportLoadError,
   say,
 } from './common.js'
+import { clearMarks, markFields } from './field-errors.js'
+import { initAccountSecurity } from './settings-security.js'
 
 const status = document.getElementById('status')
 const keysBody = document.getElementById('keys-body')
@@ -323,42 +326,43 @@ form.addEventListener('submit', async (event) => {
   }
 })
 
-document.getElementById('copy-key').addEventListener('click', () => copyField(newKeyValue, status, 'the key'))
+// Feedback at the button (the page's status line is far above it on a phone).
+const copyKey = document.getElementById('copy-key')
+copyKey.addEventListener('click', () => copyFieldAt(copyKey, newKeyValue, 'the key'))
 
+let changingPassword = false
 passwordForm.addEventListener('submit', async (event) => {
   event.preventDefault()
-  say(passwordError, '')
+  clearMarks(passwordForm, passwordError)
   const current = passwordForm.current.value
   const password = passwordForm.password.value
-  if (!current) {
-    say(passwordError, 'Enter your current password.')
-    passwordForm.current.focus()
-    return
-  }
-  if ([...password].length < 12) {
-    say(passwordError, 'The new password must have at least 12 characters.')
-    passwordForm.password.focus()
-    return
-  }
-  if (password !== passwordForm.confirm.value) {
-    say(passwordError, 'The two new passwords differ.')
-    passwordForm.confirm.focus()
-    return
-  }
+  if (!current) return markFields(passwordError, 'Enter your current password.', [passwordForm.current])
+  if ([...password].length < 12)
+    return markFields(passwordError, 'The new password must have at least 12 characters.', [passwordForm.password])
+  if (password !== passwordForm.confirm.value) return markFields(passwordError, 'The two new passwords differ.', [passwordForm.confirm])
+  // Not `disabled`: a disabled button loses focus, which then drops to <body>.
   const submit = passwordForm.querySelector('button[type=submit]')
-  submit.disabled = true
+  if (changingPassword) return
+  changingPassword = true
+  submit.setAttribute('aria-disabled', 'true')
   try {
     await api('password', { method: 'POST', body: { current_password: current, new_password: password } })
     passwordForm.reset()
-    say(status, 'Changed your password. Every other session of your account has ended; this one goes on.')
+    passwordForm.username.value = accountEmail
+    feedbackAt(submit, 'Changed your password. Every other session of your account has ended; this one goes on.', { label: 'Changed' })
+    await security.refreshSessions()
   } catch (error) {
-    say(passwordError, error.message)
     if (error.code === 'wrong_password') {
       passwordForm.current.value = ''
-      passwordForm.current.focus()
+      markFields(passwordError, error.message, [passwordForm.current])
+    } else if (error.code === 'invalid_parameter') {
+      markFields(passwordError, error.message, [passwordForm.password])
+    } else {
+      markFields(passwordError, error.message, [])
     }
   } finally {
-    submit.disabled = false
+    changingPassword = false
+    submit.removeAttribute('aria-disabled')
   }
 })
 
@@ -368,21 +372,29 @@ document.getElementById('sign-out-everywhere').addEventListener('click', async (
   if (choice !== 'sign-out') return
   try {
     await api('sign-out-everywhere', { method: 'POST' })
-    location.assign('sign-in')
+    location.assign('sign-in?everywhere')
   } catch (error) {
     say(status, `Could not sign out everywhere: ${error.message}`)
   }
 })
 
+const security = initAccountSecurity()
+
 async function load() {
   const session = await initPage()
   accountEmail = session.account.email
+  passwordForm.username.value = accountEmail
   document.getElementById('email').textContent = session.account.email
   document.getElementById('account-id').textContent = String(session.account.account_id)
   document.getElementById('plan').textContent = session.account.plan
   document.getElementById('api-base').textContent = session.api_base_url
-  showAccess(session)
-  await loadKeys()
+  // Where the operator requires a second factor and the holder has none, only enrolment is open.
+  const mustEnrol = session.two_factor.required && !session.two_factor.enabled
+  await security.load(session, mustEnrol)
+  if (!mustEnrol) {
+    showAccess(session)
+    await loadKeys()
+  }
   document.body.setAttribute('data-ready', 'true')
 }
 
