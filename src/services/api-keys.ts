@@ -184,6 +184,16 @@ export class ApiKeyService {
     return this.fromCache(sha256Hex(apiKey), now)
   }
 
+  /** What a key is stored and cached under (its SHA-256), or undefined for a string that is no key. */
+  hashOf(apiKey: string): string | undefined {
+    return KEY_PATTERN.test(apiKey) ? sha256Hex(apiKey) : undefined
+  }
+
+  /** cached(), for a key whose hash the caller has already (hashOf). */
+  cachedByHash(hash: string, now = this.now()): Principal | undefined {
+    return this.cache.size === 0 ? undefined : this.fromCache(hash, now)
+  }
+
   /** The cached principal of a key's hash while its entry is still valid. */
   private fromCache(hash: string, now: number): Principal | undefined {
     const entry = this.cache.get(hash)

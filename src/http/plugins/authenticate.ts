@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
   InsufficientScopeError,
   IpNotAllowedError,
@@ -32,6 +32,21 @@ declare module 'fastify' {
 }
 
 const BEARER = /^bearer +([^\s]+) *$/i
+
+/** The key each connection sent last, with its hash (cachedPrincipal). Gone with the connection. */
+const lastKeys = new WeakMap<object, { key: string; hash: string }>()
+
+/**
+ * Whether two keys are the same, in a time that does not depend on where they differ: behind a
+ * proxy one connection carries many clients' requests, and a comparison that stopped at the first
+ * difference would tell a client how much of its guess another's key shares.
+ */
+function sameKey(a: string, b: string): boolean {
+  if (a.length !== b.length) return false
+  let difference = 0
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i)
+  return difference === 0
+}
 const UPLOAD_REQUEST = /^uploadrequest +([^\s]+) *$/i
 
 function limitHeaders(reply: FastifyReply, decision: LimitDecision): void {
@@ -88,18 +103,20 @@ export async function showLimits(app: FastifyInstance, request: FastifyRequest, 
 export function authenticate(app: FastifyInstance) {
   const { services, limiters } = app
 
-  function admit(request: FastifyRequest, reply: FastifyReply, principal: Principal): void | Promise<void> {
+  /** `config` is request.routeOptions.config, read once: each read of routeOptions builds an object. */
+  function admit(request: FastifyRequest, reply: FastifyReply, principal: Principal, config: FastifyContextConfig): void | Promise<void> {
     if (!principal.limits.apiAccess) throw new PlanNotSupportedError(principal.account.plan)
     // request.ip is the address the rate limits use too (FILESHARE_TRUST_PROXY decides it).
-    if (!principal.allowsAddress(request.ip)) throw new IpNotAllowedError()
-    const scope = request.routeOptions.config.scope
+    const ip = request.ip
+    if (!principal.allowsAddress(ip)) throw new IpNotAllowedError()
+    const scope = config.scope
     // A route without a scope cannot be registered here (route-scope.ts); refuse rather than allow if one were.
     if (scope === undefined) throw new Error(`${request.routeOptions.url} names no scope`)
     const allowing = allowingScopes(scope)
     if (allowing.length > 0 && !allowing.some(principal.allows)) throw new InsufficientScopeError(allowing)
     request.principal = principal
-    services.apiKeys.recordUse(principal, request.ip)
-    if (request.routeOptions.config.rateLimit !== 'deferred') return countRequest(app, request, reply)
+    services.apiKeys.recordUse(principal, ip)
+    if (config.rateLimit !== 'deferred') return countRequest(app, request, reply)
   }
 
   /** A failed authentication counts against the address's guard (429 once it is spent), then answers `refusal`. */
@@ -112,10 +129,15 @@ export function authenticate(app: FastifyInstance) {
     throw refusal
   }
 
-  async function lookUp(request: FastifyRequest, reply: FastifyReply, key: string | undefined): Promise<void> {
+  async function lookUp(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: string | undefined,
+    config: FastifyContextConfig,
+  ): Promise<void> {
     const principal = key ? await services.apiKeys.authenticate(key, undefined, actorAddress(request)) : undefined
     if (!principal) return failed(request, new UnauthorizedError())
-    await admit(request, reply, principal)
+    await admit(request, reply, principal, config)
   }
 
   /** A guest of an upload request (upload-requests.md): no scope, its own uploads only, its address's rate limits. */
@@ -142,16 +164,34 @@ export function authenticate(app: FastifyInstance) {
     if (request.routeOptions.config.rateLimit !== 'deferred') await countRequest(app, request, reply)
   }
 
+  /**
+   * The cached principal of `key`, hashing it only when the connection sent another key before: a
+   * keep-alive client sends the same key on every request, and its SHA-256 was 2% of a GET /files/:id.
+   */
+  function cachedPrincipal(request: FastifyRequest, key: string): Principal | undefined {
+    const socket = request.raw.socket as object | null
+    if (!socket) return services.apiKeys.cached(key)
+    let last = lastKeys.get(socket)
+    if (last === undefined || !sameKey(last.key, key)) {
+      const hash = services.apiKeys.hashOf(key)
+      if (hash === undefined) return undefined
+      last = { key, hash }
+      lastKeys.set(socket, last)
+    }
+    return services.apiKeys.cachedByHash(last.hash)
+  }
+
   return function authenticateRequest(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-    if (request.routeOptions.config.guests) {
+    const { config } = request.routeOptions
+    if (config.guests) {
       const token = UPLOAD_REQUEST.exec(request.headers.authorization ?? '')?.[1]
       if (token !== undefined) return void admitGuest(request, reply, token).then(() => done(), done)
     }
     const key = BEARER.exec(request.headers.authorization ?? '')?.[1]
-    const cached = key ? services.apiKeys.cached(key) : undefined
+    const cached = key ? cachedPrincipal(request, key) : undefined
     let pending: void | Promise<void>
     try {
-      pending = cached ? admit(request, reply, cached) : lookUp(request, reply, key)
+      pending = cached ? admit(request, reply, cached, config) : lookUp(request, reply, key, config)
     } catch (error) {
       return done(error as Error)
     }
