@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { StoredAnswer } from '../../db/repositories/idempotency-keys-repository.js'
 import type { HeldKey } from '../../services/idempotency.js'
@@ -42,10 +42,10 @@ export default fp(
   async (app) => {
     app.decorateRequest('heldIdempotencyKey', null)
 
-    app.addHook('preHandler', async (request, reply) => {
+    /** Holds the request's key, or answers a replay. */
+    async function claim(request: FastifyRequest, reply: FastifyReply, key: string | string[]): Promise<unknown> {
       const fingerprintOf = request.routeOptions.config.idempotency
-      const key = request.headers['idempotency-key']
-      if (!fingerprintOf || key === undefined || !request.principal) return
+      if (!fingerprintOf || !request.principal) return
       const fingerprint = `${request.method} ${request.url.split('?')[0]}\n${fingerprintOf(request)}`
       // A guest of an upload request has keys of its own: it never meets the holder's stored answers
       // (their uploads), nor another request's guests'.
@@ -66,22 +66,30 @@ export default fp(
       reply.code(status).headers({ ...headers, 'Idempotent-Replayed': 'true' })
       if (body === null) return reply.send()
       return reply.type('application/json; charset=utf-8').send(body)
+    }
+
+    // Callback hooks, each passing at once when there is nothing to do (every call without an
+    // Idempotency-Key, every GET): three async hooks cost three promises on every request.
+    app.addHook('preHandler', (request, reply, done) => {
+      const key = request.headers['idempotency-key']
+      if (key === undefined) return done()
+      claim(request, reply, key).then(() => done(), done)
     })
 
-    app.addHook('onSend', async (request, reply, payload) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
       const held = request.heldIdempotencyKey
-      if (!held) return payload
+      if (!held) return done(null, payload)
       request.heldIdempotencyKey = null
       const ok = reply.statusCode >= 200 && reply.statusCode < 300
-      await held.finish(ok ? storedAnswer(reply, payload) : undefined)
-      return payload
+      held.finish(ok ? storedAnswer(reply, payload) : undefined).then(() => done(null, payload), done)
     })
 
     // A request that never got to answer (its connection went first) frees its key.
-    app.addHook('onResponse', async (request) => {
+    app.addHook('onResponse', (request, _reply, done) => {
       const held = request.heldIdempotencyKey
+      if (!held) return done()
       request.heldIdempotencyKey = null
-      await held?.finish(undefined)
+      held.finish(undefined).then(() => done(), done)
     })
   },
   { name: 'idempotency', dependencies: ['backends'] },
