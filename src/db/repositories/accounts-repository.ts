@@ -68,8 +68,11 @@ export class AccountsRepository {
 
   constructor(private readonly db: Kysely<Database>) {
     this.findByIdQuery = compiledOnce(db, 1, (id: number) => db.selectFrom('accounts').selectAll().where('id', '=', id))
-    // Three correlated subqueries, each on the covering index files_account_expiry: on SQLite about half the
-    // time of the row and an aggregate read apart (a join on the aggregate ran it as a co-routine, 5x slower).
+    // Three correlated subqueries, each finding the account's expiring files through the partial index
+    // files_account_expiry (account_id, expires_at; only rows with an expiry). It does not cover them: the
+    // count needs only the index, the sums read size and download_count from each such file's row, which
+    // costs little while few files carry an expiry. On SQLite about half the time of the row and an
+    // aggregate read apart (a join on the aggregate ran it as a co-routine, 5x slower).
     // `now` goes in once per subquery: compiledOnce places each argument once.
     this.withExpiredTotalsQuery = compiledOnce(db, 4, (id: number, filesAt: number, sizeAt: number, downloadsAt: number) =>
       db
