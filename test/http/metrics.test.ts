@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises'
+import net from 'node:net'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -118,6 +119,31 @@ describe('metrics of an app', () => {
     // A HEAD after completion stores nothing more.
     await fetch(url, { method: 'HEAD', headers: { ...bearer(account.apiKey), ...TUS } })
     expect(await metric(t, 'fileshare_uploads_total', { kind: 'resumable', outcome: 'stored' })).toBe(1)
+  })
+
+  it('counts an upload its client cut off part-way: aborted, timed as 499', async () => {
+    const timed = { method: 'POST', route: '/api/v1/files/upload', status_code: '499' }
+    const before = await requestCount(t, timed)
+    const boundary = 'cutboundary'
+    const { hostname, port } = new URL(t.url)
+    const socket = net.connect(Number(port), hostname)
+    socket.on('error', () => {})
+    await new Promise<void>((resolve) => socket.once('connect', resolve))
+    socket.write(
+      `POST /api/v1/files/upload HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${account.apiKey}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${1024 * 1024}\r\n\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n\r\n`,
+    )
+    await new Promise<void>((resolve) => socket.write(Buffer.alloc(64 * 1024, 1), () => resolve()))
+    // Cut once the service reads the upload (a fixed pause: nothing else tells it).
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    socket.destroy()
+    await settles(() => metric(t, 'fileshare_uploads_total', { kind: 'multipart', outcome: 'aborted', code: 'client_closed' }), 1)
+    await settles(() => requestCount(t, timed), before + 1)
+    // Observed once, whatever else the response does later.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(await requestCount(t, timed)).toBe(before + 1)
+    expect(await metric(t, 'fileshare_uploads_total', { kind: 'multipart', outcome: 'refused', code: '499' })).toBe(0)
   })
 
   it('counts the bytes downloads sent: whole files, ranges, none for HEAD', async () => {

@@ -5,6 +5,7 @@ import fp from 'fastify-plugin'
 import type { Counter, Gauge, Histogram, Metric, Registry } from 'prom-client'
 import { NO_UPLOAD_EVENTS, type UploadEvents } from '../../services/upload-events.js'
 import { RequestDurations } from '../request-durations.js'
+import { CLIENT_CLOSED_STATUS } from './error-handler.js'
 
 /**
  * The access log and the Prometheus metrics, at the cost of one hook on the way in and one on the
@@ -52,6 +53,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** socket.bytesWritten when the request arrived: what was written since is this request's answer. */
     bytesWrittenAtStart: number
+    /** Whether its access line and metrics are written: once, when its answer ends or its client leaves first. */
+    answerObserved: boolean
   }
 }
 
@@ -263,16 +266,41 @@ export default fp(
     // where request.log's binding put it, so the line reads as before.
     const accessLog = app.log.child({}, { redact: { paths: ['headers.authorization'], censor: '[redacted]' } })
     app.decorateRequest('bytesWrittenAtStart', 0)
+    app.decorateRequest('answerObserved', false)
 
-    app.addHook('onRequest', (request, _reply, done) => {
+    /**
+     * A request whose client closes the connection while the service still reads its body (an
+     * upload cut part-way) never ends its answer: Fastify's onResponse waits for a 'finish' or an
+     * 'error' of the response that do not come. Such a request is observed when its connection
+     * closes, as 499 (nginx's "client closed request") unless an answer had begun. Only requests
+     * with a body get the listener: a request without one is read whole before any work starts,
+     * and a listener on every request would cost every request.
+     */
+    const observeIfLeft = (request: FastifyRequest, reply: FastifyReply) => () => {
+      if (!reply.raw.writableFinished) observeAnswer(request, reply, reply.raw.headersSent ? reply.statusCode : CLIENT_CLOSED_STATUS)
+    }
+
+    app.addHook('onRequest', (request, reply, done) => {
       request.bytesWrittenAtStart = request.raw.socket?.bytesWritten ?? 0
+      const { headers } = request
+      const declared = headers['content-length']
+      if (declared === undefined ? headers['transfer-encoding'] !== undefined : declared !== '0') {
+        reply.raw.once('close', observeIfLeft(request, reply))
+      }
       done()
     })
 
     app.addHook('onResponse', (request, reply, done) => {
+      observeAnswer(request, reply, reply.statusCode)
+      done()
+    })
+
+    /** The access line and the metrics of one request, once. */
+    function observeAnswer(request: FastifyRequest, reply: FastifyReply, status: number): void {
+      if (request.answerObserved) return
+      request.answerObserved = true
       const { method } = request
       const route = request.routeOptions.url
-      const status = reply.statusCode
       const bytes = bodyBytesSent(request, reply)
       // A getter that may read the clock: once for both the histogram and the line.
       const elapsedMs = reply.elapsedTime
@@ -282,7 +310,8 @@ export default fp(
           instruments.downloadedBytes.inc(bytes)
         const kind = status >= 400 && route ? uploadKind(method, route) : undefined
         if (kind) {
-          instruments.uploads.inc({ kind, outcome: status >= 500 ? 'failed' : 'refused', code: request.errorCode ?? String(status) })
+          const outcome = status === CLIENT_CLOSED_STATUS ? 'aborted' : status >= 500 ? 'failed' : 'refused'
+          instruments.uploads.inc({ kind, outcome, code: outcome === 'aborted' ? 'client_closed' : (request.errorCode ?? String(status)) })
         }
       }
       if (logging) {
@@ -306,8 +335,7 @@ export default fp(
         if (!reply.raw.writableFinished) line.aborted = true
         accessLog.info(line, 'request completed')
       }
-      done()
-    })
+    }
   },
   { name: 'observability' },
 )
