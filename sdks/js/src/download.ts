@@ -30,7 +30,7 @@ function linkOf(fileOrLink: FileOrLink): unknown {
   return 'public_link' in fileOrLink ? fileOrLink.public_link : (fileOrLink as { url?: unknown }).url
 }
 
-interface Sink {
+export interface Sink {
   /** Bytes already there that the download may keep (partial file). */
   existing: number
   /** Where the download starts writing (set before the first write). */
@@ -50,7 +50,7 @@ function etagSha256(etag: string | null): string | undefined {
   return match ? match[1]!.toLowerCase() : undefined
 }
 
-async function openSink(destination: DownloadDestination, resume: boolean): Promise<Sink & { path?: string }> {
+export async function openSink(destination: DownloadDestination, resume: boolean): Promise<Sink & { path?: string }> {
   if (typeof destination === 'string' || destination instanceof URL) {
     if (!isNode) throw new ConfigurationError('downloading to a path needs Node.js; pass a WritableStream')
     const io = await loadNodeIo()

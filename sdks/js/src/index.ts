@@ -51,6 +51,8 @@ export {
   WEBHOOK_FIELDS,
 } from './types.js'
 export type {
+  ArchiveDownloadOptions,
+  ArchiveDownloadResult,
   ApiAuditEvent,
   ApiCurrentKey,
   ApiFile,
@@ -111,4 +113,5 @@ export type {
   WebhookUpdateParams,
   WebhookWithSecret,
 } from './types.js'
+export { MAX_ARCHIVE_FILES } from './archive.js'
 export { VERSION, USER_AGENT } from './version.js'

@@ -812,6 +812,19 @@ export interface DownloadOptions extends RequestOptions {
   onGrant?: ((grantUrl: string, expiresAt: string | undefined) => void) | undefined
 }
 
+export interface ArchiveDownloadOptions extends RequestOptions {
+  /** Called as bytes arrive: `(bytesReceived, archiveBytes)`. */
+  onProgress?: ProgressCallback | undefined
+}
+
+/** What {@link Files.downloadArchive} did. */
+export interface ArchiveDownloadResult {
+  /** Bytes of the ZIP written. */
+  readonly size: number
+  /** The name the server suggests (`files-YYYYMMDD-HHMMSS.zip`, from `Content-Disposition`). */
+  readonly filename: string | undefined
+}
+
 /** What {@link Fileshare.download} did. */
 export interface DownloadResult {
   /** Bytes in the finished file. */

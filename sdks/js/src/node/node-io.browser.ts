@@ -28,6 +28,9 @@ export function isNodeWritable(_value: unknown): boolean {
 export async function fileSize(_path: string): Promise<number> {
   throw unavailable('a file path')
 }
+export async function removePath(_path: string): Promise<void> {
+  throw unavailable('a file path')
+}
 export interface FileSink {
   write(chunk: Uint8Array): Promise<void>
   truncate(length: number): Promise<void>

@@ -1,7 +1,7 @@
 // Node-only helpers: paths, Node streams, node:crypto. Loaded on first use (see runtime.ts).
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { open, stat } from 'node:fs/promises'
+import { open, rm, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { Readable, Writable } from 'node:stream'
 import type { Sha256 } from '../hash.js'
@@ -51,6 +51,11 @@ export async function fileSize(path: string): Promise<number> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return -1
     throw error
   }
+}
+
+/** Removes a file that is there (an unfinished download nobody should mistake for a finished one). */
+export async function removePath(path: string): Promise<void> {
+  await rm(path, { force: true })
 }
 
 /** A sink that writes to a file, appending from `offset` (the file is cut there first). */

@@ -11,6 +11,7 @@ import { stats } from './stats.js'
 import { upload } from './upload.js'
 import { REQUEST_COMMANDS, REQUEST_GROUP } from './request.js'
 import { WEBHOOK_COMMANDS, WEBHOOK_GROUP } from './webhook.js'
+import { zip } from './zip.js'
 
 export const COMMANDS: ReadonlyMap<string, Command> = new Map(
   [
@@ -18,6 +19,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map(
     ls,
     info,
     get,
+    zip,
     rm,
     linkCreate,
     linkList,
