@@ -295,6 +295,9 @@ describe.skipIf(!chromiumAvailable)('protecting the account in Chromium', () => 
       const email = `protect-${name}-${Date.now()}@example.test`
       const { accountId } = await t.createAccount('pro', email)
       await t.app.services.accountHolders.setPassword(accountId, PASSWORD)
+      // A revoked key, whose state ("Revoked 2026-11-27 12:34") was cut on a phone.
+      const { key: oldKey } = await t.app.services.apiKeys.create(accountId, 'old script')
+      await t.app.services.apiKeys.revokeForAccount(accountId, oldKey.id, { type: 'operator', id: null })
       const context = await browser.newContext(device)
       const problems = watchContext(context, [PUBLIC_HOST])
       const page = await context.newPage()
@@ -330,6 +333,17 @@ describe.skipIf(!chromiumAvailable)('protecting the account in Chromium', () => 
       await expect.poll(() => rows.count()).toBe(2)
       expect(await rows.nth(0).textContent()).toContain('Firefox on Linux')
       expect(await page.locator('#sessions-body .this-device').count()).toBe(1)
+      const revokedState = page.locator('#keys-body tr', { hasText: 'old script' }).locator('td[data-label="State"]')
+      expect(await revokedState.textContent()).toMatch(/^Revoked \d{4}-\d{2}-\d{2} \d{2}:\d{2}$/)
+      expect(
+        await page.evaluate(`(() => {
+          const cell = document.querySelector('#keys-body tr.inactive td[data-label="State"]')
+          const range = document.createRange()
+          range.selectNodeContents(cell)
+          const text = range.getBoundingClientRect()
+          return text.right <= cell.getBoundingClientRect().right + 0.5 && text.right <= document.documentElement.clientWidth
+        })()`),
+      ).toBe(true)
       await noViolations(page)
       await shot(page, '01-sessions')
       await page.getByRole('button', { name: /^Sign out Firefox on Linux/ }).click()
