@@ -461,3 +461,58 @@ describe.skipIf(!chromiumAvailable)('protecting the account in Chromium', () => 
     }, 180_000)
   }
 })
+
+/** FILESHARE_REQUIRE_TWO_FACTOR in Chromium: a holder without a second factor sees only enrolment until it is on. */
+describe.skipIf(!chromiumAvailable)('two-factor sign-in required by the operator, in Chromium', () => {
+  let t: TestApp
+  let browser: Browser
+  beforeAll(async () => {
+    t = await startTestApp({ FILESHARE_PUBLIC_URL: `http://${PUBLIC_HOST}`, FILESHARE_REQUIRE_TWO_FACTOR: 'true' })
+    browser = await launchBrowser({ [PUBLIC_HOST]: new URL(t.url).host })
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+
+  it('phone: every page leads to Settings, which offers only enrolment; once on, the whole dashboard opens', async () => {
+    const email = `required-${Date.now()}@example.test`
+    const { accountId } = await t.createAccount('pro', email)
+    await t.app.services.accountHolders.setPassword(accountId, PASSWORD)
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
+    const problems = watchContext(context, [PUBLIC_HOST])
+    const page = await context.newPage()
+    await page.goto(dashboard('sign-in'))
+    await page.getByLabel('Email address').fill(email)
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(/\/dashboard\/settings/)
+    await page.waitForSelector('body[data-ready="true"]')
+    expect(await page.locator('#enrol-required').isVisible()).toBe(true)
+    expect(await page.locator('#api').isVisible()).toBe(false)
+    expect(await page.locator('#password-form').isVisible()).toBe(false)
+    expect(await page.locator('#two-factor-state').textContent()).toBe('Off. This server requires it: set it up to go on.')
+    expect(await axeViolations(page)).toEqual([])
+    await screenshot(page, 'account-protection-required-01-enrol-first')
+    await page.goto(dashboard('usage'))
+    expect(page.url()).toBe(dashboard('settings#security'))
+
+    await page.waitForSelector('body[data-ready="true"]')
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click()
+    await page.waitForSelector('#enrol:not([hidden])')
+    const secret = (await page.locator('#enrol-secret').textContent())!.replace(/\s+/g, '')
+    const { Secret, TOTP } = await import('otpauth')
+    await page.getByLabel('2. Enter the 6-digit code the app shows').fill(TOTP.generate({ secret: Secret.fromBase32(secret) }))
+    await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click()
+    await page.waitForSelector('#recovery:not([hidden])')
+    expect(await page.locator('#enrol-required').isVisible()).toBe(false)
+    await page.getByRole('button', { name: 'I have saved them' }).click()
+    await page.waitForSelector('#api:not([hidden])')
+    await page.waitForSelector('body[data-ready="true"]')
+    expect(await page.locator('#password-form').isVisible()).toBe(true)
+    await page.goto(dashboard('usage'))
+    expect(page.url()).toBe(dashboard('usage'))
+    await context.close()
+    expect(problems).toEqual({ errors: [], foreignRequests: [] })
+  }, 120_000)
+})
