@@ -36,6 +36,7 @@ from ._errors import (
     WebhookVerificationError,
 )
 from ._records import (
+    ArchiveResult,
     AuditActor,
     AuditEvent,
     AuditEventList,
@@ -94,6 +95,7 @@ __all__ = [
     "Stats",
     "Limits",
     "StatsResult",
+    "ArchiveResult",
     "DownloadResult",
     "CurrentKey",
     "AuditEvent",

@@ -382,6 +382,16 @@ class StatsResult(Record):
 
 
 @dataclass(frozen=True, slots=True)
+class ArchiveResult(Record):
+    """What ``files.download_archive()`` did."""
+
+    size: int
+    """Bytes of the ZIP written."""
+    filename: str | None
+    """The name the server suggests (``files-YYYYMMDD-HHMMSS.zip``, from ``Content-Disposition``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class DownloadResult(Record):
     """What ``download()`` did."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
-from collections.abc import Iterator, Callable, Mapping
+from collections.abc import Iterator, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -14,9 +14,10 @@ import httpx
 from .. import _common as c
 from .._errors import BadRequestError, ConfigurationError, FileshareError, ServerError
 from .._logs import logger
-from .._records import FileList, FileRecord, member
+from .._records import ArchiveResult, FileList, FileRecord, member
 from .._source import UploadInput, UploadSource, to_upload_source
-from . import _io
+from . import _archive, _io
+from ._download import Destination
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -432,6 +433,27 @@ class Files:
     ) -> None:
         """Deletes a file; its links stop working at once."""
         self._client._for_call(timeout, max_retries, extra_headers)._call("DELETE", c.id_path("files", file_id))
+
+    def download_archive(
+        self,
+        file_ids: Iterable[int | str],
+        destination: Destination,
+        *,
+        on_progress: c.ProgressCallback | None = None,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> ArchiveResult:
+        """Downloads several files as one ZIP (``POST /files/archive``, scope ``files:read``) to a
+        path or a binary file object.
+
+        One entry per id, in the order given, stored uncompressed, names made safe and unique
+        (``a.txt``, ``a (2).txt``); 1 to 1000 distinct ids. An id that is not yours, or does not
+        exist, raises :class:`NotFoundError` before any byte. Nothing counts as a download. A
+        connection lost mid-archive starts it again (a path) or raises; a path that did not get the
+        whole archive is removed. ``on_progress(bytes_received, archive_bytes)``."""
+        client = self._client._for_call(timeout, max_retries, extra_headers)
+        return _archive.download_archive(client, file_ids, destination, on_progress=on_progress)
 
 
 _DELETE, _KEEP, _KEEP_UNLESS_REFUSED = "delete", "keep", "keep unless refused"
