@@ -80,7 +80,8 @@ describe.skipIf(!chromiumAvailable)('dashboard pages on desktop and phone', () =
 
   async function open(page: Page, name: string) {
     await page.goto(dashboard(name))
-    await page.waitForSelector('body[data-ready="true"]')
+    // The API reference renders the whole OpenAPI document first (10 to 15 s of CPU in Swagger UI on a busy 2-core machine).
+    await page.waitForSelector('body[data-ready="true"]', { timeout: name === 'reference' ? 45_000 : undefined })
   }
 
   /** axe on the page as it is: our own pages must have no violation; others' are only recorded. */
@@ -463,6 +464,203 @@ describe.skipIf(!chromiumAvailable)('dashboard pages on desktop and phone', () =
     expect(await json.json()).toMatchObject({ success: false, error: { code: 'not_found' } })
   })
 
+  // ---- Round 3 (issue 37): what was seen and mended, and the dark theme ----
+
+  /** A nav's box, and where its links are: what shows of the list that scrolls sideways on a phone. */
+  const navState = (page: Page) =>
+    page.evaluate(`(() => {
+      const nav = document.querySelector('header.top nav')
+      const box = nav.getBoundingClientRect()
+      const links = [...nav.querySelectorAll('a')].map((a) => {
+        const r = a.getBoundingClientRect()
+        return { text: a.textContent, current: a.getAttribute('aria-current') === 'page', inside: r.left >= box.left - 1 && r.right <= box.right + 1 }
+      })
+      return { classes: [...nav.classList].sort(), after: getComputedStyle(nav, '::after').content, before: getComputedStyle(nav, '::before').content, links }
+    })()`) as Promise<{ classes: string[]; after: string; before: string; links: { text: string; current: boolean; inside: boolean }[] }>
+
+  it('a phone: the pages in the header scroll sideways with a cue on the side with more, the current page in view', async () => {
+    await open(phone, 'files')
+    let nav = await navState(phone)
+    expect(nav.links.map((link) => link.text)).toContain('API reference')
+    expect(nav.links.find((link) => link.text === 'API reference')!.inside).toBe(false)
+    expect(nav.classes).toEqual(['more-after'])
+    expect(nav.after).not.toBe('none')
+    expect(nav.before).toBe('none')
+    await screenshot(phone, 'pages-phone-nav-files')
+    await axe(phone, 'files (nav with a cue), phone')
+
+    // A page far along the list: scrolled into view, with more on both sides.
+    await open(phone, 'get-started')
+    nav = await navState(phone)
+    expect(nav.links.find((link) => link.current)).toMatchObject({ text: 'Get started', inside: true })
+    expect(nav.classes).toEqual(['more-after', 'more-before'])
+    await screenshot(phone, 'pages-phone-nav-get-started')
+
+    // Scrolled to its end: the last page shows, and the cue moves to the start.
+    await phone.locator('header nav ul').evaluate((list) => {
+      ;(list as unknown as { scrollLeft: number; scrollWidth: number }).scrollLeft = (
+        list as unknown as { scrollWidth: number }
+      ).scrollWidth
+    })
+    await eventually(() => navState(phone).then((state) => state.classes)).toEqual(['more-before'])
+    nav = await navState(phone)
+    expect(nav.links.find((link) => link.text === 'API reference')!.inside).toBe(true)
+    expect(nav.after).toBe('none')
+
+    // A desktop: every page in view, no cue.
+    await open(desktop, 'get-started')
+    nav = await navState(desktop)
+    expect(nav.classes).toEqual([])
+    expect(nav.links.every((link) => link.inside)).toBe(true)
+    const right = await desktop.locator('header nav a').evaluateAll((links) => links.map((link) => link.getBoundingClientRect().right))
+    expect(Math.max(...right)).toBeLessThanOrEqual(DESKTOP.width)
+  })
+
+  it('a phone: a file card keeps Download, Copy link and Delete on one line under its figures, whatever the size; Copy link answers at the button', async () => {
+    await open(phone, 'files')
+    await phone.evaluate(async () => {
+      const session = (await (await fetch('api/session')).json()) as { csrf_token: string }
+      const form = new FormData()
+      form.append('file', new Blob([new Uint8Array(140_000)]), 'quarterly report.pdf')
+      await fetch('api/files/upload', { method: 'POST', headers: { 'x-csrf-token': session.csrf_token }, body: form })
+    })
+    await open(phone, 'files')
+    const row = phone.locator('#files-body tr.file').first()
+    expect(await row.locator('td.name').textContent()).toBe('quarterly report.pdf')
+    expect(await row.locator('td.size').textContent()).toBe('137 KiB')
+    const boxes = async (selector: string) => (await row.locator(selector).first().boundingBox())!
+    const [link, copy, remove] = await Promise.all(['td.link a', 'td.link button', 'td.actions button'].map(boxes))
+    expect(Math.max(link!.y, copy!.y, remove!.y) - Math.min(link!.y, copy!.y, remove!.y)).toBeLessThan(8)
+    // Size, date and downloads sit above that line, never beside the link (off its baseline) or pushing Delete down.
+    for (const figure of ['td.size', 'td.date', 'td.downloads']) {
+      const box = await boxes(figure)
+      expect(box.y + box.height, figure).toBeLessThanOrEqual(Math.min(link!.y, copy!.y, remove!.y) + 1)
+    }
+    const size = await boxes('td.size')
+    const date = await boxes('td.date')
+    expect(Math.abs(size.y - date.y)).toBeLessThan(2)
+    expect(remove!.x + remove!.width).toBeLessThanOrEqual(PHONE.width)
+    await screenshot(phone, 'pages-phone-file-card-137-kib')
+    await axe(phone, 'files (a 137 KiB card), phone')
+
+    // Copy link, tapped on a card far below the page's status line: the button says "Copied", a live region beside it says what.
+    const lower = phone.locator('#files-body tr.file').nth(6)
+    // By its place: its name changes while it says "Copied".
+    const button = lower.locator('td.link button')
+    const name = (await button.getAttribute('aria-label'))!.replace(/^Copy link to /, '')
+    await button.scrollIntoViewIfNeeded()
+    await button.tap()
+    expect(await button.textContent()).toBe('Copied')
+    expect(await button.getAttribute('aria-label')).toMatch(/^Copied \(Copy link to .+\)$/)
+    const note = lower.locator('td.link .action-note[role=status]')
+    await eventually(() => note.textContent()).toBe(`Copied the public link of ${name}.`)
+    const shown = (await button.boundingBox())!
+    expect(shown.y).toBeGreaterThanOrEqual(0)
+    expect(shown.y + shown.height).toBeLessThanOrEqual(PHONE.height)
+    expect(await phone.locator('#status').textContent()).toBe('')
+    // The button keeps its width (nothing beside it moves) and gets its label back.
+    expect(Math.round(shown.width)).toBe(Math.round(copy!.width))
+    await screenshot(phone, 'pages-phone-copied')
+    await axe(phone, 'files (copied), phone')
+    await eventually(() => button.textContent(), 5_000).toBe('Copy link')
+    expect(await button.getAttribute('aria-label')).toBe(`Copy link to ${name}`)
+  })
+
+  it('the pager starts with the page numbers on page 1 (no empty room for First and Previous); Usage keeps its spacing', async () => {
+    await open(desktop, 'files')
+    const pager = desktop.getByRole('navigation', { name: 'Pages of files' })
+    expect(await pager.isVisible()).toBe(true)
+    expect(await desktop.locator('#first').boundingBox()).toBeNull()
+    expect(await desktop.locator('#prev').boundingBox()).toBeNull()
+    const [pagerBox, numbers] = await Promise.all([pager.boundingBox(), desktop.locator('#page-numbers').boundingBox()])
+    expect(Math.abs(numbers!.x - pagerBox!.x)).toBeLessThan(2)
+    await pager.scrollIntoViewIfNeeded()
+    await screenshot(desktop, 'pages-desktop-pager-page-1')
+
+    for (const [page, kind] of [
+      [desktop, 'desktop'],
+      [phone, 'phone'],
+    ] as const) {
+      await open(page, 'usage')
+      // The note under "Today and in total" had no room below it before the figures.
+      const card = page.locator('section', { has: page.getByRole('heading', { name: 'Today and in total' }) })
+      const [hint, figures] = await Promise.all([card.locator('p.hint').boundingBox(), card.locator('dl.figures').boundingBox()])
+      expect(figures!.y - (hint!.y + hint!.height), kind).toBeGreaterThanOrEqual(8)
+      // Figures of one row stand on one line, however many lines their names take ("Reserved by uploads in progress").
+      const tops = await page
+        .locator('.storage-figures dd')
+        .evaluateAll((values) => values.map((value) => Math.round(value.getBoundingClientRect().top)))
+      const firstRow = kind === 'desktop' ? tops : tops.slice(0, 2)
+      expect(new Set(firstRow).size, kind).toBe(1)
+      await screenshot(page, `pages-${kind}-usage-spacing`)
+      await axe(page, `usage, ${kind}`)
+    }
+  })
+
+  it('dark theme: the system one, or one chosen in the header and remembered, applied before the first paint; axe-core on every page in it', async () => {
+    // The choice is in the header of every page, the sign-in page too.
+    await open(desktop, 'files')
+    const choice = desktop.getByRole('combobox', { name: 'Colour theme' })
+    expect(await choice.inputValue()).toBe('system')
+    expect(await desktop.evaluate('document.documentElement.dataset.theme ?? null')).toBeNull()
+    const background = (page: Page) => page.evaluate('getComputedStyle(document.documentElement).backgroundColor')
+    expect(await background(desktop)).toBe('rgb(243, 245, 248)')
+    await choice.selectOption('dark')
+    expect(await desktop.evaluate('document.documentElement.dataset.theme')).toBe('dark')
+    expect(await background(desktop)).toBe('rgb(15, 19, 25)')
+    expect(await desktop.evaluate("localStorage.getItem('fileshare-theme')")).toBe('dark')
+
+    // Remembered, and on <html> before the body is parsed: no page is drawn light first.
+    const fresh = await desktop.context().newPage()
+    await fresh.addInitScript({
+      content: `new MutationObserver((_, observer) => {
+        if (!document.body) return
+        window.themeAtBody = document.documentElement.dataset.theme ?? 'none'
+        observer.disconnect()
+      }).observe(document, { childList: true, subtree: true })`,
+    })
+    await open(fresh, 'usage')
+    expect(await fresh.evaluate('window.themeAtBody')).toBe('dark')
+    expect(await fresh.getByRole('combobox', { name: 'Colour theme' }).inputValue()).toBe('dark')
+    await fresh.close()
+
+    // Every page of the dashboard in the dark theme, chosen (desktop) or the system's (phone): axe-core finds nothing.
+    await phone.emulateMedia({ colorScheme: 'dark' })
+    try {
+      for (const name of ['files', 'usage', 'requests', 'webhooks', 'activity', 'get-started']) {
+        for (const [page, kind] of [
+          [desktop, 'desktop'],
+          [phone, 'phone'],
+        ] as const) {
+          await open(page, name)
+          expect(await background(page), `${name}, ${kind}`).toBe('rgb(15, 19, 25)')
+          await screenshot(page, `pages-${kind}-dark-${name}`)
+          await axe(page, `${name}, dark, ${kind}`)
+        }
+      }
+      // The account helper's pages: reported here, not failed.
+      await open(desktop, 'settings')
+      await axe(desktop, 'settings, dark, desktop', { own: false })
+      await screenshot(desktop, 'pages-desktop-dark-settings')
+      const visitor = await newContext('phone')
+      await visitor.emulateMedia({ colorScheme: 'dark' })
+      await visitor.goto(dashboard('sign-in'))
+      expect(await visitor.getByRole('combobox', { name: 'Colour theme' }).isVisible()).toBe(true)
+      expect(await background(visitor)).toBe('rgb(15, 19, 25)')
+      await screenshot(visitor, 'pages-phone-dark-sign-in')
+      await axe(visitor, 'sign-in, dark, phone', { own: false })
+    } finally {
+      await phone.emulateMedia({ colorScheme: 'light' })
+    }
+
+    // Back to the system's: the choice is forgotten, and a light system gives the light theme.
+    await open(desktop, 'files')
+    await desktop.getByRole('combobox', { name: 'Colour theme' }).selectOption('system')
+    expect(await desktop.evaluate('document.documentElement.dataset.theme ?? null')).toBeNull()
+    expect(await desktop.evaluate("localStorage.getItem('fileshare-theme')")).toBeNull()
+    expect(await background(desktop)).toBe('rgb(243, 245, 248)')
+  }, 90_000)
+
   it('axe-core on the pages of other owners (reported, not failed): sign-in, invite, usage, API reference', async () => {
     const visitor = await newContext('desktop')
     await visitor.goto(dashboard('sign-in'))
@@ -479,7 +677,7 @@ describe.skipIf(!chromiumAvailable)('dashboard pages on desktop and phone', () =
         .map(([name, found]) => `  ${name}: ${found.length === 0 ? 'no violation' : describeViolations(found).replace(/\n/g, '\n    ')}`)
         .join('\n')}`,
     )
-  })
+  }, 90_000)
 
   it('no page raised an error, broke its CSP, or asked any host but the service', () => {
     for (const found of problems) expect(found).toEqual({ errors: [], foreignRequests: [] })
