@@ -97,7 +97,7 @@ async function signInWithCode(t: TestApp, email: string, code: string, headers: 
 
 /** Enrols the holder's second factor from a session; returns the secret and the recovery codes. */
 async function enrol(t: TestApp, clock: Clock, session: Session) {
-  const started = await call(t, session, 'POST', 'two-factor/enrol')
+  const started = await call(t, session, 'POST', 'two-factor/enrol', { password: PASSWORD })
   expect(started.status).toBe(200)
   const { secret } = (await started.json()) as { secret: string }
   const confirmed = await call(t, session, 'POST', 'two-factor/confirm', { code: codeAt(secret, clock.now()) })
@@ -135,7 +135,9 @@ describe('two-factor sign-in', () => {
       recovery_codes_left: 0,
     })
 
-    const started = await call(t, session, 'POST', 'two-factor/enrol')
+    // The password first: a stolen session cannot enrol a second factor of its own.
+    await expectError(await call(t, session, 'POST', 'two-factor/enrol', { password: 'not my password' }), 400, 'wrong_password')
+    const started = await call(t, session, 'POST', 'two-factor/enrol', { password: PASSWORD })
     expect(started.status).toBe(200)
     expect(started.headers.get('cache-control')).toBe('no-store')
     const enrolment = (await started.json()) as { secret: string; otpauth_uri: string; qr_svg: string }
@@ -159,7 +161,7 @@ describe('two-factor sign-in', () => {
     for (const code of codes) expect(code).toMatch(/^[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}$/)
     expect(await (await call(t, session, 'GET', 'two-factor')).json()).toMatchObject({ enabled: true, recovery_codes_left: 10 })
     // Once on, enrolling again is refused (turn it off first).
-    await expectError(await call(t, session, 'POST', 'two-factor/enrol'), 400, 'invalid_request')
+    await expectError(await call(t, session, 'POST', 'two-factor/enrol', { password: PASSWORD }), 400, 'invalid_request')
 
     // At rest: neither the secret nor a recovery code is in the database as given.
     const db = t.app.database.db

@@ -374,7 +374,8 @@ describe.skipIf(!chromiumAvailable)('protecting the account in Chromium', () => 
       expect(await page.locator('#email-pending').isVisible()).toBe(false)
       await shot(page, '03-email-confirmed')
 
-      // Two-factor sign-in: enrol from the key shown beside the QR code.
+      // Two-factor sign-in: the password again, then enrol from the key shown beside the QR code.
+      await page.locator('#enrol-password').fill(PASSWORD)
       await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click()
       await page.waitForSelector('#enrol:not([hidden])')
       await expect
@@ -498,6 +499,7 @@ describe.skipIf(!chromiumAvailable)('two-factor sign-in required by the operator
     expect(page.url()).toBe(dashboard('settings#security'))
 
     await page.waitForSelector('body[data-ready="true"]')
+    await page.locator('#enrol-password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click()
     await page.waitForSelector('#enrol:not([hidden])')
     const secret = (await page.locator('#enrol-secret').textContent())!.replace(/\s+/g, '')

@@ -64,10 +64,14 @@ export function initAccountSecurity() {
     recovery.focus()
   }
 
-  $('enrol-start').addEventListener('click', async () => {
-    const starting = $('enrol-start')
+  busyForm(off, async () => {
+    const error = $('enrol-start-error')
+    clearMarks(off, error)
+    const password = off.password.value
+    if (!password) return markFields(error, 'Enter your password.', [off.password])
     try {
-      const started = await api('two-factor/enrol', { method: 'POST' })
+      const started = await api('two-factor/enrol', { method: 'POST', body: { password } })
+      off.reset()
       // The SVG goes in as an image (a data: URL): nothing of it runs, and the page's policy allows it.
       $('enrol-qr').src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(started.qr_svg)}`
       $('enrol-secret').textContent = started.secret.replace(/(.{4})/g, '$1 ').trim()
@@ -76,8 +80,9 @@ export function initAccountSecurity() {
       clearMarks(enrolForm, $('enrol-error'))
       enrolForm.code.value = ''
       enrolForm.code.focus()
-    } catch (error) {
-      feedbackAt(starting, `Could not start: ${error.message}`, { error: true })
+    } catch (failure) {
+      off.password.value = ''
+      markFields(error, failure.message, failure.code === 'wrong_password' ? [off.password] : [])
     }
   })
 
@@ -86,7 +91,7 @@ export function initAccountSecurity() {
     off.hidden = false
     $('enrol-qr').removeAttribute('src')
     $('enrol-secret').textContent = ''
-    $('enrol-start').focus()
+    off.password.focus()
   })
 
   busyForm(enrolForm, async () => {
@@ -155,8 +160,8 @@ export function initAccountSecurity() {
       await api('two-factor/disable', { method: 'POST', body: { password, code } })
       disableForm.reset()
       await showTwoFactor()
+      $('two-factor-title').focus()
       feedbackAt($('enrol-start'), 'Turned two-factor sign-in off.')
-      $('enrol-start').focus()
     } catch (failure) {
       if (failure.code === 'wrong_password') {
         disableForm.password.value = ''

@@ -41,6 +41,7 @@ const SessionParams = Type.Object({ session_id: Type.Integer({ minimum: 1, maxim
 const Code = Type.String({ minLength: 1, maxLength: 40 })
 const SecondStepBody = Type.Object({ challenge: Type.String({ maxLength: 100 }), code: Code })
 const CodeBody = Type.Object({ code: Code })
+const PasswordBody = Type.Object({ password: Password })
 const DisableTwoFactorBody = Type.Object({ password: Password, code: Code })
 const EmailChangeBody = Type.Object({ new_email: Type.String({ minLength: 1, maxLength: 400 }), password: Password })
 
@@ -174,9 +175,12 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
     })
 
-    // The secret is shown here once, to the holder's own page (no-store), and never logged.
-    signedIn.post('/two-factor/enrol', async (request) => {
+    // The password again (under the sign-in guard): a stolen session must not put a second factor
+    // of its thief's on the account, which would keep the holder out. The secret is shown here
+    // once, to the holder's own page (no-store), and never logged.
+    signedIn.post('/two-factor/enrol', { schema: { body: PasswordBody } }, async (request) => {
       const { account } = request.principal
+      await services.signIn.checkPassword(account.id, account.email, request.body.password, actorOf(request))
       const enrolment = await services.twoFactor.startEnrolment(account.id, account.email)
       return { success: true as const, secret: enrolment.secret, otpauth_uri: enrolment.uri, qr_svg: enrolment.qrSvg }
     })
