@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3'
 import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely'
 import type PG from 'pg'
 import type { Database } from './schema.js'
-import { withStatementCache } from './statement-cache.js'
+import { allowDirectReads, withStatementCache } from './statement-cache.js'
 import { isDatabaseUnavailable, withTranslatedErrors } from './translate-errors.js'
 
 export type DialectName = 'sqlite' | 'postgres'
@@ -38,8 +38,11 @@ export function openSqlite(file: string): DatabaseHandle {
   database.pragma('foreign_keys = ON')
   // The CLI and the server share the file: wait for a writer instead of failing with SQLITE_BUSY.
   database.pragma('busy_timeout = 5000')
-  const sqlite = new SqliteDialect({ database: withStatementCache(database) })
-  return handle(new Kysely<Database>({ dialect: withTranslatedErrors(sqlite) }), 'sqlite')
+  const cached = withStatementCache(database)
+  const db = new Kysely<Database>({ dialect: withTranslatedErrors(new SqliteDialect({ database: cached })) })
+  // The hot paths' reads skip Kysely's driver when no transaction is open (statement-cache.ts).
+  allowDirectReads(db, cached)
+  return handle(db, 'sqlite')
 }
 
 /**
