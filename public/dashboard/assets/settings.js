@@ -83,6 +83,18 @@ function lastUseCell(key) {
   return element
 }
 
+/** The state; a date in it stays whole when the cell wraps ("Revoked" above "2026-11-28 00:23", never "2026-" above "11-28"). */
+function stateCell(state) {
+  const element = cell(state, 'State')
+  const [, word, date] = /^(\S+) (.+)$/.exec(state) ?? []
+  if (!date) return element
+  const whole = document.createElement('span')
+  whole.className = 'key-state-date'
+  whole.textContent = date
+  element.replaceChildren(`${word} `, whole)
+  return element
+}
+
 function keyRow(key) {
   const row = document.createElement('tr')
   const state = keyState(key)
@@ -95,7 +107,7 @@ function keyRow(key) {
     cell(key.allowed_ips?.length ? key.allowed_ips.join(', ') : 'Anywhere', 'Allowed from', 'addresses'),
     cell(formatDate(key.created_at), 'Created (UTC)', 'date'),
     lastUseCell(key),
-    cell(state, 'State'),
+    stateCell(state),
   )
   const actions = cell('', '', 'actions')
   if (state === 'Active') {
