@@ -2,6 +2,7 @@ package dev.fileshare;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -605,6 +606,48 @@ public final class FilesResource {
      */
     public void delete(long fileId) {
         transport.requestJson(() -> transport.request(transport.url("/files/" + fileId), true).DELETE().build());
+    }
+
+    /**
+     * Downloads several files as one ZIP ({@code POST /files/archive}, scope {@code files:read}) to a
+     * path: one entry per id, in the order given, stored uncompressed, names made safe and unique
+     * ({@code a.txt}, {@code a (2).txt}). Nothing counts as a download. A connection lost mid-archive
+     * starts it again from its first byte within the retry budget; a file this call wrote that did
+     * not get the whole archive is removed.
+     *
+     * @param fileIds 1 to 1000 distinct file ids
+     * @param destination the ZIP file to write (its folder is created)
+     * @return the bytes written and the name the server suggests
+     * @throws NotFoundException if an id is not this account's file (before any byte)
+     * @throws ConfigurationException if {@code fileIds} is empty, too long or holds a non-positive id
+     */
+    public ArchiveResult downloadArchive(List<Long> fileIds, Path destination) {
+        return downloadArchive(fileIds, destination, null);
+    }
+
+    /**
+     * {@link #downloadArchive(List, Path)} with a progress listener.
+     *
+     * @param fileIds 1 to 1000 distinct file ids
+     * @param destination the ZIP file to write
+     * @param onProgress told {@code (bytesReceived, archiveBytes)} as bytes arrive, or null
+     * @return the bytes written and the name the server suggests
+     */
+    public ArchiveResult downloadArchive(List<Long> fileIds, Path destination, ProgressListener onProgress) {
+        return new ArchiveDownloader(transport, fileIds, onProgress).to(destination);
+    }
+
+    /**
+     * {@link #downloadArchive(List, Path)} to a stream (not closed). A connection lost after bytes
+     * were written cannot be taken again: it throws {@link APIConnectionException}.
+     *
+     * @param fileIds 1 to 1000 distinct file ids
+     * @param destination where the ZIP's bytes go
+     * @param onProgress told {@code (bytesReceived, archiveBytes)} as bytes arrive, or null
+     * @return the bytes written and the name the server suggests
+     */
+    public ArchiveResult downloadArchive(List<Long> fileIds, OutputStream destination, ProgressListener onProgress) {
+        return new ArchiveDownloader(transport, fileIds, onProgress).to(destination);
     }
 
     /**
