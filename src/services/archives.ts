@@ -12,19 +12,32 @@ export const MAX_ARCHIVE_FILES = 1000
 /** How many lookups run at once while an archive is planned (PostgreSQL round trips overlap; SQLite does not mind). */
 const LOOKUP_CONCURRENCY = 8
 
-/**
- * yazl 3.3.1 counts a ZIP64 end record into the length it tells once the central directory
- * reaches 0xffff bytes (it means 0xffffffff, as where it writes one): the length would then be 76
- * bytes more than the archive (about 900 entries and up). From that directory size on, the record
- * is written (every ZIP64-aware reader takes it at any size), so the two agree.
- */
-const YAZL_ZIP64_END_FROM = 0xffff
-/** A central directory record without its name: 46 fixed bytes, yazl's 9-byte timestamp field, at most a 28-byte ZIP64 field. */
-const CENTRAL_RECORD_MAX = 46 + 9 + 28
+/** A ZIP64 end of central directory record (56 bytes) and its locator (20). */
+const ZIP64_END_BYTES = 76
 
-/** At least the central directory's size (each record counted with a ZIP64 field, whether it gets one or not). */
-function centralDirectoryUpTo(entries: readonly ArchiveEntry[]): number {
-  return entries.reduce((sum, entry) => sum + CENTRAL_RECORD_MAX + Buffer.byteLength(entry.name, 'utf8'), 0)
+/**
+ * What to take off the length yazl 3.3.1 tells. It counts a ZIP64 end record in once the central
+ * directory reaches 0xffff bytes (it means 0xffffffff, as where it writes one): past about 900
+ * entries its length is 76 bytes more than the archive. Writing the record anyway would agree, but
+ * the Mac Archive Utility does not read ZIP64 (yazl's README): so the length is mended instead, and
+ * the record is forced only where no exact answer is cheap (within a few KiB of 4 GiB of file data,
+ * where ZIP64 is near anyway). Sizes as yazl lays them out: a local header of 30 bytes plus the name,
+ * a data descriptor of 16 (24 with ZIP64), a central record of 46 plus the name and a 9-byte
+ * timestamp field (28 more with ZIP64).
+ */
+function yazlLengthFix(entries: readonly ArchiveEntry[], forced: boolean): { over: number; forceZip64End: boolean } {
+  if (forced) return { over: 0, forceZip64End: true }
+  const names = entries.reduce((sum, entry) => sum + Buffer.byteLength(entry.name, 'utf8'), 0)
+  const data = entries.reduce((sum, entry) => sum + entry.size, 0)
+  const directoryOffsetAtMost = entries.length * (30 + 24) + names + data
+  const directoryOffsetAtLeast = entries.length * (30 + 16) + names + data
+  if (directoryOffsetAtMost < 0xffffffff) {
+    // No entry needs ZIP64 here, so the central directory's size is exact; yazl writes no ZIP64 end.
+    const directory = entries.length * (46 + 9) + names
+    return { over: directory >= 0xffff ? ZIP64_END_BYTES : 0, forceZip64End: false }
+  }
+  // Past 4 GiB both count and write the record; right at the edge, forcing it makes them agree.
+  return { over: 0, forceZip64End: directoryOffsetAtLeast < 0xffffffff }
 }
 
 export interface ArchiveEntry {
@@ -167,8 +180,9 @@ export class ArchiveService {
     const tellSize = (calculated: number) => {
       size = calculated
     }
-    const zip64End = this.options.forceZip64 === true || centralDirectoryUpTo(entries) >= YAZL_ZIP64_END_FROM
-    zip.end({ forceZip64Format: zip64End, comment: '' }, tellSize as () => void)
+    const fix = yazlLengthFix(entries, this.options.forceZip64 === true)
+    zip.end({ forceZip64Format: fix.forceZip64End, comment: '' }, tellSize as () => void)
+    if (size >= 0) size -= fix.over
     ;(zip.outputStream as Readable).pipe(output)
     return { stream: output, size }
   }
