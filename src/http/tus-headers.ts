@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http'
+import { http } from '../lib/node-http.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidRequestError, TusVersionNotSupportedError } from '../errors.js'
 import { parseInteger } from '../lib/integers.js'
@@ -11,7 +11,7 @@ export const TUS_EXTENSIONS = ['creation', 'creation-with-upload', 'creation-def
 export const OFFSET_OCTET_STREAM = 'application/offset+octet-stream'
 
 // Node has no reason phrase for tus's own status; without this its status line says "unknown".
-STATUS_CODES[460] ??= 'Checksum Mismatch'
+http.STATUS_CODES[460] ??= 'Checksum Mismatch'
 
 /**
  * Put on every answer of /api/v1/uploads before anything can refuse the request, so that a 401 or

@@ -1,8 +1,8 @@
-import http from 'node:http'
 import https from 'node:https'
 import type { LookupFunction } from 'node:net'
 import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
+import { http } from '../lib/node-http.js'
 
 /**
  * One delivery attempt of a webhook message: ../shared/spec/webhooks.md, "Delivery". The connection

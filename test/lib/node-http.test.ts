@@ -25,4 +25,18 @@ describe('node:http without its ES module facade (src/lib/node-http.ts)', () => 
   it.runIf('WebSocket' in createRequire(import.meta.url)('node:http'))('is needed: an ES module import of node:http loads undici', () => {
     expect(inFreshProcess(`await import('node:http'); console.log(${undiciLoaded})`)).toBe('true')
   })
+
+  // The whole service, embedded: one ES module import of node:http anywhere in src/ would load it again.
+  it('leaves undici unloaded when the app is built and answers', () => {
+    const app = JSON.stringify(path.join(ROOT, 'src/app.ts'))
+    const config = JSON.stringify(path.join(ROOT, 'src/config.ts'))
+    const printed = inFreshProcess(
+      `const { buildApp } = await import(${app}); const { loadConfig } = await import(${config});` +
+        ` const dir = (await import('node:fs')).mkdtempSync((await import('node:os')).tmpdir() + '/fileshare-undici-');` +
+        ` const app = await buildApp(loadConfig({ FILESHARE_DATA_DIR: dir, FILESHARE_LOG_LEVEL: 'silent' }));` +
+        ` const answer = await app.inject({ method: 'GET', url: '/healthz' }); await app.close();` +
+        ` console.log(answer.statusCode, ${undiciLoaded})`,
+    )
+    expect(printed).toBe('200 false')
+  })
 })

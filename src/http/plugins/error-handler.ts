@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { STATUS_CODES, type ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify'
 import fp from 'fastify-plugin'
@@ -17,6 +17,7 @@ import {
 import { sendHtmlNotFound } from '../not-found-page.js'
 import { sendHtmlScanPending } from '../scan-pending-page.js'
 import { setAsideUnreadBody } from '../refused-body.js'
+import { http } from '../../lib/node-http.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -161,7 +162,7 @@ export function writeClientError(error: Error & { code?: string }, socket: Socke
   const body = JSON.stringify({ success: false, error: { code: 'invalid_request', message: ERROR_REGISTRY.invalid_request.message } })
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     )
   }
