@@ -160,6 +160,13 @@ describe('deploy/compose.scale-out.yaml', () => {
     expect(upstream).toEqual(['fileshare-1', 'fileshare-2'])
   })
 
+  it('has nginx close an idle connection to an instance before the instance does (else a POST on it can meet a reset: 502)', () => {
+    const nginxSeconds = Number(/^\s*keepalive_timeout (\d+)s;/m.exec(sampleNginxConfig())?.[1])
+    const instanceMs = Number(/keepAliveTimeout: ([\d_]+),/.exec(read('src/app.ts'))?.[1]?.replaceAll('_', ''))
+    expect(nginxSeconds * 1000).toBeGreaterThan(0)
+    expect(nginxSeconds * 1000).toBeLessThan(instanceMs)
+  })
+
   it('asks for every secret in deploy/.env, as its header and docs/deployment.md say', () => {
     const required = new Set([...text['deploy/compose.scale-out.yaml']!.matchAll(/\$\{(\w+):\?/g)].map((m) => m[1]!))
     const header = text['deploy/compose.scale-out.yaml']!.split('\nname:')[0]!
