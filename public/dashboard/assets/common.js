@@ -28,7 +28,8 @@ export async function api(path, { method = 'GET', body } = {}) {
   if (body !== undefined) headers['content-type'] = 'application/json'
   const response = await fetch(`api/${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
   if (response.status === 401 && !path.startsWith('sign-in')) {
-    location.assign('sign-in')
+    // sign-in.js says why the holder is there ("Your session ended; sign in again.").
+    location.assign('sign-in?expired')
     throw new ApiError(401, 'sign_in_required', 'Sign in to continue.')
   }
   if (!response.ok) throw await errorOf(response)
@@ -53,7 +54,8 @@ export async function initPage() {
     try {
       await api('sign-out', { method: 'POST' })
     } finally {
-      location.assign('sign-in')
+      // sign-in.js says "You are signed out." there.
+      location.assign('sign-in?signed-out')
     }
   })
   return session
@@ -152,6 +154,9 @@ export function feedbackAt(control, message, { label, error = false } = {}) {
     // The button keeps its width while its label is short for a moment: nothing beside it moves.
     control.style.minWidth = `${control.getBoundingClientRect().width}px`
     control.textContent = label
+    // A name that starts the visible text (WCAG 2.5.3): "Copied (Copy link to a.txt)" while it reads "Copied".
+    entry.name = control.getAttribute('aria-label')
+    if (entry.name !== null) control.setAttribute('aria-label', `${label} (${entry.name})`)
     control.classList.add('done')
     entry.timer = setTimeout(() => restoreLabel(control, entry), FEEDBACK_MS)
   }
@@ -171,6 +176,7 @@ function restoreLabel(control, entry) {
   clearTimeout(entry.timer)
   entry.timer = 0
   control.replaceChildren(...entry.label)
+  if (entry.name !== null && entry.name !== undefined) control.setAttribute('aria-label', entry.name)
   control.style.minWidth = ''
   control.classList.remove('done')
 }
