@@ -241,7 +241,8 @@ async function listPartsXml(folder: string, bucket: string, key: string, uploadI
  * was stored, and both honour the prefix, markers and page sizes.
  *
  * CompleteMultipartUpload of an upload id that is gone is NoSuchUpload (404), as on S3: s3rver
- * answers 500. (A completion whose answer was lost, and that s3rver carried out, is retried.)
+ * answers 500. (A completion whose answer was lost, and that s3rver carried out, is retried.) So is
+ * UploadPart into it, which s3rver takes (making the upload's folder anew, which fails the completion).
  *
  * s3rver 3.7 also reads `Range: bytes=0-0` as `bytes=0-` (an end of 0 counts as absent) and sends
  * the whole object; here it sends the first byte, as S3 does.
@@ -301,6 +302,25 @@ export async function startS3rver(bucket: string): Promise<TestS3rver> {
         () => false,
       ))
     if (known) return next()
+    ctx.status = 404
+    ctx.type = 'application/xml'
+    ctx.body = NO_SUCH_UPLOAD_XML
+  })
+  server.middleware.unshift(async (ctx, next) => {
+    // UploadPart into an upload that is gone (completed already, or aborted): S3 answers NoSuchUpload
+    // (404); s3rver makes the upload's folder anew for the part, and the completion that follows
+    // fails reading the upload's key there (500 InternalError), retry after retry. (The chaos soak: a
+    // completion carried out after a freeze, its answer lost, retried with its tail still there.)
+    const uploadId = ctx.query.uploadId
+    if (ctx.method !== 'PUT' || typeof uploadId !== 'string' || ctx.path.split('/')[1] !== bucket) return next()
+    const known =
+      /^[A-Za-z0-9_-]+$/.test(uploadId) &&
+      (await fs.stat(path.join(uploadsDir, uploadId, 'key')).then(
+        () => true,
+        () => false,
+      ))
+    if (known) return next()
+    ctx.req.resume()
     ctx.status = 404
     ctx.type = 'application/xml'
     ctx.body = NO_SUCH_UPLOAD_XML

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto'
+import type { Readable } from 'node:stream'
 import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   UploadPartCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
@@ -172,6 +175,22 @@ describe('S3BlobStore resumable writes on a strict s3rver', () => {
     expect(sentNamed('CopyObjectCommand')).toEqual([])
     expect(sentNamed('UploadPartCopyCommand')).toEqual([])
     expect(await residueOf(s3, inspector)).toEqual([])
+  })
+
+  it('a completion carried out whose answer was lost, retried with its tail still there: the blob, not a 503', async () => {
+    const content = randomBytes(1000)
+    const { key, state } = await store.createResumable()
+    const commit = await store.append(state, 0, chunkedSource(content), { maxBytes: MIB, onCommit: async () => {} })
+    const [tail] = await listLeftovers(store)
+    const tailKey = `${PREFIX}resumable/${tail!.id}`
+    const { Body } = await inspector.send(new GetObjectCommand({ Bucket: BUCKET, Key: tailKey }))
+    const tailBytes = await readAll(Body as Readable)
+    await store.completeResumable(commit.state)
+    // The first completion's CompleteMultipartUpload was carried out, but its answer (and its removal
+    // of the tail) never came: the retry finds the tail and sends it as a part into the completed upload.
+    await inspector.send(new PutObjectCommand({ Bucket: BUCKET, Key: tailKey, Body: tailBytes }))
+    await expect(store.completeResumable(commit.state)).resolves.toEqual({ key, size: content.length })
+    expect((await readAll(await store.get(key))).equals(content)).toBe(true)
   })
 
   it('deletes a tail only after the commit that replaces it is recorded', async () => {
