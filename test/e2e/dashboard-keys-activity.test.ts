@@ -440,6 +440,13 @@ describe.skipIf(!chromiumAvailable)('scoped keys and the Activity page in the da
   it('filters by action and from a date, keeps the filters in the address, and pages with Older and Newer', async () => {
     await open(desktop, 'activity')
     const action = desktop.getByLabel('Action')
+    // Every action the server records has its words, the account's protection and upload requests too (issue 37).
+    expect(await action.locator('optgroup').evaluateAll((groups) => groups.map((group) => group.getAttribute('label')))).toEqual(
+      expect.arrayContaining(['Two-factor sign-in', 'Email address', 'Upload requests']),
+    )
+    expect(await action.locator('option').allTextContents()).toEqual(
+      expect.arrayContaining(['Every two-factor event', 'Wrong two-factor code', 'Email changed', 'Upload request closed']),
+    )
     await action.selectOption({ label: 'File uploaded' })
     await desktop.getByRole('button', { name: 'Show events' }).click()
     await eventually(async () => (await eventRows(desktop)).map((row) => row.action)).toEqual(['file.uploaded'])

@@ -30,6 +30,29 @@ const FAMILIES = [
     ],
   },
   { family: 'password', label: 'Password', actions: [['password.changed', 'Password changed']] },
+  // Protecting the account (issue 37): two-factor sign-in and the email address.
+  {
+    family: 'two_factor',
+    label: 'Two-factor sign-in',
+    all: 'Every two-factor event',
+    actions: [
+      ['two_factor.enabled', 'Two-factor sign-in on'],
+      ['two_factor.disabled', 'Two-factor sign-in off'],
+      ['two_factor.failed', 'Wrong two-factor code'],
+      ['two_factor.recovery_code_used', 'Recovery code used'],
+      ['two_factor.recovery_codes_regenerated', 'New recovery codes'],
+    ],
+  },
+  {
+    family: 'email',
+    label: 'Email address',
+    all: 'Every email event',
+    actions: [
+      ['email.change_requested', 'Email change asked'],
+      ['email.change_cancelled', 'Email change withdrawn'],
+      ['email.changed', 'Email changed'],
+    ],
+  },
   {
     family: 'file',
     label: 'Files',
@@ -65,6 +88,17 @@ const FAMILIES = [
       ['webhook.updated', 'Webhook endpoint changed'],
       ['webhook.deleted', 'Webhook endpoint deleted'],
       ['webhook.disabled', 'Webhook endpoint turned off by the server'],
+    ],
+  },
+  {
+    family: 'upload_request',
+    label: 'Upload requests',
+    all: 'Every upload request event',
+    actions: [
+      ['upload_request.created', 'Upload request created'],
+      ['upload_request.updated', 'Upload request changed'],
+      ['upload_request.closed', 'Upload request closed'],
+      ['upload_request.deleted', 'Upload request deleted'],
     ],
   },
 ]
