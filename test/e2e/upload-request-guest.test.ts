@@ -200,6 +200,12 @@ describe.skipIf(!chromiumAvailable)('upload request guest page in Chromium', () 
     await expect.poll(() => page.locator('#password-form').isHidden()).toBe(true)
     await screenshot(page, 'guest-01-request')
     await axe(page)
+    // A system in dark mode: the page follows it (guest.css), contrast still AA.
+    await page.emulateMedia({ colorScheme: 'dark' })
+    expect(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(15, 19, 25)')
+    await screenshot(page, 'guest-01-request-dark')
+    await axe(page)
+    await page.emulateMedia({ colorScheme: 'light' })
 
     // Without limits of its own: the plan's largest file, no count.
     const open2 = await createRequest({ label: 'No limits' })
@@ -478,6 +484,10 @@ describe.skipIf(!chromiumAvailable)('upload request guest page in Chromium', () 
     expect(await page.locator('.drag-hint').isHidden()).toBe(true)
     await screenshot(page, 'guest-05-phone')
     await axe(page)
+    await page.emulateMedia({ colorScheme: 'dark' })
+    expect(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(15, 19, 25)')
+    await screenshot(page, 'guest-05-phone-dark')
+    await axe(page)
 
     const protectedRequest = await createRequest({ label: 'Phone password', password: 'phone password 1' })
     await open(page, protectedRequest.url)
@@ -485,6 +495,8 @@ describe.skipIf(!chromiumAvailable)('upload request guest page in Chromium', () 
     for (const selector of ['#password', '#password-submit']) {
       expect((await page.locator(selector).boundingBox())!.height).toBeGreaterThanOrEqual(44)
     }
+    // Still in the dark theme: the password form.
+    await screenshot(page, 'guest-06-phone-password-dark')
     await axe(page)
     await page.close()
   })
