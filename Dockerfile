@@ -71,4 +71,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # The heap bounds of `npm start` (docs/configuration.md, "Memory").
-CMD ["node", "--max-semi-space-size=2", "--max-old-space-size=1024", "--incremental-marking-soft-trigger=80", "--incremental-marking-hard-trigger=95", "dist/server.js"]
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=1024", "--incremental-marking-soft-trigger=80", "--incremental-marking-hard-trigger=95", "dist/server.js"]

@@ -121,7 +121,7 @@ describe('fileshare CLI', () => {
       }
       expect(pkg.bin.fileshare).toMatch(/^(\.\/)?bin\/fileshare\.js$/)
       expect(pkg.scripts.start).toBe(
-        'node --max-semi-space-size=2 --max-old-space-size=1024 --incremental-marking-soft-trigger=80 --incremental-marking-hard-trigger=95 dist/server.js',
+        'node --max-semi-space-size=8 --max-old-space-size=1024 --incremental-marking-soft-trigger=80 --incremental-marking-hard-trigger=95 dist/server.js',
       )
     })
   })
