@@ -78,6 +78,7 @@ export const EnvSchema = Type.Object({
   FILESHARE_SIGN_IN_FAILURES_PER_MINUTE: Integer({ default: 10, minimum: 1 }),
   FILESHARE_SIGN_IN_ACCOUNT_FAILURES_PER_MINUTE: Integer({ default: 5, minimum: 1 }),
   // Failed sign-ins per email address from all IPs together, per hour: past it, added delay, never a refusal.
+  // Also the hourly budget of wrong two-factor codes per account, which does refuse (services/sign-in.ts).
   FILESHARE_SIGN_IN_EMAIL_FAILURES_PER_HOUR: Integer({ default: 30, minimum: 1 }),
   // Every dashboard holder must have a second factor (TOTP): one without is sent to enrol and can do nothing else.
   FILESHARE_REQUIRE_TWO_FACTOR: Type.Boolean({ default: false }),
