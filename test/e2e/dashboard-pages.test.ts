@@ -169,7 +169,8 @@ describe.skipIf(!chromiumAvailable)('dashboard pages on desktop and phone', () =
       buffer: Buffer.from(`file ${i + 1}`),
     }))
     await page.locator('#file-input').setInputFiles(batch)
-    await eventually(() => page.locator('#uploads li.done').count()).toBe(30)
+    // 30 uploads one after another: 15 s was not always enough on a busy 2-core machine (29 done).
+    await eventually(() => page.locator('#uploads li.done').count(), 45_000).toBe(30)
 
     // The page does not grow with the batch: the list scrolls inside a box of its own.
     const box = await page.locator('#uploads').evaluate((list) => ({ height: list.clientHeight, content: list.scrollHeight }))
@@ -215,7 +216,7 @@ describe.skipIf(!chromiumAvailable)('dashboard pages on desktop and phone', () =
     await page.getByRole('button', { name: 'Clear list' }).click()
     expect(await page.locator('#uploads-panel').isVisible()).toBe(false)
     expect(await page.evaluate('document.activeElement?.id')).toBe('file-input')
-  })
+  }, 90_000)
 
   it('pages: numbers and first/last, the page in the address (reload and Back keep it), the list top in view', async () => {
     const page = desktop
