@@ -24,6 +24,7 @@ import { AccountService } from './accounts.js'
 import { ApiKeyService } from './api-keys.js'
 import { ArchiveService } from './archives.js'
 import { AuditLogService, AuditTrail } from './audit.js'
+import { BulkDeleteService } from './bulk-delete.js'
 import { WebhookDispatcher, type DispatcherOptions, type WebhookEvents } from './webhook-dispatcher.js'
 import { WebhookService } from './webhooks.js'
 import { DownloadService } from './downloads.js'
@@ -57,6 +58,8 @@ export interface Services {
   files: FileService
   /** Several files as one streamed ZIP. */
   archives: ArchiveService
+  /** Several files deleted in one call, each as a single delete. */
+  bulkDelete: BulkDeleteService
   links: LinkService
   idempotency: IdempotencyService
   resumableUploads: ResumableUploadService
@@ -237,6 +240,7 @@ export function createServices(
     accounts: new AccountService(accountsRepository, apiKeys, config, limiters.requests, now),
     files,
     archives: new ArchiveService(files, store, scanPolicy),
+    bulkDelete: new BulkDeleteService(files),
     links,
     idempotency,
     resumableUploads,

@@ -101,6 +101,7 @@ describe('the OpenAPI document', () => {
         'HEAD /download/{token} headDownload',
         'POST /api/v1/files/upload uploadFile',
         'POST /api/v1/files/archive downloadArchive',
+        'POST /api/v1/files/delete deleteFiles',
         'PATCH /api/v1/files/{file_id} updateFile',
         'POST /api/v1/files/{file_id}/links createLink',
         'GET /api/v1/files/{file_id}/links listLinks',

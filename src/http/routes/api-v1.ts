@@ -8,6 +8,7 @@ import { tusResponseHeaders } from '../tus-headers.js'
 import { requireScopes } from '../route-scope.js'
 import { archiveRoutes } from './archives.js'
 import { auditEventsRoutes } from './audit-events.js'
+import { bulkDeleteRoutes } from './bulk-delete.js'
 import { filesRoutes } from './files.js'
 import { keyRoutes } from './key.js'
 import { linksRoutes } from './links.js'
@@ -55,6 +56,7 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
     await api.register(auditEventsRoutes)
     await api.register(filesRoutes)
     await api.register(archiveRoutes)
+    await api.register(bulkDeleteRoutes)
     await api.register(linksRoutes)
     await api.register(statsRoutes)
     await api.register(webhooksRoutes)
