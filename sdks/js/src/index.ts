@@ -4,7 +4,7 @@ export { Fileshare as default } from './client.js'
 export type { FileshareOptions, LoggerLike, LogLevel } from './client.js'
 export { APIPromise } from './api-promise.js'
 export type { WithResponse } from './api-promise.js'
-export { Files } from './resources/files.js'
+export { Files, MAX_BULK_DELETE } from './resources/files.js'
 export { Links } from './resources/links.js'
 export { AuditEvents } from './resources/audit-events.js'
 export { Webhooks } from './resources/webhooks.js'
@@ -51,6 +51,7 @@ export {
   WEBHOOK_FIELDS,
 } from './types.js'
 export type {
+  BulkDeleteResult,
   ArchiveDownloadOptions,
   ArchiveDownloadResult,
   ApiAuditEvent,

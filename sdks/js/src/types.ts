@@ -812,6 +812,14 @@ export interface DownloadOptions extends RequestOptions {
   onGrant?: ((grantUrl: string, expiresAt: string | undefined) => void) | undefined
 }
 
+/** What {@link Files.deleteMany} did: the API's `deleted` and `not_found`, each in the order given. */
+export interface BulkDeleteResult {
+  /** The ids deleted by this call. */
+  readonly deleted: number[]
+  /** The ids that name none of your files (never one, another account's, deleted already or expired). */
+  readonly not_found: number[]
+}
+
 export interface ArchiveDownloadOptions extends RequestOptions {
   /** Called as bytes arrive: `(bytesReceived, archiveBytes)`. */
   onProgress?: ProgressCallback | undefined

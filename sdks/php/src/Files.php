@@ -13,11 +13,12 @@ use Fileshare\Internal\Http;
 use Fileshare\Internal\Params;
 use Fileshare\Internal\Tus;
 use Fileshare\Model\ArchiveResult;
+use Fileshare\Model\BulkDeleteResult;
 use Fileshare\Model\FileList;
 use Fileshare\Model\FileRecord;
 use Psr\Http\Message\StreamInterface;
 
-/** `$client->files`: upload, list, iterate, get, update, delete, downloadArchive. */
+/** `$client->files`: upload, list, iterate, get, update, delete, deleteMany, downloadArchive. */
 final class Files
 {
     private const UPLOAD_OPTIONS = ['filename', 'content_type', 'on_progress', 'resumable', 'chunk_size', 'size', 'expires_in', 'idempotency_key',
@@ -314,6 +315,38 @@ final class Files
         $id = $fileId instanceof FileRecord ? $fileId->file_id : $fileId;
         $http = $this->http->with(Params::requestOptions($requestOptions, 'delete'));
         $http->call('DELETE', $http->url('/files/' . Params::id($id, 'file')));
+    }
+
+    /** The most files one deleteMany() takes (the server's limit). */
+    public const MAX_BULK_DELETE = 100;
+
+    /**
+     * Deletes several files in one call (`POST /files/delete`, scope `files:delete`): 1 to 100
+     * distinct ids (ints, numeric strings or FileRecords), each deleted as delete() deletes one
+     * (wholly or not at all, with its audit row and webhook event). Answers which were deleted and
+     * which name none of your files, each in the order given. Every attempt carries the call's
+     * `Idempotency-Key` (`idempotency_key`, else a new UUID): a retry after a lost answer gets the
+     * first answer back.
+     *
+     * @param list<int|string|FileRecord> $fileIds
+     * @param array{idempotency_key?: string, timeout?: float|int, max_retries?: int, headers?: array<string, string>,
+     *     cancellation?: \Fileshare\Cancellation} $options
+     */
+    public function deleteMany(array $fileIds, array $options = []): BulkDeleteResult
+    {
+        $options = Params::requestOptions($options, 'deleteMany', ['idempotency_key']);
+        if ($fileIds === [] || \count($fileIds) > self::MAX_BULK_DELETE) {
+            throw new ConfigurationException('deleteMany takes 1 to ' . self::MAX_BULK_DELETE . ' file ids');
+        }
+        $ids = array_map(static fn ($id) => (int) Params::id($id instanceof FileRecord ? $id->file_id : $id, 'file'), array_values($fileIds));
+        $key = Params::idempotencyKey($options['idempotency_key'] ?? null);
+        $http = $this->http->with($options);
+        [, $data] = $http->write('POST', $http->url('/files/delete'), ['ids' => $ids], $key);
+        if (!\is_array($data['deleted'] ?? null) || !\is_array($data['not_found'] ?? null)) {
+            throw new FileshareException('the answer holds no deleted and not_found lists');
+        }
+
+        return new BulkDeleteResult(array_map('intval', array_values($data['deleted'])), array_map('intval', array_values($data['not_found'])));
     }
 
     /**

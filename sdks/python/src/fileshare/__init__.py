@@ -37,6 +37,7 @@ from ._errors import (
 )
 from ._records import (
     ArchiveResult,
+    BulkDeleteResult,
     AuditActor,
     AuditEvent,
     AuditEventList,
@@ -96,6 +97,7 @@ __all__ = [
     "Limits",
     "StatsResult",
     "ArchiveResult",
+    "BulkDeleteResult",
     "DownloadResult",
     "CurrentKey",
     "AuditEvent",

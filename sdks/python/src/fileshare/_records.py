@@ -382,6 +382,23 @@ class StatsResult(Record):
 
 
 @dataclass(frozen=True, slots=True)
+class BulkDeleteResult(Record):
+    """What ``files.delete_many()`` did: the API's ``deleted`` and ``not_found``, each in the order given."""
+
+    deleted: list[int]
+    """The ids deleted by this call."""
+    not_found: list[int]
+    """The ids that name none of your files (never one, another account's, deleted already or expired)."""
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> BulkDeleteResult:
+        deleted, not_found = raw.get("deleted"), raw.get("not_found")
+        if not isinstance(deleted, list) or not isinstance(not_found, list):
+            raise FileshareError("the answer holds no deleted and not_found lists")
+        return cls([int(i) for i in deleted], [int(i) for i in not_found])
+
+
+@dataclass(frozen=True, slots=True)
 class ArchiveResult(Record):
     """What ``files.download_archive()`` did."""
 

@@ -28,10 +28,10 @@ MAX_ARCHIVE_FILES = 1000
 """The most files one archive may hold (the server's limit)."""
 
 
-def archive_ids(ids: Iterable[int | str]) -> list[int]:
+def archive_ids(ids: Iterable[int | str], *, what: str = "download_archive", most: int = MAX_ARCHIVE_FILES) -> list[int]:
     """The ids as the API takes them; a clear :class:`ConfigurationError` before any request otherwise."""
     if isinstance(ids, (str, bytes)):
-        raise ConfigurationError("download_archive takes a list of file ids, not one string")
+        raise ConfigurationError(f"{what} takes a list of file ids, not one string")
     result: list[int] = []
     for value in ids:
         if isinstance(value, bool) or not (
@@ -40,9 +40,9 @@ def archive_ids(ids: Iterable[int | str]) -> list[int]:
             raise ConfigurationError(f"not a file id: {value!r}")
         result.append(int(value))
     if not result:
-        raise ConfigurationError("download_archive needs at least one file id")
-    if len(result) > MAX_ARCHIVE_FILES:
-        raise ConfigurationError(f"download_archive takes at most {MAX_ARCHIVE_FILES} file ids")
+        raise ConfigurationError(f"{what} needs at least one file id")
+    if len(result) > most:
+        raise ConfigurationError(f"{what} takes at most {most} file ids")
     return result
 
 

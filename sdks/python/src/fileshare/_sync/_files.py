@@ -14,13 +14,16 @@ import httpx
 from .. import _common as c
 from .._errors import BadRequestError, ConfigurationError, FileshareError, ServerError
 from .._logs import logger
-from .._records import ArchiveResult, FileList, FileRecord, member
+from .._records import ArchiveResult, BulkDeleteResult, FileList, FileRecord, member
 from .._source import UploadInput, UploadSource, to_upload_source
 from . import _archive, _io
 from ._download import Destination
 
 if TYPE_CHECKING:
     from ._client import Client
+
+MAX_BULK_DELETE = 100
+"""The most files one ``delete_many`` takes (the server's limit)."""
 
 
 class Files:
@@ -433,6 +436,26 @@ class Files:
     ) -> None:
         """Deletes a file; its links stop working at once."""
         self._client._for_call(timeout, max_retries, extra_headers)._call("DELETE", c.id_path("files", file_id))
+
+    def delete_many(
+        self,
+        file_ids: Iterable[int | str],
+        *,
+        idempotency_key: str | None = None,
+        timeout: c.Timeout | c.Unset = c.UNSET,
+        max_retries: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> BulkDeleteResult:
+        """Deletes several files in one call (``POST /files/delete``, scope ``files:delete``).
+
+        1 to 100 distinct ids, each deleted as :meth:`delete` deletes one (wholly or not at all, with
+        its audit row and webhook event). Answers which were deleted and which name none of your files,
+        each in the order given. Every attempt carries one ``Idempotency-Key`` (``idempotency_key``,
+        else a new UUID): a retry after a lost answer gets the first answer back."""
+        body = c.json_body({"ids": _archive.archive_ids(file_ids, what="delete_many", most=MAX_BULK_DELETE)}, none_clears=False)
+        key = c.idempotency_headers(idempotency_key)
+        data = self._client._for_call(timeout, max_retries, extra_headers)._call("POST", "/files/delete", body, headers=key)
+        return BulkDeleteResult.from_json(data if isinstance(data, dict) else {})
 
     def download_archive(
         self,

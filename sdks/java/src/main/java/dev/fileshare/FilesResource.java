@@ -608,6 +608,48 @@ public final class FilesResource {
         transport.requestJson(() -> transport.request(transport.url("/files/" + fileId), true).DELETE().build());
     }
 
+    /** The most files one {@link #deleteMany(List)} takes (the server's limit). */
+    public static final int MAX_BULK_DELETE = 100;
+
+    /**
+     * Deletes several files in one call ({@code POST /files/delete}, scope {@code files:delete}):
+     * each deleted as {@link #delete(long)} deletes one (wholly or not at all, with its audit row and
+     * webhook event). The call carries a generated {@code Idempotency-Key}, the same on every
+     * attempt, so a retry after a lost answer gets the first answer back.
+     *
+     * @param fileIds 1 to 100 distinct file ids
+     * @return the ids deleted and those that name none of your files, each in the order given
+     * @throws ConfigurationException if {@code fileIds} is empty, too long or holds a non-positive id
+     */
+    public BulkDeleteResult deleteMany(List<Long> fileIds) {
+        return deleteMany(fileIds, null);
+    }
+
+    /**
+     * {@link #deleteMany(List)} with the call's own {@code Idempotency-Key}: a later call with the
+     * same key and ids (another process, after a crash) gets the first answer within 24 hours.
+     *
+     * @param fileIds 1 to 100 distinct file ids
+     * @param idempotencyKey 1 to 255 printable ASCII characters, or null for a generated one
+     * @return the ids deleted and those that name none of your files, each in the order given
+     */
+    public BulkDeleteResult deleteMany(List<Long> fileIds, String idempotencyKey) {
+        if (fileIds == null || fileIds.isEmpty() || fileIds.size() > MAX_BULK_DELETE) {
+            throw new ConfigurationException("deleteMany takes 1 to " + MAX_BULK_DELETE + " file ids");
+        }
+        List<Long> ids = ArchiveDownloader.ids(fileIds);
+        String key = transport.idempotencyKeyFor(idempotencyKey);
+        JsonNode body = transport.callJson("POST", transport.url("/files/delete"), Map.of("ids", ids), key, error -> true).body();
+        if (body == null || !body.path("deleted").isArray() || !body.path("not_found").isArray()) {
+            throw new FileshareException("the answer holds no deleted and not_found lists");
+        }
+        List<Long> deleted = new java.util.ArrayList<>();
+        body.get("deleted").forEach(n -> deleted.add(n.asLong()));
+        List<Long> notFound = new java.util.ArrayList<>();
+        body.get("not_found").forEach(n -> notFound.add(n.asLong()));
+        return new BulkDeleteResult(deleted, notFound);
+    }
+
     /**
      * Downloads several files as one ZIP ({@code POST /files/archive}, scope {@code files:read}) to a
      * path: one entry per id, in the order given, stored uncompressed, names made safe and unique
