@@ -41,7 +41,7 @@ export async function openBlobStore(
           try {
             return await next(args)
           } catch (error) {
-            if ((error as { name?: unknown }).name !== 'TimeoutError') throw error
+            if (!isTimeout(error)) throw error
             // No `cause`: the SDK would find the timeout in it and retry after all.
             throw new ServiceUnavailableError(`The object storage is unavailable: ${(error as Error).message}`)
           }
@@ -61,4 +61,14 @@ export async function openBlobStore(
   // client that paused longer would lose its download.
   const downloads = timeoutMs ? newClient({ connectionTimeout: timeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true }) : client
   return new S3BlobStore(client, { bucket, prefix, partSize, queueSize, ...(timeoutMs ? { stallTimeoutMs: timeoutMs } : {}) }, downloads)
+}
+
+/**
+ * Whether the SDK's error is a timeout, which is final. The SDK also names a connection reset
+ * (ECONNRESET, EPIPE) a TimeoutError so that it is retried; a reset comes at once (S3 closing a
+ * kept-alive connection as a request goes out on it), and its retry is what fixes it.
+ */
+function isTimeout(error: unknown): boolean {
+  const { name, code } = error as { name?: unknown; code?: unknown }
+  return name === 'TimeoutError' && code !== 'ECONNRESET' && code !== 'EPIPE'
 }

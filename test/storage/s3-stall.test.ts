@@ -271,3 +271,46 @@ describe('S3 store: a download whose reader pauses past the backend timeout', ()
     }
   })
 })
+
+/**
+ * The chaos soak's downloads that answered 503 long after any fault: the store closed a kept-alive
+ * connection just as a GetObject went out on it ("socket hang up", ECONNRESET, at once). The SDK
+ * names such a reset a TimeoutError to retry it; the store's "a timeout is final" rule must not
+ * swallow that retry.
+ */
+describe('S3 store: a connection reset as a request goes out', () => {
+  let server: http.Server
+  let endpoint: string
+  let requests = 0
+
+  beforeAll(async () => {
+    process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
+    process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
+    // The first request's connection is reset unanswered; the next ones get the object.
+    server = http.createServer((request, response) => {
+      requests++
+      if (requests === 1) return request.socket.destroy()
+      response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '5' })
+      response.end('hello')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    endpoint = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`
+  })
+
+  afterAll(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  it('is retried (a download and a read of the store), not answered 503', async () => {
+    const store = await openS3Store(endpoint, 2_000)
+    try {
+      const chunks: Buffer[] = []
+      for await (const chunk of await store.get('0'.repeat(32))) chunks.push(chunk as Buffer)
+      expect(Buffer.concat(chunks).toString()).toBe('hello')
+      expect(requests).toBe(2)
+    } finally {
+      await store.close()
+    }
+  })
+})
