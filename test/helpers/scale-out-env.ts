@@ -103,6 +103,8 @@ interface KoaContext {
   status: number
   type: string
   body: unknown
+  /** The request's body stream (Node's IncomingMessage). */
+  req: NodeJS.ReadableStream
 }
 
 interface S3rverObject {
