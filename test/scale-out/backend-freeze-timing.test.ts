@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises'
-import type { AddressInfo } from 'node:net'
+import net, { type AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../../src/app.js'
@@ -50,6 +50,7 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen back
   let api: string
   let apiKey: string
   let fileId: number
+  const logLines: string[] = []
 
   beforeAll(async () => {
     process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
@@ -66,7 +67,8 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen back
     dataDir = await makeTempDir()
     const config = loadConfig({
       FILESHARE_DATA_DIR: dataDir,
-      FILESHARE_LOG_LEVEL: 'silent',
+      // The access log is read by the last test (a client that leaves during the freeze).
+      FILESHARE_LOG_LEVEL: 'info',
       // Keys stay cached (the default): a request passes its authentication and meets the frozen
       // database at its own queries, as in the chaos soak.
       FILESHARE_CACHE_TTL_MS: '4000',
@@ -81,7 +83,7 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen back
         redisPrefix,
       }),
     })
-    app = await buildApp(config)
+    app = await buildApp(config, { logStream: { write: (line: string) => void logLines.push(line) } })
     await app.listen({ port: 0, host: '127.0.0.1' })
     api = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1`
     ;({ apiKey } = await app.services.accounts.create('freeze@example.test', 'pro'))
@@ -244,6 +246,32 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen back
       expect(result, result.name).toMatchObject({ status: 503, retryAfter: '5' })
       expect(result.ms, result.name).toBeLessThan(BACKEND_TIMEOUT_MS + MARGIN_MS)
     }
+    await expectWhole()
+  })
+
+  it('a GET whose client leaves while PostgreSQL is frozen: one access line at 499 when its answer comes', async () => {
+    expect((await list()).status).toBe(200)
+    const from = logLines.length
+    proxies.database.freeze()
+    try {
+      const { hostname, port } = new URL(api)
+      const socket = net.connect(Number(port), hostname)
+      socket.on('error', () => {})
+      await new Promise<void>((resolve) => socket.once('connect', resolve))
+      socket.write(`GET /api/v1/files HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`)
+      await sleep(300)
+      socket.destroy()
+      // The service's 503 comes after the timeout; the line with it.
+      await sleep(BACKEND_TIMEOUT_MS + MARGIN_MS)
+    } finally {
+      proxies.database.thaw()
+    }
+    const lines = logLines
+      .slice(from)
+      .map((line) => JSON.parse(line) as { msg: string; method?: string; route?: string; status?: number })
+      .filter((line) => line.msg === 'request completed' && line.method === 'GET' && line.route === '/api/v1/files')
+    // The 200 of the list before the freeze may be logged either side of `from`; nothing but it and the 499.
+    expect(lines.map((line) => line.status).filter((status) => status !== 200)).toEqual([499])
     await expectWhole()
   })
 })

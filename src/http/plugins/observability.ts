@@ -295,6 +295,14 @@ export default fp(
       done()
     })
 
+    // A request without a body whose client left while the service worked on it (a GET held by a
+    // stalled backend): its answer goes nowhere and onResponse never comes, so it is observed here,
+    // as 499, when the service hands over an answer the connection can no longer carry.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (request.raw.socket?.destroyed && !reply.raw.headersSent) observeAnswer(request, reply, CLIENT_CLOSED_STATUS)
+      done(null, payload)
+    })
+
     /** The access line and the metrics of one request, once. */
     function observeAnswer(request: FastifyRequest, reply: FastifyReply, status: number): void {
       if (request.answerObserved) return
