@@ -85,7 +85,17 @@ function isClientAbort(error: FastifyError | Error, request: FastifyRequest): bo
   if (error instanceof AppError || request.raw.complete) return false
   const code = (error as { code?: unknown }).code
   const connectionGone = request.raw.destroyed || request.raw.socket?.destroyed === true
-  return connectionGone && typeof code === 'string' && CUT_BODY_CODES.has(code)
+  return connectionGone && typeof code === 'string' && CUT_BODY_CODES.has(code) && peerClosed(request.raw.socket)
+}
+
+/**
+ * Whether the client closed the connection (its FIN arrived, or its reset): a connection the
+ * service destroyed itself after a failure of its own shows the same stream errors, but neither.
+ */
+function peerClosed(socket: Socket | null | undefined): boolean {
+  if (!socket) return false
+  const errored = (socket as Socket & { errored?: { code?: unknown } | null }).errored
+  return socket.readableEnded || (typeof errored?.code === 'string' && CUT_BODY_CODES.has(errored.code))
 }
 
 /**
