@@ -1,4 +1,3 @@
-import fs from 'node:fs'
 import pino from 'pino'
 
 /** A batch goes out once it holds this many characters (about as many bytes: log lines are mostly ASCII)... */
@@ -51,14 +50,15 @@ class LineBatches implements pino.DestinationStream {
   }
 
   /**
-   * At exit, with no event loop left: the destination's lines first, then this batch, both
-   * synchronously (an asynchronous write started now would never complete).
+   * At exit, with no event loop left: this batch joins the destination's lines behind those it
+   * holds, and the destination writes them all synchronously, in order, retrying partial writes
+   * and a full pipe (an asynchronous write started now would never complete).
    */
   flushSync(): void {
     const batch = this.take()
     try {
+      if (batch !== undefined) this.out.write(batch)
       this.out.flushSync()
-      if (batch !== undefined) fs.writeSync(1, batch)
     } catch {
       // The destination destroyed (EPIPE: nobody reads the log any more), or stdout refusing: nothing more can go out.
     }
@@ -70,7 +70,8 @@ let destination: LineBatches | undefined
 /**
  * stdout for the logger: lines in batches of 8 KiB or 20 ms (LineBatches) through pino's own
  * destination (sonic-boom), which writes without blocking the event loop. What still waits is
- * written when the process exits; only a kill -9 can lose the last 20 ms of lines. One per
+ * written when the process exits normally; a kill -9, an abort or a second signal during shutdown can
+ * lose the last 20 ms of lines. One per
  * process: every app built in it shares it.
  */
 export function batchedStdout(): pino.DestinationStream {
