@@ -281,7 +281,7 @@ export class ResumableUploadService {
     this.checkOffset(first, chunk.offset)
     return this.withLease(
       first,
-      async (token, row) => {
+      async (token, row, holdLeaseFor) => {
         this.checkOffset(row, chunk.offset)
         const declared = chunk.length !== undefined && row.length === null
         if (chunk.length !== undefined) row = await this.declareLength(row, token, chunk.length)
@@ -310,6 +310,7 @@ export class ResumableUploadService {
               .findById(row.id)
               .then((found) => this.uploads.shrinkReservation(row.id, found?.upload_offset ?? row.upload_offset))
               .catch(this.onBackgroundError)
+            holdLeaseFor(shrinking)
             if (!(error instanceof ServiceUnavailableError)) await shrinking
           }
           throw error
@@ -454,7 +455,7 @@ export class ResumableUploadService {
    */
   private async withLease<T>(
     row: UploadRow,
-    work: (token: string, current: UploadRow) => Promise<T>,
+    work: (token: string, current: UploadRow, holdLeaseFor: (pending: Promise<unknown>) => void) => Promise<T>,
     whenComplete: (completed: UploadRow) => Promise<T>,
   ): Promise<T> {
     const token = randomToken(16)
@@ -473,17 +474,23 @@ export class ResumableUploadService {
       await sleep(Math.min(100, this.timing.takeoverWaitMs))
     }
     const release = () => this.uploads.releaseLease(row.id, token).catch(this.onBackgroundError)
+    // Work the upload's row still waits for behind an answer (a reservation given back): the lease
+    // is released only after it, so the next chunk cannot reserve before a late give-back undoes it.
+    let held: Promise<unknown> = Promise.resolve()
+    const holdLeaseFor = (pending: Promise<unknown>) => {
+      held = Promise.allSettled([held, pending])
+    }
     let result: T
     try {
       const current = await this.uploads.findById(row.id)
       if (!current || current.lease_token !== token) throw new UploadLockedError()
       if (current.expires_at <= this.now()) throw new UploadExpiredError()
-      result = await work(token, current)
+      result = await work(token, current, holdLeaseFor)
     } catch (error) {
       // The database that failed the work would hold the answer one more timeout for the release:
       // the lease lapses by itself (leaseMs), so the client hears now and the release goes on behind.
-      if (error instanceof ServiceUnavailableError) void release()
-      else await release()
+      const releasing = held.then(release)
+      if (!(error instanceof ServiceUnavailableError)) await releasing
       throw error
     }
     await release()
