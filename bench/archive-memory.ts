@@ -58,7 +58,7 @@ function sample() {
 }
 
 const started = process.hrtime.bigint()
-const archive = service.open(
+const archive = await service.open(
   await service.plan(
     1,
     rows.map((row) => row.id),

@@ -118,13 +118,17 @@ export class ArchiveService {
   }
 
   /**
-   * Starts the archive of `entries`. Each stored file is opened only when its turn comes and read
+   * Starts the archive of `entries`. The first stored file is opened before this resolves: a file
+   * the store cannot give (a blob missing, the store down) rejects here with the store's error,
+   * before the HTTP layer has sent a status, so the commonest failure is an error answer rather
+   * than a 200 cut after its headers. Each later file is opened only when its turn comes, and read
    * as fast as the reader takes the archive. When the reader stops (destroys the stream: a client
-   * gone), the open file is closed and no other is opened. When a stored file fails to open or
-   * breaks off, the stream is destroyed with that error: the archive never ends cleanly short of
-   * its bytes, and the HTTP layer cuts the connection.
+   * gone), the open file is closed and no other is opened. When a later stored file fails to open,
+   * or any breaks off, the stream is destroyed with that error: the archive never ends cleanly
+   * short of its bytes, and the HTTP layer cuts the connection.
    */
-  open(entries: readonly ArchiveEntry[]): OpenArchive {
+  async open(entries: readonly ArchiveEntry[]): Promise<OpenArchive> {
+    const first = entries.length > 0 ? await this.store.get(entries[0]!.storageKey) : undefined
     const zip = new ZipFile()
     // yazl's own output stream does not end on an error; this one is destroyed with it.
     const output = new PassThrough()
@@ -139,7 +143,30 @@ export class ArchiveService {
     output.on('close', () => stop())
     zip.on('error', (error: Error) => stop(error))
 
-    for (const entry of entries) {
+    /** Watches a stored file's stream from when it is opened, which for the first file is before yazl asks for it. */
+    const watch = (body: Readable, entry: ArchiveEntry) => {
+      current = body
+      // yazl pipes the stream without listening for its errors: a store failing mid-file is ours
+      // to see, and so is a stream that closes without its end (a socket cut without an error).
+      body.once('error', (error: Error) => stop(error))
+      body.once('close', () => {
+        if (!body.readableEnded) stop(new Error(`The stored bytes of file ${entry.fileId} ended early.`))
+      })
+    }
+    /** Hands a watched stream to yazl, counting its bytes (a `data` listener: only now may it flow). */
+    const hand = (body: Readable, entry: ArchiveEntry, callback: (error: unknown, stream: Readable) => void) => {
+      // More bytes than the file's size would run past the declared length with a valid-looking
+      // prefix; counted here, before yazl's pipe sees the chunk, the archive stops first.
+      let read = 0
+      body.on('data', (chunk: Buffer) => {
+        read += chunk.length
+        if (read > entry.size) stop(new Error(`The stored bytes of file ${entry.fileId} run past its size.`))
+      })
+      callback(null, body)
+    }
+    if (first) watch(first, entries[0]!)
+
+    for (const [index, entry] of entries.entries()) {
       const options = {
         size: entry.size,
         mtime: new Date(entry.modifiedAt),
@@ -148,27 +175,15 @@ export class ArchiveService {
       }
       zip.addReadStreamLazy(entry.name, options, (callback) => {
         if (stopped) return callback(new Error('The archive was abandoned.'), undefined as never)
+        if (index === 0 && first) return hand(first, entry, callback)
         this.store.get(entry.storageKey).then(
           (body) => {
             if (stopped) {
               body.destroy()
               return callback(new Error('The archive was abandoned.'), undefined as never)
             }
-            current = body
-            // yazl pipes the stream without listening for its errors: a store failing mid-file is ours
-            // to see, and so is a stream that closes without its end (a socket cut without an error).
-            body.once('error', (error: Error) => stop(error))
-            body.once('close', () => {
-              if (!body.readableEnded) stop(new Error(`The stored bytes of file ${entry.fileId} ended early.`))
-            })
-            // More bytes than the file's size would run past the declared length with a valid-looking
-            // prefix; counted here, before yazl's pipe sees the chunk, the archive stops first.
-            let read = 0
-            body.on('data', (chunk: Buffer) => {
-              read += chunk.length
-              if (read > entry.size) stop(new Error(`The stored bytes of file ${entry.fileId} run past its size.`))
-            })
-            callback(null, body)
+            watch(body, entry)
+            hand(body, entry, callback)
           },
           (error: unknown) => callback(error, undefined as never),
         )

@@ -160,17 +160,48 @@ describe('POST /files/archive: several files as one ZIP', () => {
     expect(entries.map((entry) => entry.data.toString())).toEqual(ids.map((_, i) => `${i}`))
   }, 120_000)
 
-  it('needs files:read: a key without it gets 403 insufficient_scope; the upload-only scope does not do', async () => {
+  it('needs both files:read and links:write: a key without either gets 403 insufficient_scope naming it, uncounted', async () => {
     const { accountId } = await unlimitedAccount(t)
     const id = await store(accountId, 'x', 'x.txt')
-    const writeOnly = (await t.app.services.apiKeys.create(accountId, 'write', { scopes: ['files:write', 'files:delete'] })).apiKey
-    const refused = await archive(writeOnly, { ids: [id] })
-    expect(refused.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="files:read"')
-    await expectError(refused, 403, 'insufficient_scope')
-    const readOnly = (await t.app.services.apiKeys.create(accountId, 'read', { scopes: ['files:read'] })).apiKey
-    const allowed = await archive(readOnly, { ids: [id] })
+    const keyWith = async (scopes: string[]) => (await t.app.services.apiKeys.create(accountId, scopes.join(' '), { scopes })).apiKey
+
+    const writeOnly = await archive(await keyWith(['files:write', 'files:delete', 'links:write']), { ids: [id] })
+    expect(writeOnly.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="files:read"')
+    await expectError(writeOnly, 403, 'insufficient_scope')
+
+    // files:read alone reads metadata only (keys-and-audit.md): a read-only key does not get the files' bytes.
+    const readOnly = await archive(await keyWith(['files:read']), { ids: [id] })
+    expect(readOnly.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="links:write"')
+    // A refusal for the scope counts against no rate limit, as the route's own scope check does.
+    expect(readOnly.headers.get('ratelimit-remaining')).toBeNull()
+    expect(readOnly.status).toBe(403)
+    const body = (await readOnly.json()) as { error: { code: string; message: string; required_scope: string } }
+    expect(body.error).toMatchObject({ code: 'insufficient_scope', required_scope: 'links:write' })
+    expect(body.error.message).toContain('links:write')
+    // Neither does a key that reads files and links but cannot make them.
+    const readBoth = await archive(await keyWith(['files:read', 'links:read']), { ids: [id] })
+    await expectError(readBoth, 403, 'insufficient_scope')
+
+    const allowed = await archive(await keyWith(['files:read', 'links:write']), { ids: [id] })
     expect(allowed.status).toBe(200)
-    await allowed.arrayBuffer()
+    expect(allowed.headers.get('ratelimit-remaining')).not.toBeNull()
+    const { entries } = await readZip(Buffer.from(await allowed.arrayBuffer()))
+    expect(entries.map((entry) => [entry.name, entry.data.toString()])).toEqual([['x.txt', 'x']])
+  })
+
+  it('a first file whose stored bytes are missing is a clean 500 internal_error, not a 200 cut after its headers', async () => {
+    const { accountId, apiKey } = await unlimitedAccount(t)
+    const gone = await store(accountId, randomBytes(1000), 'gone.bin')
+    const other = await store(accountId, 'other', 'other.txt')
+    await t.app.blobStore.delete((await t.app.services.files.get(accountId, gone)).storage_key)
+    const response = await archive(apiKey, { ids: [gone, other] })
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(response.headers.get('content-disposition')).toBeNull()
+    await expectError(response, 500, 'internal_error')
+    // The server goes on answering, and an archive without that file works.
+    const again = await archive(apiKey, { ids: [other] })
+    expect(again.status).toBe(200)
+    await again.arrayBuffer()
   })
 
   it('counts no download and one request', async () => {

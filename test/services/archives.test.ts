@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import { describe, expect, it } from 'vitest'
-import { NotFoundError, ScanPendingError } from '../../src/errors.js'
+import { BlobNotFoundError, NotFoundError, ScanPendingError } from '../../src/errors.js'
 import type { FileRow } from '../../src/db/schema.js'
 import { ArchiveService, type ArchiveOptions } from '../../src/services/archives.js'
 import { ScanPolicy, SCANNING_OFF } from '../../src/services/scan-policy.js'
@@ -47,7 +47,7 @@ describe('ArchiveService', () => {
   it('writes ZIP64 records when told to, which unzip programs read as any archive', async () => {
     const a = randomBytes(10_000)
     const { service } = fixture({ 'a.bin': a, 'b.txt': Buffer.from('b') }, { forceZip64: true })
-    const archive = service.open(await service.plan(1, [1, 2]))
+    const archive = await service.open(await service.plan(1, [1, 2]))
     const bytes = await buffer(archive.stream)
     expect(bytes.length).toBe(archive.size)
     const { entries, zip64 } = await readZip(bytes)
@@ -58,7 +58,7 @@ describe('ArchiveService', () => {
 
   it('knows the exact length before the first byte, without ZIP64 too', async () => {
     const { service } = fixture({ 'a.bin': randomBytes(1234), 'b.bin': Buffer.alloc(0) })
-    const archive = service.open(await service.plan(1, [2, 1]))
+    const archive = await service.open(await service.plan(1, [2, 1]))
     expect((await buffer(archive.stream)).length).toBe(archive.size)
   })
 
@@ -66,7 +66,7 @@ describe('ArchiveService', () => {
     const contents: Record<string, Buffer> = {}
     for (let i = 0; i < 1000; i++) contents[`a fairly long file name number ${i}.txt`] = Buffer.from(`${i}`)
     const { service } = fixture(contents)
-    const archive = service.open(
+    const archive = await service.open(
       await service.plan(
         1,
         Array.from({ length: 1000 }, (_, i) => i + 1),
@@ -84,9 +84,33 @@ describe('ArchiveService', () => {
     const { service, opened } = fixture({ 'a.bin': randomBytes(10), 'b.bin': randomBytes(10) })
     const entries = await service.plan(1, [1, 2])
     expect(opened).toEqual([])
-    const archive = service.open(entries)
+    const archive = await service.open(entries)
+    // The first is open before the status could go out (so that its failure is an error answer); the next waits its turn.
+    expect(opened).toEqual(['key-1'])
     await buffer(archive.stream)
     expect(opened).toEqual(['key-1', 'key-2'])
+  })
+
+  it('a first stored file that cannot be opened rejects open() itself, before any byte or status', async () => {
+    const { service, store, opened } = fixture({ 'a.bin': randomBytes(10), 'b.bin': randomBytes(10) })
+    const realGet = store.get.bind(store)
+    store.get = async (key: string) => {
+      if (key === 'key-1') throw new BlobNotFoundError(key)
+      return realGet(key)
+    }
+    await expect(service.open(await service.plan(1, [1, 2]))).rejects.toBeInstanceOf(BlobNotFoundError)
+    // Nothing else was opened for an archive that will not be sent.
+    expect(opened).toEqual([])
+  })
+
+  it('the first stored file, opened early, is closed when the reader goes away before it is read', async () => {
+    const { service, store } = fixture({ 'a.bin': randomBytes(10) })
+    const body = new Readable({ read() {} })
+    store.get = async () => body
+    const archive = await service.open(await service.plan(1, [1]))
+    archive.stream.destroy()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(body.destroyed).toBe(true)
   })
 
   it('a stored file that cannot be opened destroys the stream with its error', async () => {
@@ -95,14 +119,14 @@ describe('ArchiveService', () => {
       if (key === 'key-2') throw new Error('gone from the store')
       return Readable.from([Buffer.alloc(10)])
     }
-    const archive = service.open(await service.plan(1, [1, 2]))
+    const archive = await service.open(await service.plan(1, [1, 2]))
     await expect(buffer(archive.stream)).rejects.toThrow('gone from the store')
   })
 
   it('a stored file with more bytes than its size, or one that closes without its end, destroys the stream', async () => {
     const { service, store } = fixture({ 'a.bin': randomBytes(10) })
     store.get = async () => Readable.from([Buffer.alloc(8), Buffer.alloc(8)])
-    const tooLong = service.open(await service.plan(1, [1]))
+    const tooLong = await service.open(await service.plan(1, [1]))
     await expect(buffer(tooLong.stream)).rejects.toThrow('run past its size')
 
     store.get = async () => {
@@ -111,7 +135,7 @@ describe('ArchiveService', () => {
       setImmediate(() => body.destroy())
       return body
     }
-    const cut = service.open(await service.plan(1, [1]))
+    const cut = await service.open(await service.plan(1, [1]))
     await expect(buffer(cut.stream)).rejects.toThrow('ended early')
   })
 

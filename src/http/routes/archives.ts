@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { InsufficientScopeError } from '../../errors.js'
+import { countRequest } from '../plugins/authenticate.js'
 import { jsonFieldsValidator } from '../json-fields-validator.js'
 import { MAX_ARCHIVE_FILES } from '../../services/archives.js'
 import { authErrors, bodyErrors, ErrorBody } from '../schemas.js'
@@ -33,24 +35,48 @@ function archiveFilename(now: Date): string {
   return `files-${stamp}.zip`
 }
 
+/**
+ * The scope the archive needs besides `files:read` (the route's own, checked by authenticate.ts).
+ * `files:read` alone reads metadata only (../shared/spec/keys-and-audit.md), and a key made with it
+ * must not gain every file's bytes; a key that can also make public links (`links:write`) can fetch
+ * every file's bytes already, so with both the archive grants nothing new.
+ */
+export const ARCHIVE_ALSO_NEEDS = 'links:write'
+
 /** POST /files/archive: several files as one ZIP (services/archives.ts). */
 export const archiveRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  /**
+   * Right after authentication, in the place of its request count (`rateLimit: 'deferred'`): a key
+   * without the second scope is refused as one without the first is, 403 insufficient_scope naming
+   * it, counted against no rate limit; any other key's call is counted as usual.
+   */
+  const requireSecondScope = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (!request.principal.allows(ARCHIVE_ALSO_NEEDS)) throw new InsufficientScopeError([ARCHIVE_ALSO_NEEDS])
+    await countRequest(app, request, reply)
+  }
+
   app.post(
     '/files/archive',
     {
       validatorCompiler: jsonFieldsValidator,
-      config: { scope: 'files:read', bodyFieldsAreParameters: true },
+      config: { scope: 'files:read', rateLimit: 'deferred', bodyFieldsAreParameters: true },
+      onRequest: requireSecondScope,
       schema: {
         operationId: 'downloadArchive',
         summary: 'Download several files as one ZIP',
         description:
+          `Needs both scopes \`files:read\` and \`${ARCHIVE_ALSO_NEEDS}\` (a key that can list files and make public links can ` +
+          `fetch their bytes anyway; \`files:read\` alone reads metadata only): a key without either gets 403 ` +
+          '`insufficient_scope` naming it. ' +
           `JSON \`{"ids": [file_id, ...]}\`: 1 to ${MAX_ARCHIVE_FILES} distinct ids of your files. Every id is looked up before the ` +
           'first byte: one that does not exist, has expired or is not yours refuses the whole call with 404 `not_found`, which ' +
           'names it. The answer streams a ZIP with one entry per file, in the order of `ids`, stored without compression, with ' +
           'the exact `Content-Length`. Entry names are the file names made safe (no path, no control characters, no `.`/`..`); ' +
           'a name already used in the archive (compared without regard to case) gets ` (2)`, ` (3)`, ... before its extension. ' +
-          "Nothing is counted as a download: the files' `download_count` counts what their links hand out. A stored file that " +
-          'fails while the archive streams cuts the connection: the client sees a body shorter than `Content-Length`, never a ' +
+          "Nothing is counted as a download: the files' `download_count` counts what their links hand out. The first stored " +
+          'file is opened before the status is sent, so a file the store cannot give (a blob missing) is a 500 `internal_error` ' +
+          '(503 `service_unavailable` where the store is down) rather than a cut archive. A stored file that fails once the ' +
+          'archive streams cuts the connection: the client sees a body shorter than `Content-Length`, never a ' +
           'complete-looking archive.',
         body: ArchiveBody,
         response: {
@@ -72,7 +98,9 @@ export const archiveRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { archives } = app.services
       const entries = await archives.plan(request.principal.account.id, request.body.ids)
-      const archive = archives.open(entries)
+      // Opens the first stored file before the status goes out: the commonest failure (a blob missing
+      // in the store) is then an error answer, not a 200 cut after its headers.
+      const archive = await archives.open(entries)
       reply.headers({
         'Content-Type': 'application/zip',
         'Content-Disposition': `attachment; filename="${archiveFilename(new Date())}"`,
