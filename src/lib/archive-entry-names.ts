@@ -13,10 +13,38 @@ export function archiveEntryName(stored: string): string {
   return name.replace(/^([A-Za-z]):/, '$1_')
 }
 
-/** `report.pdf` -> `report (2).pdf`; a name without an extension, or a dotfile, takes the suffix at its end. */
+/** The longest name most file systems take (ext4, APFS, NTFS count 255 bytes or UTF-16 units; bytes is the stricter). */
+const MAX_NAME_BYTES = 255
+
+/** The longest start of `text` within `maxBytes` bytes of UTF-8, cut between code points (never inside a character). */
+function cutToBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text
+  let cut = ''
+  let bytes = 0
+  for (const char of text) {
+    const size = Buffer.byteLength(char, 'utf8')
+    if (bytes + size > maxBytes) break
+    cut += char
+    bytes += size
+  }
+  return cut
+}
+
+/**
+ * `report.pdf` -> `report (2).pdf`; a name without an extension, or a dotfile, takes the suffix at
+ * its end. The result stays within 255 bytes of UTF-8, as the name did (sanitizeFilename cuts it
+ * there): the stem is cut to make room for the suffix, so the extension survives; an extension so
+ * long that no character of the stem would be left is not kept apart, and the name is cut instead.
+ */
 function withSuffix(name: string, n: number): string {
+  const suffix = ` (${n})`
   const dot = name.lastIndexOf('.')
-  return dot > 0 ? `${name.slice(0, dot)} (${n})${name.slice(dot)}` : `${name} (${n})`
+  if (dot > 0) {
+    const extension = name.slice(dot)
+    const stem = cutToBytes(name.slice(0, dot), MAX_NAME_BYTES - Buffer.byteLength(suffix + extension, 'utf8'))
+    if (stem !== '') return `${stem}${suffix}${extension}`
+  }
+  return `${cutToBytes(name, MAX_NAME_BYTES - suffix.length)}${suffix}`
 }
 
 /**
