@@ -22,7 +22,7 @@ import {
   restoreReportJson,
   verifyReportJson,
 } from './present-backups.js'
-import { presentAccount, presentEmailChange, presentKey } from './present.js'
+import { presentAccount, presentEmailChange, presentKey, printable } from './present.js'
 
 export const USAGE = `Usage: fileshare <command>
 
@@ -376,7 +376,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       const accounts = await withServices(config, (s) => s.accounts.list())
       const shown = accounts.map(presentAccount)
       if (out.json) print(JSON.stringify(shown))
-      else for (const a of shown) print(`${a.account_id}\t${a.email}\t${a.plan}\t${JSON.stringify(a.overrides)}`)
+      else for (const a of shown) print(`${a.account_id}\t${printable(a.email)}\t${a.plan}\t${JSON.stringify(a.overrides)}`)
       return 0
     }
     case 'account set-plan': {
@@ -415,7 +415,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       // In the fragment: browsers never send it to a server, so it stays out of access logs.
       const link = `${config.publicUrl}/dashboard/invite#${token}`
       if (out.json) print(JSON.stringify({ account_id: id, email: account.email, invite_url: link, expires_at: formatTime(expiresAt) }))
-      else print(`One-time link for ${account.email} (valid until ${formatTime(expiresAt)}; a new invite replaces it):\n${link}`)
+      else print(`One-time link for ${printable(account.email)} (valid until ${formatTime(expiresAt)}; a new invite replaces it):\n${link}`)
       return 0
     }
     case 'account set-password': {
@@ -423,23 +423,28 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       requireDatabase(config) // before the password is asked for
       const password = await readPassword()
       const account = await withServices(config, (s) => s.accountHolders.setPassword(id, password))
-      print(`Set the dashboard password of account ${id} (${account.email}); its sessions were signed out.`)
+      print(`Set the dashboard password of account ${id} (${printable(account.email)}); its sessions were signed out.`)
       return 0
     }
     case 'account email-changes': {
       args()
       const pending = await withServices(config, (s) => s.emailChanges.listPending())
       const shown = pending.map(presentEmailChange)
-      if (out.json) print(JSON.stringify(shown))
+      // A holder typed new_email (and maybe, long ago, email): escaped, never acted on by the terminal.
+      if (out.json) print(printable(JSON.stringify(shown)))
       else if (shown.length === 0) print('No email change is pending.')
-      else for (const c of shown) print(`${c.account_id}\t${c.email}\t-> ${c.new_email}\t(asked ${formatTime(c.requested_at)})`)
+      else {
+        for (const c of shown) {
+          print(`${c.account_id}\t${printable(c.email)}\t-> ${printable(c.new_email)}\t(asked ${formatTime(c.requested_at)})`)
+        }
+      }
       return 0
     }
     case 'account confirm-email': {
       const id = positiveId(args('ID')[0], 'ID')
       const { account, oldEmail } = await withServices(config, (s) => s.emailChanges.confirm(id))
-      if (out.json) print(JSON.stringify({ account_id: id, old_email: oldEmail, email: account.email }))
-      else print(`Account ${id} now signs in as ${account.email} (was ${oldEmail}).`)
+      if (out.json) print(printable(JSON.stringify({ account_id: id, old_email: oldEmail, email: account.email })))
+      else print(`Account ${id} now signs in as ${printable(account.email)} (was ${printable(oldEmail)}).`)
       return 0
     }
     case 'account reset-two-factor': {

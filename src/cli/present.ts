@@ -42,3 +42,21 @@ export function presentKey(key: ApiKey) {
 export function presentEmailChange(change: { accountId: number; email: string; newEmail: string; requestedAt: number }) {
   return { account_id: change.accountId, email: change.email, new_email: change.newEmail, requested_at: change.requestedAt }
 }
+
+/**
+ * Control characters (C0, DEL, C1), line and paragraph separators and the bidi controls, as
+ * lib/filename.ts names them: what a terminal acts on (ESC starts a sequence that can rewrite the
+ * line or set the clipboard) or shows out of order (U+202E reverses what follows).
+ */
+const UNPRINTABLE = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
+
+/**
+ * Text from a holder (an email address) as the CLI shows it: each unprintable character as a
+ * `\uXXXX` escape, so that the operator sees it instead of the terminal acting on it. Addresses
+ * are refused with such characters now (services/email-changes.ts); rows stored before that still
+ * reach this output. Also for `--json` text: JSON.stringify escapes C0 controls but leaves DEL, C1
+ * and U+202E raw, and inside a JSON string `\uXXXX` is the same character to the script reading it.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (char) => `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`)
+}

@@ -6,6 +6,7 @@ import { utcDay } from '../lib/utc-day.js'
 import type { RequestLimiter } from '../limits/request-limiter.js'
 import { effectiveLimits, UNLIMITED_STORAGE, type AccountLimits } from './account-limits.js'
 import type { ApiKeyService } from './api-keys.js'
+import { refuseUnsafeEmail } from './email-changes.js'
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/
 
@@ -40,6 +41,8 @@ export class AccountService {
 
   /** Creates an account with its first API key; the key is shown only in this result. */
   async create(email: string, plan: string) {
+    // First: the message below repeats the address, which must not carry an escape to the terminal.
+    refuseUnsafeEmail(email)
     if (!EMAIL_PATTERN.test(email)) throw new InvalidParameterError(`"${email}" is not an email address.`)
     const planName = parsePlan(plan)
     // In any letter case (ASCII, as findByEmail compares): the existing address is the one named.

@@ -7,6 +7,27 @@ import { AuditTrail, OPERATOR_ACTOR, type Actor } from './audit.js'
 /** The shape an account email must have (as `fileshare account create` checks it, services/accounts.ts). */
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/
 const EMAIL_MAX_LENGTH = 320
+/**
+ * Control characters (C0, DEL, C1: escape, bell), line and paragraph separators, and the bidi
+ * controls (marks, embeddings, overrides, isolates), as file names drop them (lib/filename.ts).
+ * `\s` covers none of escape, bell or U+202E, and an address reaches the operator's terminal
+ * (`fileshare account email-changes`): ESC would let it rewrite the line or the clipboard, U+202E
+ * would show it reversed to the operator who is meant to check it.
+ */
+const UNSAFE_CHARACTER = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
+
+/**
+ * Refuses an account email with a character of UNSAFE_CHARACTER (400 invalid_parameter), wherever
+ * an address enters (an email change, `fileshare account create`). The message does not repeat
+ * the address: it would carry the characters to the terminal.
+ */
+export function refuseUnsafeEmail(email: string): void {
+  if (UNSAFE_CHARACTER.test(email)) {
+    throw new InvalidParameterError(
+      'An email address must not contain control characters (such as a newline or escape) or text-direction characters.',
+    )
+  }
+}
 
 export interface PendingEmailChange {
   newEmail: string
@@ -34,6 +55,8 @@ export class EmailChangeService {
 
   /** Asks for a change (the caller checked the password); replaces one asked for before. */
   async request(accountId: number, currentEmail: string, newEmail: string, actor: Actor, now = this.now()): Promise<PendingEmailChange> {
+    // Before trimming: trim() would silently drop a separator at either end, and such an address is no one's.
+    refuseUnsafeEmail(newEmail)
     const email = newEmail.trim()
     if (!EMAIL_PATTERN.test(email) || email.length > EMAIL_MAX_LENGTH) {
       throw new InvalidParameterError('Enter an email address, such as name@example.com.')

@@ -3,6 +3,8 @@ import { runCommand } from '../helpers/cli.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
 
 const PASSWORD = 'correct horse battery staple'
+/** Whether the text carries escape, bell or U+202E as they are (what a terminal would act on). */
+const raw = (text: string) => ['\u001b', '\u0007', '\u202e'].some((char) => text.includes(char))
 
 /**
  * `account email-changes`, `account confirm-email` and `account reset-two-factor` against the
@@ -62,6 +64,33 @@ describe('fileshare account email-changes / confirm-email / reset-two-factor', (
     expect((await runCommand(['account', 'confirm-email', 'x'], env)).code).not.toBe(0)
     const events = (await t.app.services.auditLog.list(accountId, { limit: 5, action: 'email.changed' })).events
     expect(events).toMatchObject([{ actor: { type: 'operator' }, details: { old_email: email, new_email: newEmail } }])
+  })
+
+  it('email-changes and confirm-email escape control and text-direction characters instead of printing them', async () => {
+    // Refused when asked now (services/email-changes.ts); a row stored before that rule is written directly.
+    const email = `cli-raw-${Date.now()}@example.test`
+    const newEmail = `x\u001b]52;c;aGk=\u0007\u202e${Date.now()}@evil.example`
+    const { accountId } = await t.createAccount('pro', email)
+    await t.app.database.db
+      .insertInto('email_changes')
+      .values({ account_id: accountId, new_email: newEmail, requested_at: Date.now() })
+      .execute()
+
+    const listed = await runCommand(['account', 'email-changes'], env)
+    expect(listed.code).toBe(0)
+    expect(raw(listed.stdout)).toBe(false)
+    expect(listed.stdout).toContain(`${accountId}\t${email}\t-> x\\u001b]52;c;aGk=\\u0007\\u202e`)
+    // --json: the same escapes (U+202E included, which JSON.stringify leaves raw); a script reads the address back.
+    const json = await runCommand(['account', 'email-changes', '--json'], env)
+    expect(raw(json.stdout)).toBe(false)
+    expect((JSON.parse(json.stdout) as Array<{ new_email: string }>).find((c) => c.new_email === newEmail)).toBeDefined()
+
+    const confirmed = await runCommand(['account', 'confirm-email', String(accountId)], env)
+    expect(confirmed).toMatchObject({ code: 0, stderr: '' })
+    expect(raw(confirmed.stdout)).toBe(false)
+    expect(confirmed.stdout).toContain('now signs in as x\\u001b]52;c;aGk=\\u0007\\u202e')
+    const accounts = await runCommand(['account', 'list'], env)
+    expect(raw(accounts.stdout)).toBe(false)
   })
 
   it('reset-two-factor turns the second factor off; said plainly when there is none', async () => {

@@ -209,6 +209,28 @@ describe('email change', () => {
     await signIn(t, holder.email)
   })
 
+  it('an address with a control or text-direction character is refused (it would reach the operator’s terminal)', async () => {
+    const holder = await createHolder(t)
+    const session = await signIn(t, holder.email)
+    const hostile = [
+      // OSC 52: a terminal that prints it sets the clipboard.
+      'x\u001b]52;c;aGk=\u0007@evil.example',
+      // Shown reversed: the operator would check another address than the one stored.
+      'moc.elpmaxe\u202e@holder.example',
+      'x\u2066@evil.example',
+      'x\u0085@evil.example',
+      // At an end, where trim() would have dropped it silently.
+      `${holder.email}x\u2028`,
+    ]
+    for (const newEmail of hostile) {
+      await expectError(await call(t, session, 'POST', 'email', { new_email: newEmail, password: PASSWORD }), 400, 'invalid_parameter')
+    }
+    expect(await t.app.services.emailChanges.pending(holder.accountId)).toBeUndefined()
+    // The operator's `account create` keeps the same rule.
+    await expect(t.app.services.accounts.create('x\u001b[2Ky@example.test', 'pro')).rejects.toMatchObject({ code: 'invalid_parameter' })
+    await expect(t.app.services.accounts.create('x\u202ey@example.test', 'pro')).rejects.toMatchObject({ code: 'invalid_parameter' })
+  })
+
   it('a new request replaces the pending one; cancelling removes it (then 404)', async () => {
     const holder = await createHolder(t)
     const session = await signIn(t, holder.email)
