@@ -45,7 +45,6 @@ export async function downloadArchive(
   let wrote = false
   try {
     for (;;) {
-      const before = received
       try {
         const exchange = await http.send({
           method: 'POST',
@@ -98,7 +97,8 @@ export async function downloadArchive(
         return { size: received, filename: dispositionFilename(response.headers.get('content-disposition')) }
       } catch (error) {
         if (signal?.aborted) throw abortReason(signal)
-        if (received > before) failures = 0 // progress was made: the budget starts again
+        // The budget is never given back: an archive does not resume, so every attempt downloads it from
+        // its first byte, and a store that cuts each attempt near the same offset must not buy more of them.
         const canRetry = received === 0 || sink.canRestart
         if (!isRetryable(error) || failures >= policy.maxRetries || !canRetry) throw error
         await wait(retryDelayMs(failures, error, policy.random), signal)

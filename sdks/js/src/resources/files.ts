@@ -294,12 +294,15 @@ export class Files {
   }
 
   /**
-   * Downloads several files as one ZIP (`POST /files/archive`, scope `files:read`) to a path (Node),
+   * Downloads several files as one ZIP (`POST /files/archive`) to a path (Node),
    * a Node Writable or a WritableStream: one entry per id, in the order given, stored uncompressed,
    * names made safe and unique (`a.txt`, `a (2).txt`). 1 to 1000 distinct ids; one that is not
    * yours, or does not exist, throws {@link NotFoundError} before any byte. Nothing counts as a
-   * download. A connection lost mid-archive starts it again (a path) or throws; a path that did not
-   * get the whole archive is removed.
+   * download. A connection lost mid-archive starts it again from the first byte (a path; at most
+   * `maxRetries` times in all, since nothing resumes) or throws; a path that did not get the whole
+   * archive is removed. The key needs both `files:read` and `links:write` (a key that can list files
+   * and make public links can fetch their bytes anyway); a key without `links:write` gets
+   * {@link InsufficientScopeError} naming it.
    */
   downloadArchive(
     ids: ReadonlyArray<number | string>,

@@ -87,15 +87,20 @@ describe('files.downloadArchive', () => {
     expect(existsSync(target)).toBe(false)
   })
 
-  it('needs files:read: a key without it gets PermissionDeniedError insufficient_scope; a read-only key does', async () => {
+  it('needs files:read and links:write: a key without either gets PermissionDeniedError insufficient_scope naming it', async () => {
     const error = await client('auditor')
       .files.downloadArchive([files[0]!.file_id], tmp.file('scope.zip'))
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(PermissionDeniedError)
     expect((error as PermissionDeniedError).code).toBe('insufficient_scope')
-    const result = await client('read_only').files.downloadArchive([files[1]!.file_id], tmp.file('read-only.zip'))
-    expect(unzip(tmp.file('read-only.zip')).map((entry) => entry.name)).toEqual(['same.txt'])
-    expect(result.size).toBeGreaterThan(0)
+    expect((error as PermissionDeniedError).requiredScope).toBe('files:read')
+    // files:read (with links:read and stats:read) reads metadata only: no file's bytes for a read-only key.
+    const readOnly = await client('read_only')
+      .files.downloadArchive([files[1]!.file_id], tmp.file('read-only.zip'))
+      .catch((e: unknown) => e)
+    expect(readOnly).toBeInstanceOf(PermissionDeniedError)
+    expect((readOnly as PermissionDeniedError).requiredScope).toBe('links:write')
+    expect(existsSync(tmp.file('read-only.zip'))).toBe(false)
   })
 
   it('refuses no ids, too many and non-ids before any request', async () => {
