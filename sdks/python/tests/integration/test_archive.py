@@ -78,12 +78,15 @@ def test_another_accounts_id_is_not_found_before_any_byte(make_client: Any, uplo
     assert not target.exists()
 
 
-def test_needs_files_read(make_client: Any, uploaded: Any, tmp_path: Path) -> None:
+def test_needs_files_read_and_links_write(make_client: Any, uploaded: Any, tmp_path: Path) -> None:
     with pytest.raises(fileshare.PermissionDeniedError) as raised:
         make_client("auditor").files.download_archive([uploaded[0][0].file_id], tmp_path / "scope.zip")
-    assert raised.value.code == "insufficient_scope"
-    make_client("read_only").files.download_archive([uploaded[1][0].file_id], tmp_path / "read-only.zip")
-    assert [e[0] for e in entries(tmp_path / "read-only.zip")] == ["same.txt"]
+    assert raised.value.code == "insufficient_scope" and raised.value.required_scope == "files:read"
+    # files:read (with links:read and stats:read) reads metadata only: no file's bytes for a read-only key.
+    with pytest.raises(fileshare.InsufficientScopeError) as refused:
+        make_client("read_only").files.download_archive([uploaded[1][0].file_id], tmp_path / "read-only.zip")
+    assert refused.value.required_scope == "links:write"
+    assert not (tmp_path / "read-only.zip").exists()
 
 
 def test_refuses_bad_ids_before_any_request(make_client: Any, tmp_path: Path) -> None:

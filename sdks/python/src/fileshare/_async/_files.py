@@ -466,13 +466,16 @@ class AsyncFiles:
         max_retries: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
     ) -> ArchiveResult:
-        """Downloads several files as one ZIP (``POST /files/archive``, scope ``files:read``) to a
-        path or a binary file object.
+        """Downloads several files as one ZIP (``POST /files/archive``) to a path or a binary file
+        object. The key needs both ``files:read`` and ``links:write`` (a key that can list files and
+        make public links can fetch their bytes anyway); one without ``links:write`` raises
+        :class:`InsufficientScopeError` naming it.
 
         One entry per id, in the order given, stored uncompressed, names made safe and unique
         (``a.txt``, ``a (2).txt``); 1 to 1000 distinct ids. An id that is not yours, or does not
         exist, raises :class:`NotFoundError` before any byte. Nothing counts as a download. A
-        connection lost mid-archive starts it again (a path) or raises; a path that did not get the
+        connection lost mid-archive starts it again from the first byte (a path; at most
+        ``max_retries`` times in all, since nothing resumes) or raises; a path that did not get the
         whole archive is removed. ``on_progress(bytes_received, archive_bytes)``."""
         client = self._client._for_call(timeout, max_retries, extra_headers)
         return await _archive.download_archive(client, file_ids, destination, on_progress=on_progress)

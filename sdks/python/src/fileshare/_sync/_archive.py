@@ -67,7 +67,6 @@ def download_archive(
     wrote = False  # whether this call wrote to a path (which truncated it): only then is it removed on failure
     try:
         while True:
-            before = received
             try:
                 response = client._send(
                     "POST",
@@ -102,8 +101,8 @@ def download_archive(
                 sink.close(True)
                 return ArchiveResult(size=received, filename=_disposition_filename(response.headers.get("content-disposition")))
             except FileshareError as error:
-                if received > before:
-                    failures = 0  # progress was made: the budget starts again
+                # The budget is never given back: an archive does not resume, so every attempt downloads it from
+                # its first byte, and a store that cuts each attempt near the same offset must not buy more of them.
                 can_retry = received == 0 or sink.can_restart
                 if not c.is_retryable(error) or failures >= client.max_retries or not can_retry:
                     raise
