@@ -350,12 +350,15 @@ final class Files
     }
 
     /**
-     * Downloads several files as one ZIP (`POST /files/archive`, scope `files:read`) to a path or a
-     * writable stream: one entry per id, in the order given, stored uncompressed, names made safe
-     * and unique (`a.txt`, `a (2).txt`). 1 to 1000 distinct ids (ints, numeric strings or
-     * FileRecords); one that is not yours, or does not exist, throws NotFoundException before any
-     * byte. Nothing counts as a download. A connection lost mid-archive starts it again (a path) or
-     * throws; a path that did not get the whole archive is removed.
+     * Downloads several files as one ZIP (`POST /files/archive`) to a path or a writable stream:
+     * one entry per id, in the order given, stored uncompressed, names made safe and unique
+     * (`a.txt`, `a (2).txt`). 1 to 1000 distinct ids (ints, numeric strings or FileRecords); one
+     * that is not yours, or does not exist, throws NotFoundException before any byte. Nothing
+     * counts as a download. A connection lost mid-archive starts it again from the first byte (a
+     * path; at most `max_retries` times in all, since nothing resumes) or throws; a path that did
+     * not get the whole archive is removed. The key needs both `files:read` and `links:write` (a
+     * key that can list files and make public links can fetch their bytes anyway); one without
+     * `links:write` gets InsufficientScopeException naming it.
      *
      * @param list<int|string|FileRecord>                  $fileIds
      * @param string|\SplFileInfo|resource|StreamInterface $destination

@@ -106,7 +106,6 @@ final class ArchiveDownloader implements ResponseSink
         $http = $this->http;
         $failures = 0;
         for (;;) {
-            $before = $this->received;
             $this->error = false;
             $this->errorBody = '';
             try {
@@ -127,9 +126,8 @@ final class ArchiveDownloader implements ResponseSink
 
                 return new ArchiveResult($this->received, $name);
             } catch (FileshareException $error) {
-                if ($this->received > $before) {
-                    $failures = 0; // progress was made: the budget starts again
-                }
+                // The budget is never given back: an archive does not resume, so every attempt downloads it from
+                // its first byte, and a store that cuts each attempt near the same offset must not buy more of them.
                 $canRetry = $this->received === 0 || $this->path !== null;
                 if (!Http::isRetryable($error) || $failures >= $http->maxRetries || !$canRetry) {
                     throw $error;

@@ -95,7 +95,7 @@ final class ArchiveTest extends IntegrationTestCase
         self::assertFileDoesNotExist("$this->dir/refused.zip");
     }
 
-    public function testNeedsFilesRead(): void
+    public function testNeedsFilesReadAndLinksWrite(): void
     {
         $file = Server::client()->files->upload(UploadSource::fromBytes('scoped'), ['filename' => 'scoped.txt']);
         try {
@@ -103,9 +103,20 @@ final class ArchiveTest extends IntegrationTestCase
             self::fail('no exception');
         } catch (PermissionDeniedException $e) {
             self::assertSame('insufficient_scope', $e->getErrorCode());
+            self::assertSame('files:read', $e->getRequiredScope());
         }
-        Server::client('read_only')->files->downloadArchive([$file->file_id], "$this->dir/read-only.zip");
-        self::assertSame('scoped.txt', self::entries("$this->dir/read-only.zip")[0][0]);
+        // files:read (with links:read and stats:read) reads metadata only: no file's bytes for a read-only key.
+        try {
+            Server::client('read_only')->files->downloadArchive([$file->file_id], "$this->dir/read-only.zip");
+            self::fail('no exception');
+        } catch (PermissionDeniedException $e) {
+            self::assertSame('insufficient_scope', $e->getErrorCode());
+            self::assertSame('links:write', $e->getRequiredScope());
+        }
+        self::assertFileDoesNotExist("$this->dir/read-only.zip");
+        // A key with every scope (both among them) gets it.
+        Server::client()->files->downloadArchive([$file->file_id], "$this->dir/both.zip");
+        self::assertSame('scoped.txt', self::entries("$this->dir/both.zip")[0][0]);
     }
 
     public function testRefusesBadIdsBeforeAnyRequest(): void
