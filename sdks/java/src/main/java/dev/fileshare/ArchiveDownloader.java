@@ -144,11 +144,11 @@ final class ArchiveDownloader {
     private ArchiveResult loop(Sink sink) throws IOException {
         int failures = 0;
         while (true) {
-            long before = received;
             try {
                 return attempt(sink);
             } catch (FileshareException error) {
-                if (received > before) failures = 0; // progress was made: the budget starts again
+                // The budget is never given back: an archive does not resume, so every attempt downloads it from
+                // its first byte, and a store that cuts each attempt near the same offset must not buy more of them.
                 boolean canRetry = received == 0 || sink.canRestart();
                 if (!Retry.isRetryable(error) || failures >= transport.retry.maxRetries || !canRetry
                         || Thread.currentThread().isInterrupted()) {

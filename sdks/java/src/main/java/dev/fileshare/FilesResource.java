@@ -651,16 +651,19 @@ public final class FilesResource {
     }
 
     /**
-     * Downloads several files as one ZIP ({@code POST /files/archive}, scope {@code files:read}) to a
-     * path: one entry per id, in the order given, stored uncompressed, names made safe and unique
-     * ({@code a.txt}, {@code a (2).txt}). Nothing counts as a download. A connection lost mid-archive
-     * starts it again from its first byte within the retry budget; a file this call wrote that did
-     * not get the whole archive is removed.
+     * Downloads several files as one ZIP ({@code POST /files/archive}) to a path: one entry per id,
+     * in the order given, stored uncompressed, names made safe and unique ({@code a.txt},
+     * {@code a (2).txt}). Nothing counts as a download. A connection lost mid-archive starts it again
+     * from its first byte, at most {@code maxRetries} times in all (nothing resumes, so the budget is
+     * never given back); a file this call wrote that did not get the whole archive is removed. The
+     * key needs both {@code files:read} and {@code links:write} (a key that can list files and make
+     * public links can fetch their bytes anyway).
      *
      * @param fileIds 1 to 1000 distinct file ids
      * @param destination the ZIP file to write (its folder is created)
      * @return the bytes written and the name the server suggests
      * @throws NotFoundException if an id is not this account's file (before any byte)
+     * @throws InsufficientScopeException if the key lacks {@code links:write} or {@code files:read} (it names which)
      * @throws ConfigurationException if {@code fileIds} is empty, too long or holds a non-positive id
      */
     public ArchiveResult downloadArchive(List<Long> fileIds, Path destination) {

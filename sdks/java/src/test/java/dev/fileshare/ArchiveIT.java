@@ -105,13 +105,17 @@ class ArchiveIT {
     }
 
     @Test
-    void needsFilesRead() throws Exception {
+    void needsFilesReadAndLinksWrite() throws Exception {
         try (FileshareClient auditor = server.client("auditor").build(); FileshareClient readOnly = server.client("read_only").build()) {
             PermissionDeniedException e = assertThrows(PermissionDeniedException.class,
                     () -> auditor.files().downloadArchive(ids(1), dir.resolve("scope.zip")));
             assertEquals("insufficient_scope", e.code());
-            readOnly.files().downloadArchive(ids(1), dir.resolve("read-only.zip"));
-            assertEquals(1, entries(dir.resolve("read-only.zip")).size());
+            assertEquals("files:read", e.requiredScope());
+            // files:read (with links:read and stats:read) reads metadata only: no file's bytes for a read-only key.
+            InsufficientScopeException refused = assertThrows(InsufficientScopeException.class,
+                    () -> readOnly.files().downloadArchive(ids(1), dir.resolve("read-only.zip")));
+            assertEquals("links:write", refused.requiredScope());
+            assertFalse(Files.exists(dir.resolve("read-only.zip")));
         }
     }
 
