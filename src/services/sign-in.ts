@@ -108,15 +108,13 @@ export class SignInService {
     const now = (second.now ?? Date.now)()
     const found = await second.challenges.findChallenge(sha256Hex(challenge), now)
     if (!found) throw new SignInExpiredError()
+    // A try is taken before the code is checked, atomically: of concurrent codes on one challenge,
+    // at most CHALLENGE_MAX_FAILURES are ever checked (a count read first would let them all pass).
+    if (!(await second.challenges.takeChallengeTry(found.id, CHALLENGE_MAX_FAILURES, now))) throw new SignInExpiredError()
     const { account } = found
     const actor: Actor = { type: 'public', id: null, ...from }
     await this.guardedCode(account, actor, () => second.twoFactor.check(account.id, code, actor, now)).catch(async (error: unknown) => {
-      if (error instanceof TwoFactorFailedError) {
-        await second.challenges.failChallenge(found.id, CHALLENGE_MAX_FAILURES)
-        second.auditLog
-          ?.record('two_factor.failed', actor, { accountId: account.id, target: { type: 'account', id: account.id } })
-          .catch(second.onBackgroundError ?? (() => {}))
-      }
+      if (error instanceof TwoFactorFailedError) await second.challenges.dropSpentChallenge(found.id, CHALLENGE_MAX_FAILURES)
       throw error
     })
     // Used once: of two requests with the same challenge and right codes, one signs in.
@@ -128,7 +126,8 @@ export class SignInService {
    * Checks a code (TOTP or recovery) under the guards: the sign-in guards of the account's email, as
    * a password, and the account's own hourly budget of wrong codes, which refuses. Every place that
    * takes a code goes through here (sign-in, new recovery codes, turning it off): a stolen session
-   * must not become a way to guess codes without limit.
+   * must not become a way to guess codes without limit. Each wrong code is in the holder's audit log
+   * (two_factor.failed), wherever it was given: a thief guessing from a stolen session leaves a trace.
    */
   private async guardedCode(account: AccountRow, actor: Actor, check: () => Promise<unknown>): Promise<void> {
     const accountKey = sha256Hex(`second factor\n${account.id}`)
@@ -140,9 +139,21 @@ export class SignInService {
       account.email,
       actor.ip ?? '',
       async () => ((await check()) ? account : undefined),
-      () => new TwoFactorFailedError(),
+      () => {
+        this.recordWrongCode(account, actor)
+        return new TwoFactorFailedError()
+      },
     )
     await this.guards.byEmail.giveBack(accountKey)
+  }
+
+  /** Not awaited, as a wrong password's row (account-holders.ts): the answer does not wait for the log. */
+  private recordWrongCode(account: AccountRow, actor: Actor): void {
+    const second = this.second
+    if (!second?.auditLog) return
+    second.auditLog
+      .record('two_factor.failed', actor, { accountId: account.id, target: { type: 'account', id: account.id } })
+      .catch(second.onBackgroundError ?? (() => {}))
   }
 
   private async startSession(

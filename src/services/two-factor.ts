@@ -71,26 +71,39 @@ export class TwoFactorService {
 
   /** A new secret waiting for its first code (replacing one that waited); refused while a second factor is on. */
   async startEnrolment(accountId: number, email: string, now = this.now()): Promise<Enrolment> {
-    const secret = new Secret({ buffer: randomBytes(SECRET_BYTES).buffer })
+    // `size`, not `buffer: randomBytes(n).buffer`: a Buffer's .buffer may be a shared pool larger than the secret.
+    const secret = new Secret({ size: SECRET_BYTES })
     const started = await this.repository.startEnrolment(accountId, this.box.seal(secret.base32, accountId), now)
     if (!started) throw new InvalidRequestError('Two-factor sign-in is on already; turn it off first to enrol another device.')
     const uri = this.totp(secret.base32, email).toString()
     return { secret: secret.base32, uri, qrSvg: renderSVG(uri, { ecc: 'M', border: 2 }) }
   }
 
-  /** Turns the waiting second factor on with its first code; returns the recovery codes (shown once). */
-  async confirmEnrolment(accountId: number, code: string, actor: Actor, now = this.now()): Promise<string[]> {
+  /**
+   * Turns the waiting second factor on with its first code; returns the recovery codes (shown once).
+   * Every other session of the account ends with it, as with a new password: they were opened
+   * without a code (a thief's, maybe: why a holder turns it on), and once it is on nothing else
+   * would tell them apart from sessions that gave one (FILESHARE_REQUIRE_TWO_FACTOR would open them
+   * all). `keepSessionId`: the caller's session, which stays; absent (no session asks: the services
+   * used directly), no session ends.
+   */
+  async confirmEnrolment(accountId: number, code: string, actor: Actor, keepSessionId?: string, now = this.now()): Promise<string[]> {
     const row = await this.repository.find(accountId)
     if (!row || row.enabled_at !== null) throw new InvalidRequestError('There is no enrolment to confirm; start again.')
     const step = this.matchingStep(this.box.open(row.secret, accountId), row.last_step, normalise(code), now)
-    if (step === undefined || !(await this.repository.acceptStep(accountId, step, false))) throw new TwoFactorFailedError()
+    // Both tied to the secret checked here: an enrolment started again meanwhile (another tab) replaced it.
+    if (step === undefined || !(await this.repository.acceptStep(accountId, step, false, row.secret))) throw new TwoFactorFailedError()
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode)
     const event = this.trail.row('two_factor.enabled', actor, {
       accountId,
       target: { type: 'account', id: accountId },
-      details: { recovery_codes: RECOVERY_CODE_COUNT },
+      details: { recovery_codes: RECOVERY_CODE_COUNT, ...(keepSessionId === undefined ? {} : { other_sessions_ended: true }) },
     })
-    await this.repository.enable(accountId, codes.map(recoveryCodeHash), now, event)
+    const keepTokenHash = keepSessionId === undefined ? undefined : sha256Hex(keepSessionId)
+    // Of two confirmations racing (codes of two steps), one turns it on: the other's codes would be dead.
+    if (!(await this.repository.enable(accountId, codes.map(recoveryCodeHash), now, event, { secret: row.secret, keepTokenHash }))) {
+      throw new InvalidRequestError('There is no enrolment to confirm; start again.')
+    }
     return codes
   }
 

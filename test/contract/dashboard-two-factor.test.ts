@@ -1,5 +1,11 @@
 import { Secret, TOTP } from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TwoFactorRepository } from '../../src/db/repositories/two-factor-repository.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { randomToken } from '../../src/lib/random-token.js'
+import { sha256Hex } from '../../src/lib/sha256-hex.js'
+import { CHALLENGE_MAX_FAILURES, CHALLENGE_TTL_MS, SignInService, type SignInGuards } from '../../src/services/sign-in.js'
+import type { TwoFactorService } from '../../src/services/two-factor.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
 
 /**
@@ -59,7 +65,9 @@ class Clock {
   }
   /** To the start of the next 30-second step (a code of a new step, never one used before). */
   nextStep() {
-    const ms = 30_000 - (this.now() % 30_000) + 50
+    this.advance(30_000 - (this.now() % 30_000) + 50)
+  }
+  advance(ms: number) {
     this.offset += ms
     this.t.advanceClock(ms)
   }
@@ -105,6 +113,19 @@ async function enrol(t: TestApp, clock: Clock, session: Session) {
   const { recovery_codes: codes } = (await confirmed.json()) as { recovery_codes: string[] }
   clock.nextStep()
   return { secret, codes }
+}
+
+/**
+ * As enrol(), but confirmed through the service with the session to keep (what the confirm route
+ * passes once it gives the caller's session id: /tmp/sheet/ask-account2.md).
+ */
+async function enrolKeeping(t: TestApp, clock: Clock, accountId: number, session: Session) {
+  const started = await call(t, session, 'POST', 'two-factor/enrol', { password: PASSWORD })
+  expect(started.status).toBe(200)
+  const { secret } = (await started.json()) as { secret: string }
+  await t.app.services.twoFactor.confirmEnrolment(accountId, codeAt(secret, clock.now()), { type: 'session', id: accountId }, session.id)
+  clock.nextStep()
+  return { secret }
 }
 
 describe('two-factor sign-in', () => {
@@ -320,6 +341,177 @@ describe('two-factor sign-in', () => {
     clock.nextStep()
   })
 
+  it('turning it on ends the account’s other sessions (they gave no code); the one that turned it on stays', async () => {
+    const { accountId, email } = await holder(t)
+    const here = await signInWithoutCode(t, email)
+    const elsewhere = await signInWithoutCode(t, email)
+    const stranger = await signInWithoutCode(t, (await holder(t)).email)
+    await enrolKeeping(t, clock, accountId, here)
+    expect((await call(t, elsewhere, 'GET', 'session')).status).toBe(401)
+    expect((await call(t, here, 'GET', 'session')).status).toBe(200)
+    expect((await call(t, stranger, 'GET', 'session')).status).toBe(200)
+    const enabled = (await t.app.services.auditLog.list(accountId, { limit: 10, action: 'two_factor.enabled' })).events
+    expect(enabled).toMatchObject([{ details: { recovery_codes: 10, other_sessions_ended: true } }])
+  })
+
+  it('a challenge past its 5 minutes is expired, even with the right code', async () => {
+    const { email } = await holder(t)
+    const { secret } = await enrol(t, clock, await signInWithoutCode(t, email))
+    const { body } = await passwordStep(t, email)
+    clock.advance(CHALLENGE_TTL_MS + 1)
+    await expectError(
+      await post(t, 'sign-in/two-factor', { challenge: body.challenge, code: codeAt(secret, clock.now()) }),
+      401,
+      'sign_in_expired',
+    )
+    clock.nextStep()
+  })
+
+  it('concurrent wrong codes on one challenge: at most five are checked, the others find it expired', async () => {
+    const { accountId, email } = await holder(t)
+    const { secret } = await enrol(t, clock, await signInWithoutCode(t, email))
+    const { body } = await passwordStep(t, email)
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        post(t, 'sign-in/two-factor', { challenge: body.challenge, code: '000000' }, { 'x-forwarded-for': `198.18.20.${i + 1}` }),
+      ),
+    )
+    const codes = await Promise.all(answers.map(async (answer) => ((await answer.json()) as { error: { code: string } }).error.code))
+    const checked = codes.filter((code) => code === 'two_factor_failed').length
+    expect(checked).toBeLessThanOrEqual(CHALLENGE_MAX_FAILURES)
+    expect(codes.filter((code) => code !== 'two_factor_failed').every((code) => code === 'sign_in_expired')).toBe(true)
+    expect(answers.filter((answer) => answer.status === 401)).toHaveLength(8 - checked)
+    // Spent: the right code no longer helps either.
+    await expectError(
+      await post(t, 'sign-in/two-factor', { challenge: body.challenge, code: codeAt(secret, clock.now()) }),
+      401,
+      'sign_in_expired',
+    )
+    await expect
+      .poll(async () => (await t.app.services.auditLog.list(accountId, { limit: 20, action: 'two_factor.failed' })).events.length)
+      .toBe(checked)
+    clock.nextStep()
+  })
+
+  it('concurrent codes on one challenge each take a try before the check: at most five are ever checked', async () => {
+    const { accountId } = await holder(t)
+    const challenges = new TwoFactorRepository(t.app.database.db)
+    const token = randomToken(32)
+    await challenges.createChallenge(accountId, sha256Hex(token), clock.now(), clock.now() + CHALLENGE_TTL_MS)
+    const open = { take: async () => 0, giveBack: async () => {} }
+    let checked = 0
+    // A slow wrong check: every request has read the challenge before the first one fails.
+    const slowWrong = {
+      check: async () => {
+        checked++
+        await sleep(100)
+        return undefined
+      },
+    }
+    const signIn = new SignInService(
+      t.app.services.accountHolders,
+      t.app.services.sessions,
+      { byIp: open, byIpAndEmail: open, byEmail: open } as unknown as SignInGuards,
+      undefined,
+      { twoFactor: slowWrong as unknown as TwoFactorService, challenges, now: () => clock.now() },
+    )
+    const answers = await Promise.allSettled(Array.from({ length: 8 }, () => signIn.completeSignIn(token, '000000', { ip: '198.18.21.1' })))
+    const codes = answers.map((answer) => (answer.status === 'rejected' ? (answer.reason as { code: string }).code : 'signed in'))
+    expect(checked).toBe(CHALLENGE_MAX_FAILURES)
+    expect(codes.filter((code) => code === 'two_factor_failed')).toHaveLength(CHALLENGE_MAX_FAILURES)
+    expect(codes.filter((code) => code === 'sign_in_expired')).toHaveLength(8 - CHALLENGE_MAX_FAILURES)
+  })
+
+  it('one recovery code sent in two sign-ins at once signs in exactly one', async () => {
+    const { email } = await holder(t)
+    const { codes } = await enrol(t, clock, await signInWithoutCode(t, email))
+    const [first, second] = await Promise.all([passwordStep(t, email), passwordStep(t, email)])
+    const answers = await Promise.all(
+      [first, second].map(({ body }) => post(t, 'sign-in/two-factor', { challenge: body.challenge, code: codes[0] })),
+    )
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400])
+  })
+
+  it('a password change, signing out everywhere and the operator’s reset each end the sign-ins waiting for a code', async () => {
+    const { accountId, email } = await holder(t)
+    const { secret } = await enrol(t, clock, await signInWithoutCode(t, email))
+    const session = await signInWithCode(t, email, codeAt(secret, clock.now()))
+    clock.nextStep()
+
+    // A challenge got with the old password (an attacker's, say) dies with it.
+    const before = await passwordStep(t, email)
+    const changed = await call(t, session, 'POST', 'password', { current_password: PASSWORD, new_password: 'a brand new password here' })
+    expect(changed.status).toBe(200)
+    await expectError(
+      await post(t, 'sign-in/two-factor', { challenge: before.body.challenge, code: codeAt(secret, clock.now()) }),
+      401,
+      'sign_in_expired',
+    )
+    await t.app.services.accountHolders.setPassword(accountId, PASSWORD)
+
+    const waiting = await passwordStep(t, email)
+    const other = await signInWithCode(t, email, codeAt(secret, clock.now()))
+    clock.nextStep()
+    expect((await call(t, other, 'POST', 'sign-out-everywhere')).status).toBe(200)
+    await expectError(
+      await post(t, 'sign-in/two-factor', { challenge: waiting.body.challenge, code: codeAt(secret, clock.now()) }),
+      401,
+      'sign_in_expired',
+    )
+
+    const pending = await passwordStep(t, email)
+    expect(await t.app.services.twoFactor.reset(accountId, { type: 'operator', id: null })).toBe(true)
+    await expectError(await post(t, 'sign-in/two-factor', { challenge: pending.body.challenge, code: '000000' }), 401, 'sign_in_expired')
+    clock.nextStep()
+  })
+
+  it('a wrong code when turning it off or making new recovery codes is in the holder’s log', async () => {
+    const { accountId, email } = await holder(t)
+    const { secret } = await enrol(t, clock, await signInWithoutCode(t, email))
+    const session = await signInWithCode(t, email, codeAt(secret, clock.now()))
+    clock.nextStep()
+    await expectError(await call(t, session, 'POST', 'two-factor/recovery-codes', { code: '000000' }), 400, 'two_factor_failed')
+    await expectError(
+      await call(t, session, 'POST', 'two-factor/disable', { password: PASSWORD, code: '000000' }),
+      400,
+      'two_factor_failed',
+    )
+    const failed = async () => (await t.app.services.auditLog.list(accountId, { limit: 10, action: 'two_factor.failed' })).events
+    await expect.poll(async () => (await failed()).length).toBe(2)
+    for (const event of await failed()) expect(event.actor).toMatchObject({ type: 'session', id: accountId })
+  })
+
+  it('a confirmation counts only for the secret it checked, and turns it on once', async () => {
+    const { accountId, email } = await holder(t)
+    const repository = new TwoFactorRepository(t.app.database.db)
+    const event = {
+      account_id: accountId,
+      at: clock.now(),
+      action: 'two_factor.enabled',
+      actor_type: 'session',
+      actor_id: accountId,
+      details: '{}',
+    }
+    await t.app.services.twoFactor.startEnrolment(accountId, email)
+    const first = await repository.find(accountId)
+    // Enrolment started again (another tab): the first secret's code and confirmation no longer count.
+    await t.app.services.twoFactor.startEnrolment(accountId, email)
+    const second = await repository.find(accountId)
+    expect(second!.secret).not.toBe(first!.secret)
+    expect(await repository.acceptStep(accountId, 1, false, first!.secret)).toBe(false)
+    expect(await repository.enable(accountId, ['h1'], clock.now(), event, { secret: first!.secret })).toBe(false)
+    expect((await repository.find(accountId))!.enabled_at).toBeNull()
+    // Two confirmations of the right secret: the first turns it on, the second changes nothing (its codes would be dead).
+    expect(await repository.enable(accountId, ['h1'], clock.now(), event, { secret: second!.secret })).toBe(true)
+    expect(await repository.enable(accountId, ['h2'], clock.now(), event, { secret: second!.secret })).toBe(false)
+    const hashes = await t.app.database.db
+      .selectFrom('account_recovery_codes')
+      .select('code_hash')
+      .where('account_id', '=', accountId)
+      .execute()
+    expect(hashes).toEqual([{ code_hash: 'h1' }])
+  })
+
   it('the operator’s reset turns it off', async () => {
     const { accountId, email } = await holder(t)
     await enrol(t, clock, await signInWithoutCode(t, email))
@@ -373,5 +565,16 @@ describe('FILESHARE_REQUIRE_TWO_FACTOR', () => {
     // Without the key, the secret is stored as it is (docs/security.md says what that means).
     const stored = await t.app.database.db.selectFrom('account_two_factor').select('secret').executeTakeFirstOrThrow()
     expect(stored.secret).toBe(`plain:${secret}`)
+  })
+
+  it('a session elsewhere that could only enrol is ended when the holder enrols, not opened', async () => {
+    const { accountId, email } = await holder(t)
+    const thief = await signInWithoutCode(t, email)
+    const holderSession = await signInWithoutCode(t, email)
+    await expectError(await call(t, thief, 'GET', 'keys'), 403, 'two_factor_enrolment_required')
+    await enrolKeeping(t, clock, accountId, holderSession)
+    expect((await call(t, holderSession, 'GET', 'keys')).status).toBe(200)
+    expect((await call(t, thief, 'GET', 'keys')).status).toBe(401)
+    expect((await call(t, thief, 'GET', 'session')).status).toBe(401)
   })
 })

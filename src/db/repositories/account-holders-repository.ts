@@ -55,7 +55,8 @@ export class AccountHoldersRepository {
 
   /**
    * Sets the password, ends every session of the account but the one stored under `keepTokenHash`
-   * (if given), and kills the account's unused invitations, in one transaction.
+   * (if given), and kills the account's unused invitations and its sign-ins waiting for a second
+   * factor (each got there with the old password), in one transaction.
    */
   async setPassword(accountId: number, passwordHash: string, now: number, keepTokenHash?: string, event?: NewAuditEventRow): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -65,6 +66,7 @@ export class AccountHoldersRepository {
       if (keepTokenHash !== undefined) sessions = sessions.where('token_hash', '!=', keepTokenHash)
       await sessions.execute()
       await trx.deleteFrom('account_invites').where('account_id', '=', accountId).where('used_at', 'is', null).execute()
+      await trx.deleteFrom('sign_in_challenges').where('account_id', '=', accountId).execute()
     })
   }
 
@@ -117,6 +119,8 @@ export class AccountHoldersRepository {
       await upsertPassword(trx, invite.account_id, passwordHash, now)
       await trx.deleteFrom('sessions').where('account_id', '=', invite.account_id).execute()
       await trx.deleteFrom('account_invites').where('account_id', '=', invite.account_id).where('used_at', 'is', null).execute()
+      // Sign-ins waiting for a code got there with the old password (a code then follows this one's).
+      await trx.deleteFrom('sign_in_challenges').where('account_id', '=', invite.account_id).execute()
       await recordChangeIn(trx, event, invite.account_id)
       return invite.account_id
     })

@@ -83,10 +83,14 @@ export class SessionsRepository {
     await this.db.updateTable('sessions').set({ last_seen_at: now }).where('id', '=', id).where('last_seen_at', '<', now).execute()
   }
 
-  /** Ends every session of the account ("sign out everywhere"). */
+  /**
+   * Ends every session of the account ("sign out everywhere"), and the sign-ins waiting for a
+   * second factor: one of those would otherwise become a session a minute later.
+   */
   async deleteForAccount(accountId: number, event?: PendingEvent<number>): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       const result = await trx.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst()
+      await trx.deleteFrom('sign_in_challenges').where('account_id', '=', accountId).execute()
       await recordChangeIn(trx, event, Number(result.numDeletedRows))
     })
   }

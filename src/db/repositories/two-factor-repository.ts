@@ -27,25 +27,49 @@ export class TwoFactorRepository {
   /**
    * Accepts a code of time step `step` once: raises `last_step` only if it is below `step` (a
    * conditional UPDATE, so two requests with the same code cannot both win). `enabled`: which
-   * state the second factor must be in (waiting for its first code, or on).
+   * state the second factor must be in (waiting for its first code, or on). `secret`: the stored
+   * secret the code was checked against, when given: false if another replaced it meanwhile.
    */
-  async acceptStep(accountId: number, step: number, enabled: boolean): Promise<boolean> {
-    const result = await this.db
+  async acceptStep(accountId: number, step: number, enabled: boolean, secret?: string): Promise<boolean> {
+    let update = this.db
       .updateTable('account_two_factor')
       .set({ last_step: step })
       .where('account_id', '=', accountId)
       .where('last_step', '<', step)
       .where('enabled_at', enabled ? 'is not' : 'is', null)
-      .executeTakeFirst()
+    if (secret !== undefined) update = update.where('secret', '=', secret)
+    const result = await update.executeTakeFirst()
     return Number(result.numUpdatedRows) === 1
   }
 
-  /** Turns the waiting second factor on with its recovery codes' hashes and its event, in one transaction. */
-  async enable(accountId: number, codeHashes: string[], now: number, event: NewAuditEventRow): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('account_two_factor').set({ enabled_at: now }).where('account_id', '=', accountId).execute()
+  /**
+   * Turns the waiting second factor on with its recovery codes' hashes and its event, in one
+   * transaction; false (nothing changed) when it is on already or, with `secret`, when the waiting
+   * secret is another one: of two confirmations racing, one wins. With `keepTokenHash`, every other
+   * session of the account ends in the same transaction (sessions.ts stores SHA-256 of the id).
+   */
+  async enable(
+    accountId: number,
+    codeHashes: string[],
+    now: number,
+    event: NewAuditEventRow,
+    options: { secret?: string; keepTokenHash?: string } = {},
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      let update = trx
+        .updateTable('account_two_factor')
+        .set({ enabled_at: now })
+        .where('account_id', '=', accountId)
+        .where('enabled_at', 'is', null)
+      if (options.secret !== undefined) update = update.where('secret', '=', options.secret)
+      const enabled = await update.executeTakeFirst()
+      if (Number(enabled.numUpdatedRows) !== 1) return false
       await replaceCodes(trx, accountId, codeHashes)
+      if (options.keepTokenHash !== undefined) {
+        await trx.deleteFrom('sessions').where('account_id', '=', accountId).where('token_hash', '!=', options.keepTokenHash).execute()
+      }
       await recordEventIn(trx, event)
+      return true
     })
   }
 
@@ -113,13 +137,25 @@ export class TwoFactorRepository {
     return account && { id: challenge.id, failures: challenge.failures, account }
   }
 
-  /** Counts a wrong code; past `maxFailures` the challenge is gone (the password is asked again). */
-  async failChallenge(id: number, maxFailures: number): Promise<void> {
-    await this.db
+  /**
+   * Takes one of the challenge's `maxFailures` tries before its code is checked: a conditional
+   * UPDATE, so that concurrent codes cannot all pass a count read before any of them failed. False
+   * when none is left, or it expired or is gone: the password is asked again. A right code then
+   * ends the challenge, a wrong one leaves its try spent (`dropSpentChallenge`).
+   */
+  async takeChallengeTry(id: number, maxFailures: number, now: number): Promise<boolean> {
+    const result = await this.db
       .updateTable('sign_in_challenges')
       .set((eb) => ({ failures: eb('failures', '+', 1) }))
       .where('id', '=', id)
-      .execute()
+      .where('failures', '<', maxFailures)
+      .where('expires_at', '>', now)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
+  }
+
+  /** Removes the challenge once its tries are spent (takeChallengeTry refuses it anyway; this is tidiness). */
+  async dropSpentChallenge(id: number, maxFailures: number): Promise<void> {
     await this.db.deleteFrom('sign_in_challenges').where('id', '=', id).where('failures', '>=', maxFailures).execute()
   }
 
