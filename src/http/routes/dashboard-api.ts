@@ -186,7 +186,9 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     })
 
     signedIn.post('/two-factor/confirm', { schema: { body: CodeBody } }, async (request) => {
-      const codes = await services.twoFactor.confirmEnrolment(request.principal.account.id, request.body.code, actorOf(request))
+      // The caller's session stays; every other session of the account ends (they gave no code).
+      const { account } = request.principal
+      const codes = await services.twoFactor.confirmEnrolment(account.id, request.body.code, actorOf(request), request.dashboardSession!.id)
       return { success: true as const, recovery_codes: codes }
     })
 
