@@ -64,7 +64,10 @@ const SECURITY_HEADERS = {
 /** What a page loads before its own script: browser builds of packages, served by us (no CDN). */
 const PAGE_HEADS: Partial<Record<PageName, string>> = {
   // Resumable uploads of large files; `defer` still runs it before the page's module script.
-  files: '<script src="assets/vendor/tus.min.js" defer></script>',
+  // files.css: finding and acting on many files; file-panel.css: a file's panel (previews, QR codes, rename).
+  files:
+    '<link rel="stylesheet" href="assets/files.css">\n    <link rel="stylesheet" href="assets/file-panel.css">\n' +
+    '    <script src="assets/vendor/tus.min.js" defer></script>',
   // reference.css after Swagger UI's own: its colours and the dashboard's button style, fixed for contrast.
   reference:
     '<link rel="stylesheet" href="assets/swagger-ui/swagger-ui.css">\n    <link rel="stylesheet" href="assets/reference.css">\n' +
