@@ -9,6 +9,7 @@ import type { Http } from './http.js'
 import { abortReason, isRetryable, retryDelayMs, sleep } from './retry.js'
 import { loadNodeIo } from './runtime.js'
 import type { ArchiveDownloadOptions, ArchiveDownloadResult } from './types.js'
+import { writeBody } from './write-body.js'
 
 /** The most files one archive may hold (the server's limit). */
 export const MAX_ARCHIVE_FILES = 1000
@@ -63,32 +64,15 @@ export async function downloadArchive(
         const total = Number(response.headers.get('content-length'))
         const length = Number.isSafeInteger(total) ? total : undefined
         onProgress?.(0, length)
-        let writeFailure: { error: unknown } | undefined
-        try {
-          if (response.body) {
-            const reader = response.body.getReader()
-            for (;;) {
-              const { done, value } = await reader.read()
-              if (done) break
-              watchdog.touch()
-              wrote = true
-              await sink.write(value).catch((error: unknown) => {
-                writeFailure = { error }
-                throw error
-              })
-              received += value.byteLength
-              onProgress?.(received, length)
-            }
-          }
-        } catch (error) {
-          if (writeFailure) {
-            await response.body?.cancel().catch(() => {})
-            throw writeFailure.error
-          }
-          throw watchdog.translate(error)
-        } finally {
-          watchdog.stop()
-        }
+        await writeBody(exchange, sink, {
+          writing: () => {
+            wrote = true
+          },
+          written: (chunk) => {
+            received += chunk.byteLength
+            onProgress?.(received, length)
+          },
+        })
         // The server cuts the connection when a stored file fails mid-archive: never a short ZIP taken as whole.
         if (length !== undefined && received !== length) {
           throw watchdog.translate(new Error(`the connection ended after ${received} of ${length} bytes`))

@@ -8,6 +8,7 @@ import type { Exchange, Http } from './http.js'
 import { abortReason, isRetryable, retryDelayMs, sleep } from './retry.js'
 import { isNode, loadNodeIo } from './runtime.js'
 import type { ApiFile, ApiLink, DownloadOptions, DownloadResult } from './types.js'
+import { writeBody } from './write-body.js'
 
 /** The part of a Node `Writable` the SDK uses (without needing Node's types). */
 export interface NodeWritableLike {
@@ -240,34 +241,13 @@ export async function download(
           total = Number(range[3])
         }
         onProgress?.(offset, total)
-        // A failure to write the destination (no such folder, disk full) is the caller's, not the
-        // connection's: it is thrown as it is and never retried.
-        let writeFailure: { error: unknown } | undefined
-        try {
-          if (response.body) {
-            const reader = response.body.getReader()
-            for (;;) {
-              const { done, value } = await reader.read()
-              if (done) break
-              watchdog.touch()
-              hasher.update(value)
-              await sink.write(value).catch((error: unknown) => {
-                writeFailure = { error }
-                throw error
-              })
-              offset += value.byteLength
-              onProgress?.(offset, total)
-            }
-          }
-        } catch (error) {
-          if (writeFailure) {
-            await response.body?.cancel().catch(() => {})
-            throw writeFailure.error
-          }
-          throw watchdog.translate(error)
-        } finally {
-          watchdog.stop()
-        }
+        await writeBody(exchange, sink, {
+          writing: (chunk) => hasher.update(chunk),
+          written: (chunk) => {
+            offset += chunk.byteLength
+            onProgress?.(offset, total)
+          },
+        })
         if (total !== undefined && offset < total) {
           throw watchdog.translate(new Error(`the connection ended after ${offset} of ${total} bytes`))
         }
