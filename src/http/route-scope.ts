@@ -20,13 +20,28 @@ export function allowingScopes(scope: RouteScope): readonly Scope[] {
 declare module 'fastify' {
   interface FastifyContextConfig {
     scope?: RouteScope
+    /**
+     * Scopes the route needs besides `scope`, every one of them (POST /files/archive: `links:write`
+     * as well as `files:read`), checked by the route itself right after authentication. Declared
+     * here so that the OpenAPI document names them too.
+     */
+    alsoScopes?: readonly Scope[]
   }
 }
 
-/** The OpenAPI security requirements of a route that needs `scope`: alternatives are separate requirements. */
-function security(scope: RouteScope) {
+/**
+ * The OpenAPI security requirements of a route that needs `scope` (and every one of `also`):
+ * alternatives are separate requirements, scopes needed together share one requirement's list.
+ */
+function security(scope: RouteScope, also: readonly Scope[]) {
   if (scope === 'any-key') return [{ bearerAuth: [] }]
-  return allowingScopes(scope).map((one) => ({ bearerAuth: [one] }))
+  return allowingScopes(scope).map((one) => ({ bearerAuth: [one, ...also] }))
+}
+
+/** `x-required-scope`: "files:read", "files:read or files:write", "files:read and links:write". */
+function requiredScopeText(scope: Exclude<RouteScope, 'any-key'>, also: readonly Scope[]): string {
+  const either = allowingScopes(scope).join(' or ')
+  return also.length === 0 ? either : [either, ...also].join(' and ')
 }
 
 /**
@@ -38,9 +53,10 @@ export function documentScope(route: RouteOptions): void {
   const scope = route.config?.scope
   if (scope === undefined || !route.schema) return
   const schema = route.schema as Record<string, unknown>
+  const also = route.config?.alsoScopes ?? []
   // A guest of an upload request may call it too (authenticate.ts).
-  schema.security = [...security(scope), ...(route.config?.guests ? [{ uploadRequest: [] }] : [])]
-  if (scope !== 'any-key') schema['x-required-scope'] = allowingScopes(scope).join(' or ')
+  schema.security = [...security(scope, also), ...(route.config?.guests ? [{ uploadRequest: [] }] : [])]
+  if (scope !== 'any-key') schema['x-required-scope'] = requiredScopeText(scope, also)
 }
 
 /** An onRoute hook for a scope whose routes all need a key: each must name its scope. */

@@ -174,10 +174,20 @@ describe('the OpenAPI document', () => {
         else {
           // The tus routes a guest of an upload request may call take its token too.
           const guests = path.startsWith('/api/v1/uploads') && op.operationId !== 'getUpload' ? [{ uploadRequest: [] }] : []
-          expect(op.security, `${method} ${path}`).toEqual([...scope!.split(' or ').map((one) => ({ bearerAuth: [one] })), ...guests])
+          // "a or b": one requirement each; "a and b": one requirement listing both.
+          const [either, ...also] = scope!.split(' and ')
+          const requirements = either!.split(' or ').map((one) => ({ bearerAuth: [one, ...also] }))
+          expect(op.security, `${method} ${path}`).toEqual([...requirements, ...guests])
         }
       }
     }
+  })
+
+  it('names both scopes of the ZIP download, files:read and links:write, in one requirement and in x-required-scope', () => {
+    const archive = operation('/api/v1/files/archive', 'post') as Operation & { 'x-required-scope'?: string }
+    // One requirement with both roles: a key needs every scope it lists (two requirements would mean either).
+    expect(archive.security).toEqual([{ bearerAuth: ['files:read', 'links:write'] }])
+    expect(archive['x-required-scope']).toBe('files:read and links:write')
   })
 
   it('documents the response headers clients rely on', () => {
