@@ -718,14 +718,43 @@ export interface FileUpdate {
   filename?: string | undefined
 }
 
-/** Options of {@link Files.list}: `page` or `before_id`, not both. */
-export interface ListOptions {
+/** What `files.list()` and `files.iterate()` can order by (`sort`): upload time (the default), name, size, downloads. */
+export const FILE_SORTS = ['upload_date', 'filename', 'size', 'download_count'] as const
+/** One of {@link FILE_SORTS}. */
+export type FileSort = (typeof FILE_SORTS)[number]
+
+/** The direction of a sort (`order`): `desc` (the default, newest, largest, Z first) or `asc`. */
+export const SORT_ORDERS = ['asc', 'desc'] as const
+/** One of {@link SORT_ORDERS}. */
+export type SortOrder = (typeof SORT_ORDERS)[number]
+
+/** Which files, in which order: the search and sort of `files.list()` and `files.iterate()`. */
+export interface FileQuery {
+  /** Only the files whose name contains this, ignoring case (a plain substring: `%` and `_` are literal). */
+  q?: string | undefined
+  /** Order by `upload_date` (the default), `filename`, `size` or `download_count`; ties by `file_id`. */
+  sort?: FileSort | undefined
+  /** `desc` (the default) or `asc`. */
+  order?: SortOrder | undefined
+}
+
+/** Options of {@link Files.list}: `page` or `before_id`, not both, with a search and an order. */
+export interface ListOptions extends FileQuery {
   /** The page, from 1 (default 1). Pages shift when files are added or deleted meanwhile. */
   page?: number | undefined
   /** Files per page, 1 to 100 (default 20). */
   limit?: number | undefined
-  /** The files whose `file_id` is lower than this (a page's `pagination.next_before_id`), newest first. */
+  /**
+   * The files after this one in the listing's order (a page's `pagination.next_before_id`): with
+   * the default order, the files whose `file_id` is lower. Pages that no upload or deletion can shift.
+   */
   before_id?: number | undefined
+}
+
+/** Options of {@link Files.iterate}: files per request, with a search and an order kept on every page. */
+export interface IterateOptions extends FileQuery {
+  /** Files per request, 1 to 100 (default 100). */
+  limit?: number | undefined
 }
 
 /** The answer of `files.list()`. */

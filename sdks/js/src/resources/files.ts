@@ -16,13 +16,15 @@ import type {
   BulkDeleteResult,
   IdempotencyOptions,
   FileList,
+  FileQuery,
   FileRecord,
+  IterateOptions,
   FileUpdate,
   ListOptions,
   RequestOptions,
   UploadOptions,
 } from '../types.js'
-import { expiryHeader, idempotencyHeader, jsonBody, resourceId } from './params.js'
+import { byUploadDate, expiryHeader, idempotencyHeader, jsonBody, resourceId } from './params.js'
 
 /** The most files one {@link Files.deleteMany} takes (the server's limit). */
 export const MAX_BULK_DELETE = 100
@@ -176,15 +178,24 @@ export class Files {
   }
 
   /**
-   * One page of the account's files, newest first (`limit` 1 to 100): page `page` (from 1), or
-   * the files whose `file_id` is lower than `before_id` (a page's `pagination.next_before_id`),
-   * which no upload or deletion meanwhile can shift. Not both (a `BadRequestError`).
+   * One page of the account's files (`limit` 1 to 100), newest first unless `sort`/`order` say
+   * otherwise, only those whose name contains `q` (any case) when given: page `page` (from 1), or
+   * the files after `before_id` (a page's `pagination.next_before_id`), which no upload or deletion
+   * meanwhile can shift. Not both (a `BadRequestError`); `before_id` only with the orders by
+   * upload date (`sort` `upload_date`, either `order`).
    */
   list(options: ListOptions & RequestOptions = {}): APIPromise<FileList> {
     return call(this.http, options, async (http) => {
       const { data } = await http.request<Parameters<typeof toFileList>[0]>({
         method: 'GET',
-        url: http.url('/files', { page: options.page, limit: options.limit, before_id: options.before_id }),
+        url: http.url('/files', {
+          page: options.page,
+          limit: options.limit,
+          before_id: options.before_id,
+          q: options.q,
+          sort: options.sort,
+          order: options.order,
+        }),
         signal: options.signal,
       })
       return toFileList(data)
@@ -192,36 +203,47 @@ export class Files {
   }
 
   /**
-   * Every file of the account, newest first, `limit` per request (default 100), each page asked
-   * for with the `next_before_id` of the one before: files uploaded or deleted meanwhile (even
-   * the ones yielded, deleted as they come) shift nothing, and no file is yielded twice.
+   * Every file of the account (only those whose name contains `q`, when given) in the order of
+   * `sort` and `order` (newest first by default), `limit` per request (default 100), the same
+   * search and order on every page. Ordered by upload date, each page is asked for with the
+   * `next_before_id` of the one before: files uploaded or deleted meanwhile (even the ones
+   * yielded, deleted as they come) shift nothing, and no file is yielded twice. The other orders
+   * go by page number: no file is yielded twice, but one deleted or renamed meanwhile can shift
+   * another out of view.
    */
-  async *iterate(options: { limit?: number | undefined } & RequestOptions = {}): AsyncGenerator<FileRecord, void, undefined> {
-    const { limit = 100, page: _page, before_id: _before, ...call } = options as ListOptions & RequestOptions
-    const { signal } = call
-    let result = await this.list({ ...call, limit })
-    if (!('next_before_id' in result.pagination)) {
-      yield* this.iterateByPage(result, limit, call)
+  async *iterate(options: IterateOptions & RequestOptions = {}): AsyncGenerator<FileRecord, void, undefined> {
+    const { limit = 100, page: _page, before_id: _before, q, sort, order, ...call } = options as ListOptions & RequestOptions
+    const query = { limit, q, sort, order }
+    let result = await this.list({ ...call, ...query })
+    if (!byUploadDate(query) || !('next_before_id' in result.pagination)) {
+      yield* this.iterateByPage(result, query, call)
       return
     }
-    let below: number | undefined // the last file yielded: every later one is older
+    const ascending = order === 'asc'
+    const after = (id: number, mark: number) => (ascending ? id > mark : id < mark)
+    let last: number | undefined // the last file yielded: every later one comes after it
     let asked: number | undefined
     for (;;) {
       for (const file of result.files) {
-        if (below !== undefined && file.file_id >= below) continue
-        below = file.file_id
+        if (last !== undefined && !after(file.file_id, last)) continue
+        last = file.file_id
         yield file
       }
       const next = result.pagination.next_before_id
       if (next === null) return
-      if (asked !== undefined && next >= asked) throw new FileshareError(`the server's next_before_id ${next} does not move past ${asked}`)
+      if (asked !== undefined && !after(next, asked))
+        throw new FileshareError(`the server's next_before_id ${next} does not move past ${asked}`)
       asked = next
-      result = await this.list({ ...call, limit, before_id: next })
+      result = await this.list({ ...call, ...query, before_id: next })
     }
   }
 
-  /** Page numbers, for an older server without `before_id`: no file twice, but a deletion meanwhile can shift one out of view. */
-  private async *iterateByPage(first: FileList, limit: number, call: RequestOptions): AsyncGenerator<FileRecord, void, undefined> {
+  /** Page numbers: for the orders without `before_id` (and an older server): no file twice, but a deletion meanwhile can shift one out of view. */
+  private async *iterateByPage(
+    first: FileList,
+    query: FileQuery & { limit: number },
+    call: RequestOptions,
+  ): AsyncGenerator<FileRecord, void, undefined> {
     const seen = new Set<number>()
     let result = first
     for (let page = 1; ; page++) {
@@ -230,8 +252,8 @@ export class Files {
         seen.add(file.file_id)
         yield file
       }
-      if (result.files.length < limit || page >= result.pagination.pages) return
-      result = await this.list({ ...call, page: page + 1, limit })
+      if (result.files.length < query.limit || page >= result.pagination.pages) return
+      result = await this.list({ ...call, ...query, page: page + 1 })
     }
   }
 

@@ -1,7 +1,7 @@
 // What the resources send: ids in paths, and JSON bodies built from the caller's options.
 import { ConfigurationError } from '../errors.js'
 import { formatApiDate } from '../records.js'
-import type { DateInput } from '../types.js'
+import type { DateInput, FileQuery } from '../types.js'
 
 /** A file, link, webhook, delivery or upload request id for a path: a positive integer, checked before anything is sent. */
 export function resourceId(id: number | string, what: 'file' | 'link' | 'webhook' | 'delivery' | 'upload request'): string {
@@ -67,4 +67,9 @@ export function beforeIdOption(options: { before_id?: number | undefined; before
     throw new ConfigurationError('before_id and beforeId are the same option: give one')
   }
   return snake ?? camel
+}
+
+/** Whether a file list is in upload order (either direction): the orders that page by `before_id`. */
+export function byUploadDate({ sort }: FileQuery): boolean {
+  return sort === undefined || sort === 'upload_date'
 }
