@@ -42,7 +42,8 @@ export const USAGE = `Usage: fileshare <command>
   account email-changes [--json]          email changes holders asked for in the dashboard,
                                           waiting for confirmation (no mail is sent)
   account confirm-email ID [--json]       make the account's pending email change its email
-                                          (check first that the holder owns the new address)
+                                          (check first that the holder owns the new address);
+                                          an address another account has declines the change
   account reset-two-factor ID             turn off the account's two-factor sign-in (a holder
                                           who lost the device and the recovery codes)
   key create ACCOUNT_ID [--name NAME] [--scopes S,S,...] [--allow-ip CIDR]...
@@ -435,7 +436,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       else if (shown.length === 0) print('No email change is pending.')
       else {
         for (const c of shown) {
-          print(`${c.account_id}\t${printable(c.email)}\t-> ${printable(c.new_email)}\t(asked ${formatTime(c.requested_at)})`)
+          const taken = c.taken_by === null ? '' : `\tTAKEN by account ${c.taken_by}: confirming declines it`
+          print(`${c.account_id}\t${printable(c.email)}\t-> ${printable(c.new_email)}\t(asked ${formatTime(c.requested_at)})${taken}`)
         }
       }
       return 0

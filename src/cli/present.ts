@@ -38,9 +38,24 @@ export function presentKey(key: ApiKey) {
   }
 }
 
-/** `--json` output of `account email-changes`: epoch milliseconds, as the other commands give times. */
-export function presentEmailChange(change: { accountId: number; email: string; newEmail: string; requestedAt: number }) {
-  return { account_id: change.accountId, email: change.email, new_email: change.newEmail, requested_at: change.requestedAt }
+/**
+ * `--json` output of `account email-changes`: epoch milliseconds, as the other commands give times;
+ * `taken_by`: the id of another account that has the new address (confirming then declines it).
+ */
+export function presentEmailChange(change: {
+  accountId: number
+  email: string
+  newEmail: string
+  requestedAt: number
+  takenBy: number | null
+}) {
+  return {
+    account_id: change.accountId,
+    email: change.email,
+    new_email: change.newEmail,
+    requested_at: change.requestedAt,
+    taken_by: change.takenBy,
+  }
 }
 
 /**

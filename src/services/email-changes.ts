@@ -34,11 +34,18 @@ export interface PendingEmailChange {
   requestedAt: number
 }
 
+/** Details of the `email.change_cancelled` row of a change the operator could not make. */
+export const ADDRESS_TAKEN = 'address_taken'
+
 /**
  * A holder's change of email address. No mail is sent (the service has none), so nothing proves
  * the holder owns the new address: the change waits until the operator confirms it with
  * `fileshare account confirm-email ACCOUNT_ID`, and the old address signs in until then. The rules
- * of account emails hold: unique regardless of ASCII letter case (lib/email-case.ts).
+ * of account emails hold: unique regardless of ASCII letter case (lib/email-case.ts), checked when
+ * the operator confirms, not when the holder asks: a request answers the same whether or not
+ * another account has the address, so that the dashboard cannot be used to find out which
+ * addresses have accounts. The operator sees a taken address in the list of pending changes; one
+ * confirmed anyway is declined, and the holder reads why in the account's activity.
  */
 export class EmailChangeService {
   constructor(
@@ -62,8 +69,7 @@ export class EmailChangeService {
       throw new InvalidParameterError('Enter an email address, such as name@example.com.')
     }
     if (foldEmailCase(email) === foldEmailCase(currentEmail)) throw new InvalidParameterError('This is your email address already.')
-    const holder = await this.accounts.findByEmail(email)
-    if (holder) throw new InvalidParameterError('Another account has this email address.')
+    // No look at other accounts here (see the class): the operator's confirmation decides.
     const event = this.trail.row('email.change_requested', actor, {
       accountId,
       target: { type: 'account', id: accountId },
@@ -79,22 +85,63 @@ export class EmailChangeService {
     if (!(await this.changes.cancel(accountId, event))) throw new NotFoundError('No email change is pending.')
   }
 
-  /** The operator's list: every pending change, oldest first. */
+  /** The operator's list: every pending change, oldest first, with the account that has its new address already, if any. */
   async listPending() {
     const rows = await this.changes.listPending()
-    return rows.map((row) => ({ accountId: row.account_id, email: row.email, newEmail: row.new_email, requestedAt: row.requested_at }))
+    return Promise.all(
+      rows.map(async (row) => ({
+        accountId: row.account_id,
+        email: row.email,
+        newEmail: row.new_email,
+        requestedAt: row.requested_at,
+        takenBy: await this.otherHolder(row.account_id, row.new_email),
+      })),
+    )
   }
 
-  /** The operator confirms: the account's email becomes the new one. NotFoundError when none is pending. */
+  /**
+   * The operator confirms: the account's email becomes the new one. NotFoundError when none is
+   * pending. When another account has the address (in some letter case), the change cannot be
+   * made: it is declined (withdrawn, with an `email.change_cancelled` row whose reason the holder
+   * reads under Activity), and the operator is told (InvalidParameterError).
+   */
   async confirm(accountId: number, actor: Actor = OPERATOR_ACTOR) {
-    const done = await this.changes.confirm(accountId, ({ oldEmail, newEmail }) =>
-      this.trail.row('email.changed', actor, {
-        accountId,
-        target: { type: 'account', id: accountId },
-        details: { old_email: oldEmail, new_email: newEmail },
-      }),
+    const pending = await this.changes.find(accountId)
+    if (!pending) throw new NotFoundError(`Account ${accountId} has no pending email change.`)
+    let takenBy = await this.otherHolder(accountId, pending.new_email)
+    if (takenBy === null) {
+      try {
+        const done = await this.changes.confirm(accountId, ({ oldEmail, newEmail }) =>
+          this.trail.row('email.changed', actor, {
+            accountId,
+            target: { type: 'account', id: accountId },
+            details: { old_email: oldEmail, new_email: newEmail },
+          }),
+        )
+        if (!done) throw new NotFoundError(`Account ${accountId} has no pending email change.`)
+        return done
+      } catch (error) {
+        // Taken between the look and the change (the unique index refused it): declined as well.
+        if (!(error instanceof InvalidParameterError)) throw error
+        takenBy = await this.otherHolder(accountId, pending.new_email)
+        if (takenBy === null) throw error
+      }
+    }
+    const declined = this.trail.row('email.change_cancelled', actor, {
+      accountId,
+      target: { type: 'account', id: accountId },
+      details: { new_email: pending.new_email, reason: ADDRESS_TAKEN },
+    })
+    await this.changes.cancel(accountId, declined)
+    throw new InvalidParameterError(
+      `Account ${takenBy} has the new address of account ${accountId} (in some letter case): the change was declined, ` +
+        'and the holder sees why under Activity.',
     )
-    if (!done) throw new NotFoundError(`Account ${accountId} has no pending email change.`)
-    return done
+  }
+
+  /** The id of another account that has `email` (in any letter case), or null. */
+  private async otherHolder(accountId: number, email: string): Promise<number | null> {
+    const holder = await this.accounts.findByEmail(email)
+    return holder && holder.id !== accountId ? holder.id : null
   }
 }

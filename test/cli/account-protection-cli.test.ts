@@ -48,7 +48,7 @@ describe('fileshare account email-changes / confirm-email / reset-two-factor', (
     expect(listed).toMatchObject({ code: 0, stderr: '' })
     expect(listed.stdout).toMatch(new RegExp(`^${accountId}\\t${email}\\t-> ${newEmail}\\t\\(asked \\d{4}-\\d{2}-\\d{2}T`))
     const json = JSON.parse((await runCommand(['account', 'email-changes', '--json'], env)).stdout) as unknown[]
-    expect(json).toEqual([{ account_id: accountId, email, new_email: newEmail, requested_at: expect.any(Number) }])
+    expect(json).toEqual([{ account_id: accountId, email, new_email: newEmail, requested_at: expect.any(Number), taken_by: null }])
     // Pending: the old address signs in.
     expect((await signIn(email)).status).toBe(200)
 
@@ -64,6 +64,32 @@ describe('fileshare account email-changes / confirm-email / reset-two-factor', (
     expect((await runCommand(['account', 'confirm-email', 'x'], env)).code).not.toBe(0)
     const events = (await t.app.services.auditLog.list(accountId, { limit: 5, action: 'email.changed' })).events
     expect(events).toMatchObject([{ actor: { type: 'operator' }, details: { old_email: email, new_email: newEmail } }])
+  })
+
+  it('an address another account has: listed as taken; confirm-email declines the change, exit 1, and says so', async () => {
+    const stamp = Date.now()
+    const { accountId } = await t.createAccount('pro', `cli-asker-${stamp}@example.test`)
+    const other = await t.createAccount('pro', `cli-holder-${stamp}@example.test`)
+    // Asked as any other address is (the dashboard does not tell the asker it is taken).
+    await t.app.services.emailChanges.request(accountId, `cli-asker-${stamp}@example.test`, `CLI-holder-${stamp}@example.test`, {
+      type: 'session',
+      id: accountId,
+    })
+    const listed = await runCommand(['account', 'email-changes'], env)
+    expect(listed.stdout).toContain(`-> CLI-holder-${stamp}@example.test`)
+    expect(listed.stdout).toMatch(new RegExp(`^${accountId}\t.*\tTAKEN by account ${other.accountId}: confirming declines it$`, 'm'))
+    const json = JSON.parse((await runCommand(['account', 'email-changes', '--json'], env)).stdout) as Array<{ account_id: number }>
+    expect(json.find((change) => change.account_id === accountId)).toMatchObject({ taken_by: other.accountId })
+
+    const confirmed = await runCommand(['account', 'confirm-email', String(accountId)], env)
+    expect(confirmed).toMatchObject({ code: 1, stdout: '' })
+    expect(confirmed.stderr).toBe(
+      `fileshare: Account ${other.accountId} has the new address of account ${accountId} (in some letter case): ` +
+        'the change was declined, and the holder sees why under Activity.\n',
+    )
+    expect(await t.app.services.emailChanges.pending(accountId)).toBeUndefined()
+    const events = (await t.app.services.auditLog.list(accountId, { limit: 5, action: 'email.change_cancelled' })).events
+    expect(events).toMatchObject([{ actor: { type: 'operator' }, details: { reason: 'address_taken' } }])
   })
 
   it('email-changes and confirm-email escape control and text-direction characters instead of printing them', async () => {

@@ -194,20 +194,58 @@ describe('email change', () => {
     expect(actions).toContain('email.changed')
   })
 
-  it('an address another account has, in any letter case, is refused when asked and when confirmed', async () => {
+  it('asking for an address another account has answers as for a free one: nothing tells the asker it is taken', async () => {
     const holder = await createHolder(t)
     const taken = await createHolder(t)
     const session = await signIn(t, holder.email)
-    await expectError(
-      await call(t, session, 'POST', 'email', { new_email: taken.email.toUpperCase(), password: PASSWORD }),
-      400,
-      'invalid_parameter',
-    )
-    // Free when asked, taken before the operator confirms: refused then, and nothing changes.
+    const answerFor = async (newEmail: string) => {
+      const response = await call(t, session, 'POST', 'email', { new_email: newEmail, password: PASSWORD })
+      const body = (await response.json()) as { pending_email: { new_email: string; requested_at: string } }
+      const pending = ((await (await call(t, session, 'GET', 'session')).json()) as { pending_email: unknown }).pending_email
+      // The same answer but for the address itself and the time.
+      const same = (value: unknown) =>
+        JSON.stringify(value)
+          .replaceAll(newEmail, 'ADDRESS')
+          .replace(/"\d{4}-[^"]+"/g, 'TIME')
+      return { status: response.status, body: same(body), session: same(pending) }
+    }
+    const takenAnswer = await answerFor(taken.email.toUpperCase())
+    const freeAnswer = await answerFor(`free-${holder.email}`)
+    expect(takenAnswer).toEqual(freeAnswer)
+    expect(takenAnswer.status).toBe(200)
+    // The audit row of the request is the same kind too.
+    const requests = (await t.app.services.auditLog.list(holder.accountId, { limit: 5, action: 'email.change_requested' })).events
+    expect(requests.map((event) => Object.keys(event.details).sort())).toEqual([['new_email'], ['new_email']])
+  })
+
+  it('an address another account has is decided at confirmation: declined, the operator told, the holder sees why', async () => {
+    const holder = await createHolder(t)
+    const taken = await createHolder(t)
+    const session = await signIn(t, holder.email)
+    expect((await call(t, session, 'POST', 'email', { new_email: taken.email.toUpperCase(), password: PASSWORD })).status).toBe(200)
+    // The operator's list shows it taken before confirming.
+    const listed = (await t.app.services.emailChanges.listPending()).find((change) => change.accountId === holder.accountId)
+    expect(listed).toMatchObject({ takenBy: taken.accountId })
+    await expect(t.app.services.emailChanges.confirm(holder.accountId)).rejects.toMatchObject({
+      code: 'invalid_parameter',
+      message: expect.stringContaining(`Account ${taken.accountId} has the new address of account ${holder.accountId}`),
+    })
+    // Declined: nothing pending, the holder's address unchanged, the reason in the holder's activity.
+    expect(((await (await call(t, session, 'GET', 'session')).json()) as { pending_email: unknown }).pending_email).toBeNull()
+    await signIn(t, holder.email)
+    const declined = (await t.app.services.auditLog.list(holder.accountId, { limit: 5, action: 'email.change_cancelled' })).events
+    expect(declined).toMatchObject([
+      { actor: { type: 'operator' }, details: { new_email: taken.email.toUpperCase(), reason: 'address_taken' } },
+    ])
+
+    // Free when asked and when listed, taken just before the operator confirms: declined the same way.
     const later = `later-${holder.email}`
     expect((await call(t, session, 'POST', 'email', { new_email: later, password: PASSWORD })).status).toBe(200)
-    await t.createAccount('pro', later.toUpperCase())
-    await expect(t.app.services.emailChanges.confirm(holder.accountId)).rejects.toMatchObject({ code: 'invalid_parameter' })
+    const other = await t.createAccount('pro', later.toUpperCase())
+    await expect(t.app.services.emailChanges.confirm(holder.accountId)).rejects.toMatchObject({
+      message: expect.stringContaining(`Account ${other.accountId} has the new address`),
+    })
+    expect(await t.app.services.emailChanges.pending(holder.accountId)).toBeUndefined()
     await signIn(t, holder.email)
   })
 

@@ -199,7 +199,13 @@ export function initAccountSecurity() {
       const { pending_email: pending } = await api('email', { method: 'POST', body: { new_email: email, password } })
       emailForm.reset()
       showPending(pending)
-      feedbackAt(submit, `Asked to change your address to ${pending.new_email}; the operator confirms it.`, { label: 'Asked' })
+      // Said the same whether or not another account has the address: the operator finds out, and a
+      // change that cannot be made shows up under Activity (email-changes.ts).
+      feedbackAt(
+        submit,
+        `Asked to change your address to ${pending.new_email}; the operator confirms it. If it cannot be made (another account has the address), Activity says so.`,
+        { label: 'Asked' },
+      )
     } catch (failure) {
       if (failure.code === 'wrong_password') {
         emailForm.password.value = ''
