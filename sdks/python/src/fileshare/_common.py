@@ -14,7 +14,7 @@ import uuid
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from typing import IO, Any, Callable, Final, Mapping
+from typing import IO, Any, Callable, Final, Literal, Mapping
 from urllib.parse import urlencode
 
 import httpx
@@ -419,6 +419,19 @@ def is_replay(response: httpx.Response) -> bool:
     """The server replayed the stored answer of the request's idempotency key (nothing new was done)."""
     value: str = response.headers.get("idempotent-replayed", "")
     return value.strip().lower() == "true"
+
+
+FileSort = Literal["upload_date", "filename", "size", "download_count"]
+"""What ``files.list`` and ``files.iterate`` order by (``sort``): upload time (the default), name
+(ignoring case), size or download count; ties by ``file_id`` in the same direction."""
+
+SortOrder = Literal["asc", "desc"]
+"""The direction of a sort (``order``): ``"desc"`` (the default: newest, largest, Z first) or ``"asc"``."""
+
+
+def by_upload_date(sort: FileSort | None) -> bool:
+    """A file list in upload order (either direction): the orders that page by ``before_id``."""
+    return sort is None or sort == "upload_date"
 
 
 def pages_by_before_id(data: Any) -> bool:

@@ -329,18 +329,26 @@ class Files:
         page: int | None = None,
         limit: int | None = None,
         before_id: int | None = None,
+        q: str | None = None,
+        sort: c.FileSort | None = None,
+        order: c.SortOrder | None = None,
         timeout: c.Timeout | c.Unset = c.UNSET,
         max_retries: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
     ) -> FileList:
-        """One page of the account's files, newest first (``limit`` 1 to 100): page ``page`` (from
-        1), or the files whose ``file_id`` is below ``before_id`` (a page's
-        ``pagination.next_before_id``), which no upload or deletion meanwhile can shift. Not both."""
+        """One page of the account's files (``limit`` 1 to 100), newest first unless ``sort`` and
+        ``order`` say otherwise, only those whose name contains ``q`` (any case) when given: page
+        ``page`` (from 1), or the files after ``before_id`` (a page's
+        ``pagination.next_before_id``), which no upload or deletion meanwhile can shift. Not both;
+        ``before_id`` only in upload order (``sort="upload_date"``, either ``order``).
+
+        ``sort``: ``"upload_date"`` (the default), ``"filename"``, ``"size"`` or
+        ``"download_count"``, ties by ``file_id``; ``order``: ``"desc"`` (the default) or ``"asc"``."""
         files = self._client._for_call(timeout, max_retries, extra_headers).files
-        _, data = files._page(page=page, limit=limit, before_id=before_id)
+        _, data = files._page(page=page, limit=limit, before_id=before_id, q=q, sort=sort, order=order)
         return FileList.from_json(data)
 
-    def _page(self, **query: int | None) -> tuple[httpx.Response, Any]:
+    def _page(self, **query: int | str | None) -> tuple[httpx.Response, Any]:
         client = self._client
         return client._request("GET", client._url("/files", query))
 
@@ -348,42 +356,55 @@ class Files:
         self,
         *,
         limit: int = 100,
+        q: str | None = None,
+        sort: c.FileSort | None = None,
+        order: c.SortOrder | None = None,
         timeout: c.Timeout | c.Unset = c.UNSET,
         max_retries: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
     ) -> Iterator[FileRecord]:
-        """Every file of the account, newest first, ``limit`` per request, each page asked by the
+        """Every file of the account (only those whose name contains ``q``, when given) in the
+        order of ``sort`` and ``order`` (newest first by default), ``limit`` per request, the same
+        search and order on every page. In upload order each page is asked by the
         ``next_before_id`` of the one before: files uploaded or deleted meanwhile (even the ones
-        yielded, deleted as they come) shift nothing, and no file is yielded twice. The options
-        apply to each request."""
-        for file in self._client._for_call(timeout, max_retries, extra_headers).files._iterate(limit):
+        yielded, deleted as they come) shift nothing, and no file is yielded twice. The other orders
+        go by page number: no file twice, but one deleted or renamed meanwhile can shift another
+        out of view. The options apply to each request."""
+        files = self._client._for_call(timeout, max_retries, extra_headers).files
+        for file in files._iterate(limit, q, sort, order):
             yield file
 
-    def _iterate(self, limit: int) -> Iterator[FileRecord]:
-        _, data = self._page(limit=limit)
-        if not c.pages_by_before_id(data):
-            for file in self._iterate_by_page(limit, FileList.from_json(data)):
+    def _iterate(self, limit: int, q: str | None, sort: c.FileSort | None, order: c.SortOrder | None) -> Iterator[FileRecord]:
+        query: dict[str, str | None] = {"q": q, "sort": sort, "order": order}
+        _, data = self._page(limit=limit, **query)
+        if not c.by_upload_date(sort) or not c.pages_by_before_id(data):
+            for file in self._iterate_by_page(limit, query, FileList.from_json(data)):
                 yield file
             return
-        below: int | None = None  # the last file yielded: every later one is older
+        ascending = order == "asc"
+
+        def after(file_id: int, mark: int) -> bool:
+            return file_id > mark if ascending else file_id < mark
+
+        last: int | None = None  # the last file yielded: every later one comes after it
         asked: int | None = None
         while True:
             result = FileList.from_json(data)
             for file in result.files:
-                if below is None or file.file_id < below:
-                    below = file.file_id
+                if last is None or after(file.file_id, last):
+                    last = file.file_id
                     yield file
             following = result.pagination.next_before_id
             if following is None:
                 return
-            if asked is not None and following >= asked:
+            if asked is not None and not after(following, asked):
                 raise FileshareError(f"the server's next_before_id {following} does not move past {asked}")
             asked = following
-            _, data = self._page(limit=limit, before_id=following)
+            _, data = self._page(limit=limit, before_id=following, **query)
 
-    def _iterate_by_page(self, limit: int, first: FileList) -> Iterator[FileRecord]:
-        """Page numbers, for an older server without ``before_id``: a file is yielded once, but a
-        deletion meanwhile can shift another out of view."""
+    def _iterate_by_page(self, limit: int, query: dict[str, str | None], first: FileList) -> Iterator[FileRecord]:
+        """Page numbers, for the orders without ``before_id`` (and an older server): a file is
+        yielded once, but a deletion meanwhile can shift another out of view."""
         seen: set[int] = set()
         result = first
         for page in itertools.count(2):
@@ -393,7 +414,8 @@ class Files:
                     yield file
             if len(result.files) < limit or page > result.pagination.pages:
                 return
-            result = self.list(page=page, limit=limit)
+            _, data = self._page(page=page, limit=limit, **query)
+            result = FileList.from_json(data)
 
     def get(
         self,
