@@ -226,40 +226,61 @@ final class Files
     }
 
     /**
-     * One page of the account's files, newest first (by file_id): `limit` 1 to 100 (server default
-     * 20), and either `page` (from 1) or `beforeId`: the files whose file_id is lower, as
-     * `pagination->next_before_id` names the next page's start. Pages by `beforeId` are stable:
-     * files added or deleted meanwhile shift nothing.
+     * One page of the account's files (`limit` 1 to 100, server default 20), newest first unless
+     * `sort`/`order` say otherwise, only those whose name contains `q` (any case) when given: page
+     * `page` (from 1), or the files after `beforeId` (a page's `pagination->next_before_id`), which
+     * no upload or deletion meanwhile can shift. Not both; `beforeId` only in upload order (`sort`
+     * `upload_date`, either `order`).
      *
+     *     $client->files->list(limit: 50, q: 'invoice', sort: FileSort::Size, order: SortOrder::Asc);
+     *
+     * @param ?string $q a case-insensitive substring of the filename
+     * @param FileSort|'upload_date'|'filename'|'size'|'download_count'|null $sort default `upload_date`; ties by file_id
+     * @param SortOrder|'asc'|'desc'|null $order default `desc`
      * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      */
-    public function list(?int $page = null, ?int $limit = null, ?int $beforeId = null, array $requestOptions = []): FileList
+    public function list(?int $page = null, ?int $limit = null, ?int $beforeId = null, array $requestOptions = [],
+        ?string $q = null, FileSort|string|null $sort = null, SortOrder|string|null $order = null): FileList
     {
         if ($page !== null && $beforeId !== null) {
             throw new ConfigurationException('list() takes page or beforeId, not both');
         }
-        $http = $this->http->with(Params::requestOptions($requestOptions, 'list'));
-        [, $data] = $http->call('GET', $http->url('/files', ['page' => $page, 'limit' => $limit, 'before_id' => $beforeId]));
 
-        return FileList::fromArray($data);
+        return $this->listPage(['page' => $page, 'limit' => $limit, 'before_id' => $beforeId] + self::fileQuery($q, $sort, $order),
+            $requestOptions);
     }
 
     /**
-     * Every file of the account, newest first, `limit` per request: the first page, then
-     * `before_id` = the page's `next_before_id` until there is none. A file is never yielded
-     * twice, and deleting the files yielded (or uploading) while iterating skips none. The
-     * request options apply to each page's request.
+     * Every file of the account (only those whose name contains `q`, when given) in the order of
+     * `sort` and `order` (newest first by default), `limit` per request, the same search and order
+     * on every page. In upload order each page is asked by the `next_before_id` of the one before:
+     * a file is never yielded twice, and deleting the files yielded (or uploading) while iterating
+     * skips none. The other orders go by page number: no file twice, but one deleted or renamed
+     * meanwhile can shift another out of view. The request options apply to each page's request.
      *
+     *     foreach ($client->files->iterate(q: '.pdf', sort: FileSort::Filename, order: SortOrder::Asc) as $file) { ... }
+     *
+     * @param ?string $q a case-insensitive substring of the filename
+     * @param FileSort|'upload_date'|'filename'|'size'|'download_count'|null $sort default `upload_date`
+     * @param SortOrder|'asc'|'desc'|null $order default `desc`
      * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      *
      * @return \Generator<int, FileRecord>
      */
-    public function iterate(int $limit = 100, array $requestOptions = []): \Generator
+    public function iterate(int $limit = 100, array $requestOptions = [],
+        ?string $q = null, FileSort|string|null $sort = null, SortOrder|string|null $order = null): \Generator
     {
         Params::requestOptions($requestOptions, 'iterate');
+        $query = ['limit' => $limit, 'before_id' => null] + self::fileQuery($q, $sort, $order);
+        $list = $this->listPage($query, $requestOptions);
+        if (($query['sort'] ?? FileSort::UploadDate->value) !== FileSort::UploadDate->value) {
+            yield from $this->iterateByPage($list, $query, $requestOptions);
+
+            return;
+        }
+        $ascending = ($query['order'] ?? null) === SortOrder::Asc->value;
         $beforeId = null;
         for (;;) {
-            $list = $this->list(null, $limit, $beforeId, $requestOptions);
             foreach ($list->files as $file) {
                 yield $file;
             }
@@ -267,11 +288,74 @@ final class Files
             if ($next === null) {
                 return;
             }
-            if ($beforeId !== null && $next >= $beforeId) {
-                throw new FileshareException("the server's next_before_id ($next) does not go down from $beforeId");
+            if ($beforeId !== null && ($ascending ? $next <= $beforeId : $next >= $beforeId)) {
+                throw new FileshareException("the server's next_before_id ($next) does not move past $beforeId");
             }
-            $beforeId = $next;
+            $beforeId = $query['before_id'] = $next;
+            $list = $this->listPage($query, $requestOptions);
         }
+    }
+
+    /**
+     * Page numbers, for the orders without `before_id`: a file is yielded once, but a deletion
+     * meanwhile can shift another out of view.
+     *
+     * @param array{limit: int, before_id: null, q?: string, sort?: string, order?: string} $query
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
+     *
+     * @return \Generator<int, FileRecord>
+     */
+    private function iterateByPage(FileList $list, array $query, array $requestOptions): \Generator
+    {
+        $seen = [];
+        for ($page = 1; ; ++$page) {
+            foreach ($list->files as $file) {
+                if (!isset($seen[$file->file_id])) {
+                    $seen[$file->file_id] = true;
+                    yield $file;
+                }
+            }
+            if (\count($list->files) < $query['limit'] || $page >= $list->pagination->pages) {
+                return;
+            }
+            $list = $this->listPage(['page' => $page + 1] + $query, $requestOptions);
+        }
+    }
+
+    /**
+     * `GET /files` with the parameters that are not null.
+     *
+     * @param array<string, int|string|null> $query
+     * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
+     */
+    private function listPage(array $query, array $requestOptions): FileList
+    {
+        $http = $this->http->with(Params::requestOptions($requestOptions, 'list'));
+        [, $data] = $http->call('GET', $http->url('/files', $query));
+
+        return FileList::fromArray($data);
+    }
+
+    /**
+     * The search and order of a file list as query parameters (those given: the server has the
+     * defaults). A string is sent as it is; the server refuses one it does not know (400).
+     *
+     * @return array{q?: string, sort?: string, order?: string}
+     */
+    private static function fileQuery(?string $q, FileSort|string|null $sort, SortOrder|string|null $order): array
+    {
+        $query = [];
+        if ($q !== null) {
+            $query['q'] = $q;
+        }
+        if ($sort !== null) {
+            $query['sort'] = $sort instanceof FileSort ? $sort->value : $sort;
+        }
+        if ($order !== null) {
+            $query['order'] = $order instanceof SortOrder ? $order->value : $order;
+        }
+
+        return $query;
     }
 
     /**
