@@ -16,6 +16,7 @@ import * as uploadRequests from './migrations/011-upload-requests.js'
 import * as scanning from './migrations/012-scanning.js'
 import * as partialIndexes from './migrations/013-partial-indexes.js'
 import * as accountProtection from './migrations/014-account-protection.js'
+import * as fileListOrders from './migrations/015-file-list-orders.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '012-scanning': scanning,
   '013-partial-indexes': partialIndexes,
   '014-account-protection': accountProtection,
+  '015-file-list-orders': fileListOrders,
 }
 
 /** Every migration's name, in the order they run. */

@@ -9,7 +9,7 @@ import {
 } from '../errors.js'
 import { expiryFromInput, type ExpiryInput } from './expiry.js'
 import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
-import type { FilesRepository } from '../db/repositories/files-repository.js'
+import { NEWEST_FIRST, type FileListing, type FilesRepository } from '../db/repositories/files-repository.js'
 import type { FileRow, ListedFile, NewFileRow } from '../db/schema.js'
 import type { BlobStore, StoredBlob } from '../storage/blob-store.js'
 import { utcDay } from '../lib/utc-day.js'
@@ -58,6 +58,24 @@ export function fileEvent(file: FileRow, extra: Record<string, unknown> = {}): E
     details: { filename: file.filename, size: file.size, ...extra },
     subject: { file },
   }
+}
+
+export {
+  FILE_SORTS,
+  NEWEST_FIRST,
+  SORT_ORDERS,
+  type FileListing,
+  type FileSort,
+  type SortOrder,
+} from '../db/repositories/files-repository.js'
+
+/**
+ * Whether `before_id` can page the listing: only by upload date, where it walks the ids, which
+ * never change and keep their place when the file they name is deleted. The other sort keys
+ * change (a rename, a download) and a deleted file's place in them is lost with it.
+ */
+export function pagesByFileId(listing: FileListing): boolean {
+  return listing.sort === 'upload_date'
 }
 
 export interface FilePage {
@@ -192,36 +210,48 @@ export class FileService {
     await this.store.delete(staged.blob.key).catch(this.onBackgroundError)
   }
 
-  async list(accountId: number, page: number, limit: number): Promise<FilePage> {
+  async list(accountId: number, page: number, limit: number, listing: FileListing = NEWEST_FIRST): Promise<FilePage> {
     const now = this.now()
     // Files past their expiry are gone at once, before the collector removes them and their counts.
-    const total = await this.liveTotal(accountId, now)
+    const total = await this.listedTotal(accountId, now, listing)
     const offset = (page - 1) * limit
     if (offset >= total) return { files: [], total, nextBeforeId: null }
     const withNext = (files: ListedFile[]) => ({
       files,
       total,
-      nextBeforeId: offset + files.length < total && files.length > 0 ? files[files.length - 1]!.id : null,
+      nextBeforeId: pagesByFileId(listing) && offset + files.length < total && files.length > 0 ? files[files.length - 1]!.id : null,
     })
-    // OFFSET steps through the index one entry at a time, so a deep page nearer the oldest end is
+    // OFFSET steps through the index one entry at a time, so a deep page nearer the other end is
     // read from that end and reversed: the last page of a million files costs what the first does.
-    const offsetFromOldest = Math.max(0, total - offset - limit)
-    if (offsetFromOldest < offset) {
-      const files = await this.files.listPage(accountId, offsetFromOldest, total - offset - offsetFromOldest, now, true)
+    const offsetFromOtherEnd = Math.max(0, total - offset - limit)
+    if (offsetFromOtherEnd < offset) {
+      const files = await this.files.listPage(accountId, offsetFromOtherEnd, total - offset - offsetFromOtherEnd, now, true, listing)
       return withNext(files.reverse())
     }
-    return withNext(await this.files.listPage(accountId, offset, limit, now))
+    return withNext(await this.files.listPage(accountId, offset, limit, now, false, listing))
   }
 
   /**
-   * The files whose id is below `beforeId`, newest (highest id) first: a page that stays where it
-   * is whatever is added or deleted meanwhile. One more row is read to tell whether more follow.
+   * The files past `beforeId` in the listing's order (by upload date only, see pagesByFileId):
+   * below it, newest first, or above it, oldest first. A page that stays where it is whatever is
+   * added or deleted meanwhile. One more row is read to tell whether more follow.
    */
-  async listBefore(accountId: number, beforeId: number, limit: number): Promise<FilePage> {
+  async listBefore(accountId: number, beforeId: number, limit: number, listing: FileListing = NEWEST_FIRST): Promise<FilePage> {
+    if (!pagesByFileId(listing)) throw new Error(`FileService.listBefore: sort ${listing.sort} is not paged by file id`)
     const now = this.now()
-    const [rows, total] = await Promise.all([this.files.listBeforeId(accountId, beforeId, limit + 1, now), this.liveTotal(accountId, now)])
+    const [rows, total] = await Promise.all([
+      this.files.listBeforeId(accountId, beforeId, limit + 1, now, listing.order, listing.search),
+      this.listedTotal(accountId, now, listing),
+    ])
     const files = rows.slice(0, limit)
     return { files, total, nextBeforeId: rows.length > limit ? files[files.length - 1]!.id : null }
+  }
+
+  /** The number of files the listing shows: the account's live files, those matching its search if any. */
+  private async listedTotal(accountId: number, now: number, listing: FileListing): Promise<number> {
+    const total = await this.liveTotal(accountId, now)
+    if (listing.search === undefined || total === 0) return total
+    return this.files.countMatching(accountId, now, listing.search)
   }
 
   /** The account's files, less those past their expiry that the collector has not removed yet. */

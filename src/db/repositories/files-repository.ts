@@ -1,5 +1,5 @@
 import { recordChangeIn, type PendingEvent } from './audit-events-repository.js'
-import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely'
+import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Transaction } from 'kysely'
 import type { Database, FileRow, ListedFile, NewFileRow } from '../schema.js'
 import { takeUploadSlotIn } from './accounts-repository.js'
 import { compiledOnce } from './compiled-query.js'
@@ -74,10 +74,58 @@ function toListedFile(row: ListedFile | unknown[]): ListedFile {
   }
 }
 
+/** The orders a file list can take; each breaks ties by id in its own direction, so paging is stable. */
+export const FILE_SORTS = ['upload_date', 'filename', 'size', 'download_count'] as const
+export type FileSort = (typeof FILE_SORTS)[number]
+export const SORT_ORDERS = ['asc', 'desc'] as const
+export type SortOrder = (typeof SORT_ORDERS)[number]
+
+/** Which files a list shows, and in what order. */
+export interface FileListing {
+  sort: FileSort
+  order: SortOrder
+  /** A substring of the filename, ASCII letters matched in either case, every other character as it is; absent: all files. */
+  search?: string
+}
+
+export const NEWEST_FIRST: FileListing = { sort: 'upload_date', order: 'desc' }
+
+/** Only A to Z fold, as the database side does: the same matches on SQLite and PostgreSQL, whatever their locale. */
+export function asciiLowerCase(text: string): string {
+  return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase())
+}
+
+type Direction = SortOrder
+
+/**
+ * The SQL of the sorts and of the search, per dialect. SQLite's lower() folds ASCII letters only;
+ * PostgreSQL's folds by the database's locale (É to é), except under the "C" collation, which
+ * also orders by code point as SQLite's BINARY does. instr()/strpos() take the search literally
+ * (no LIKE wildcards or escapes to get wrong). Each sort's expression is the one its index
+ * (migration 015) was built on, so the planner matches them.
+ */
+function listingSql(onPostgres: boolean) {
+  const foldedName = onPostgres ? sql<string>`lower(${sql.ref('filename')} collate "C")` : sql<string>`lower(${sql.ref('filename')})`
+  const sortKeys: Record<FileSort, RawBuilder<unknown>> = {
+    upload_date: sql`${sql.ref('created_at')}`,
+    filename: foldedName,
+    size: sql`${sql.ref('size')}`,
+    download_count: sql`${sql.ref('download_count')}`,
+  }
+  const contains = (search: string) =>
+    onPostgres
+      ? sql<boolean>`strpos(${foldedName}, ${asciiLowerCase(search)}) > 0`
+      : sql<boolean>`instr(${foldedName}, ${asciiLowerCase(search)}) > 0`
+  return { sortKeys, contains }
+}
+
+const reversed = (direction: Direction): Direction => (direction === 'asc' ? 'desc' : 'asc')
+
 export class FilesRepository {
   private readonly findOwnedQuery
-  private readonly pageQueries
-  private readonly beforeIdQuery
+  private readonly pageQueries = new Map<string, (accountId: number, offset: number, limit: number, now: number) => Promise<unknown[]>>()
+  private readonly beforeIdQueries
+  private readonly listingSql
 
   constructor(private readonly db: Kysely<Database>) {
     this.findOwnedQuery = compiledOnce(db, 3, (accountId: number, id: number, now: number) =>
@@ -88,37 +136,42 @@ export class FilesRepository {
         .where('account_id', '=', accountId)
         .where((eb) => fileIsLive(eb, now)),
     )
-    const page = (direction: 'asc' | 'desc') =>
+    this.listingSql = listingSql(db.getExecutor().adapter instanceof PostgresAdapter)
+    const beforeId = (direction: Direction) =>
       compiledOnce(
         db,
         4,
-        (accountId: number, offset: number, limit: number, now: number) =>
-          db
-            .selectFrom('files')
-            .select(LISTED_COLUMNS)
-            .where('account_id', '=', accountId)
-            .where((eb) => fileIsLive(eb, now))
-            .orderBy('created_at', direction)
-            .orderBy('id', direction)
-            .limit(limit)
-            .offset(offset),
+        (accountId: number, id: number, limit: number, now: number) => this.beforeIdQuery(accountId, id, limit, now, direction),
         true,
       )
-    this.pageQueries = { asc: page('asc'), desc: page('desc') }
-    this.beforeIdQuery = compiledOnce(
-      db,
-      4,
-      (accountId: number, beforeId: number, limit: number, now: number) =>
-        db
-          .selectFrom('files')
-          .select(LISTED_COLUMNS)
-          .where('account_id', '=', accountId)
-          .where('id', '<', beforeId)
-          .where((eb) => fileIsLive(eb, now))
-          .orderBy('id', 'desc')
-          .limit(limit),
-      true,
-    )
+    this.beforeIdQueries = { asc: beforeId('asc'), desc: beforeId('desc') }
+  }
+
+  /** The account's live files, those containing `search` if given. */
+  private listed(accountId: number, now: number, search: string | undefined) {
+    let query = this.db
+      .selectFrom('files')
+      .where('account_id', '=', accountId)
+      .where((eb) => fileIsLive(eb, now))
+    if (search !== undefined) query = query.where(this.listingSql.contains(search))
+    return query
+  }
+
+  private pageQuery(accountId: number, offset: number, limit: number, now: number, sort: FileSort, direction: Direction, search?: string) {
+    return this.listed(accountId, now, search)
+      .select(LISTED_COLUMNS)
+      .orderBy(this.listingSql.sortKeys[sort], direction)
+      .orderBy('id', direction)
+      .limit(limit)
+      .offset(offset)
+  }
+
+  private beforeIdQuery(accountId: number, id: number, limit: number, now: number, direction: Direction, search?: string) {
+    return this.listed(accountId, now, search)
+      .select(LISTED_COLUMNS)
+      .where('id', direction === 'desc' ? '<' : '>', id)
+      .orderBy('id', direction)
+      .limit(limit)
   }
 
   /** Inserts the row and bumps the account's kept counters in one transaction. */
@@ -154,17 +207,62 @@ export class FilesRepository {
   }
 
   /**
-   * Newest first, ties by id (highest first), leaving out files expired at `now`; served by the
-   * files_account_order index. `oldestFirst` walks the same index from its other end, for pages
-   * nearer that end.
+   * A page of the listing: its sort, ties by id in the same direction, leaving out files expired at
+   * `now`. Without a search each sort walks its index (files_account_order, migration 015's);
+   * `fromTheOtherEnd` walks it from its other end, for pages nearer that end. A search reads every
+   * file of the account (no B-tree serves a substring), in the index's order.
    */
-  async listPage(accountId: number, offset: number, limit: number, now: number, oldestFirst = false): Promise<ListedFile[]> {
-    return (await this.pageQueries[oldestFirst ? 'asc' : 'desc'](accountId, offset, limit, now)).map(toListedFile)
+  async listPage(
+    accountId: number,
+    offset: number,
+    limit: number,
+    now: number,
+    fromTheOtherEnd = false,
+    listing: FileListing = NEWEST_FIRST,
+  ): Promise<ListedFile[]> {
+    const { sort, search } = listing
+    const direction = fromTheOtherEnd ? reversed(listing.order) : listing.order
+    if (search !== undefined) {
+      return (await this.pageQuery(accountId, offset, limit, now, sort, direction, search).execute()).map(toListedFile)
+    }
+    const name = `${sort} ${direction}`
+    let query = this.pageQueries.get(name)
+    if (!query) {
+      query = compiledOnce(
+        this.db,
+        4,
+        (account: number, skip: number, take: number, at: number) => this.pageQuery(account, skip, take, at, sort, direction),
+        true,
+      )
+      this.pageQueries.set(name, query)
+    }
+    return (await query(accountId, offset, limit, now)).map((row) => toListedFile(row as ListedFile | unknown[]))
   }
 
-  /** Up to `limit` live files of the account with an id below `beforeId`, highest id first (files_account_id_order). */
-  async listBeforeId(accountId: number, beforeId: number, limit: number, now: number): Promise<ListedFile[]> {
-    return (await this.beforeIdQuery(accountId, beforeId, limit, now)).map(toListedFile)
+  /**
+   * Up to `limit` live files of the account past `beforeId` in id order: below it, highest first
+   * (`desc`), or above it, lowest first (`asc`), those containing `search` if given
+   * (files_account_id_order).
+   */
+  async listBeforeId(
+    accountId: number,
+    beforeId: number,
+    limit: number,
+    now: number,
+    direction: Direction = 'desc',
+    search?: string,
+  ): Promise<ListedFile[]> {
+    if (search !== undefined)
+      return (await this.beforeIdQuery(accountId, beforeId, limit, now, direction, search).execute()).map(toListedFile)
+    return (await this.beforeIdQueries[direction](accountId, beforeId, limit, now)).map(toListedFile)
+  }
+
+  /** How many live files of the account contain `search` (a read of all its files). */
+  async countMatching(accountId: number, now: number, search: string): Promise<number> {
+    const row = await this.listed(accountId, now, search)
+      .select((eb) => eb.fn.countAll().as('count'))
+      .executeTakeFirstOrThrow()
+    return Number(row.count)
   }
 
   /** Up to `limit` live files an upload request brought in, highest id first, below `beforeId` when given (files_upload_request). */

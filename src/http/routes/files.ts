@@ -5,6 +5,8 @@ import { Type } from 'typebox'
 import { FileTooLargeError, InvalidParameterError, InvalidRequestError, MissingFileError } from '../../errors.js'
 import { requestedFileLifetime } from '../expires-in-header.js'
 import { integerParameters } from '../integer-parameters.js'
+import { fileListParameters, FileListQuery, listingOf } from '../file-list-query.js'
+import { pagesByFileId } from '../../services/files.js'
 import { jsonFieldsValidator } from '../json-fields-validator.js'
 import { MULTIPART_FRAMING_ALLOWANCE, multipartBoundary, receiveFilePart, watchCloseDelimiter } from '../multipart-upload.js'
 import { presentFile } from '../present-file.js'
@@ -20,7 +22,6 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   idempotencyErrors,
   LIST_DEFAULTS,
-  ListQuery,
   ListResponse,
   UploadForm,
   UploadResponse,
@@ -117,30 +118,39 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/files',
     {
       config: { scope: 'files:read' },
-      preValidation: integerParameters('query', ListQuery),
+      preValidation: fileListParameters(),
       schema: {
         operationId: 'listFiles',
-        summary: 'List files, newest first',
-        querystring: ListQuery,
+        summary: 'List files, newest first, or searched and sorted',
+        description:
+          '`q` keeps the files whose filename contains it (A to Z in either case); `sort` and `order` choose the order, ties by ' +
+          'file_id. Page with `page`, or stably with `before_id` (sort=upload_date only). `pagination.total` counts the files listed.',
+        querystring: FileListQuery,
         response: { 200: ListResponse, ...bodyErrors, ...authErrors },
       },
     },
     async (request) => {
       const { page = LIST_DEFAULTS.page, limit = LIST_DEFAULTS.limit, before_id: beforeId } = request.query
       const accountId = request.principal.account.id
+      const listing = listingOf(request.query)
       if (beforeId !== undefined) {
         // Schema defaults fill in `page`: whether the client sent one is in the URL.
         if (new URLSearchParams(request.url.split('?')[1] ?? '').has('page')) {
           throw new InvalidParameterError('page and before_id cannot be given together; before_id pages on its own.')
         }
-        const { files, total, nextBeforeId } = await app.services.files.listBefore(accountId, beforeId, limit)
+        if (!pagesByFileId(listing)) {
+          throw new InvalidParameterError(
+            `before_id pages only with sort=upload_date (either order); with sort=${listing.sort}, page with page.`,
+          )
+        }
+        const { files, total, nextBeforeId } = await app.services.files.listBefore(accountId, beforeId, limit, listing)
         return {
           success: true as const,
           files: files.map((file) => presentFile(file, app.config.linkBaseUrl)),
           pagination: { page: null, limit, total, pages: Math.ceil(total / limit), next_before_id: nextBeforeId },
         }
       }
-      const { files, total, nextBeforeId } = await app.services.files.list(accountId, page, limit)
+      const { files, total, nextBeforeId } = await app.services.files.list(accountId, page, limit, listing)
       return {
         success: true as const,
         files: files.map((file) => presentFile(file, app.config.linkBaseUrl)),
