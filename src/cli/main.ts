@@ -23,6 +23,9 @@ import {
   verifyReportJson,
 } from './present-backups.js'
 import { presentAccount, presentEmailChange, presentKey, printable } from './present.js'
+import { TwoFactorSecretsRepository } from '../db/repositories/two-factor-secrets-repository.js'
+import { TwoFactorSecretEncryption } from '../services/two-factor-encryption.js'
+import { TwoFactorSecretBox } from '../services/two-factor-secret.js'
 
 export const USAGE = `Usage: fileshare <command>
 
@@ -46,6 +49,9 @@ export const USAGE = `Usage: fileshare <command>
                                           an address another account has declines the change
   account reset-two-factor ID             turn off the account's two-factor sign-in (a holder
                                           who lost the device and the recovery codes)
+  two-factor encrypt-secrets [--json]     encrypt under FILESHARE_TWO_FACTOR_KEY the two-factor
+                                          secrets stored before it was set, and check that every
+                                          encrypted one decrypts with it (exit 1 if one does not)
   key create ACCOUNT_ID [--name NAME] [--scopes S,S,...] [--allow-ip CIDR]...
                         [--expires-in 30d|12h|90m|SECONDS] [--json]
                                           scopes: files:read, files:write, files:delete,
@@ -458,6 +464,30 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
           : `Account ${id} has no two-factor sign-in; nothing changed.`,
       )
       return 0
+    }
+    case 'two-factor encrypt-secrets': {
+      args()
+      if (!config.twoFactorKey) {
+        throw new ConfigError('FILESHARE_TWO_FACTOR_KEY', 'is not set: set it, as the servers have it, to encrypt the secrets with.')
+      }
+      const report = await withBackends(config, ({ database }) =>
+        new TwoFactorSecretEncryption(
+          new TwoFactorSecretsRepository(database.db),
+          new TwoFactorSecretBox(config.twoFactorKey),
+        ).encryptPlainSecrets(),
+      )
+      if (out.json) {
+        print(JSON.stringify({ encrypted: report.encrypted, already_encrypted: report.alreadyEncrypted, unreadable: report.unreadable }))
+      } else {
+        print(`Encrypted ${report.encrypted} two-factor secrets stored as they were; ${report.alreadyEncrypted} were encrypted already.`)
+        if (report.unreadable.length > 0) {
+          print(
+            `${report.unreadable.length} do not decrypt with this FILESHARE_TWO_FACTOR_KEY (accounts ${report.unreadable.join(', ')}): ` +
+              'their holders cannot sign in. Set the key they were encrypted with, or `fileshare account reset-two-factor ID` each.',
+          )
+        }
+      }
+      return report.unreadable.length > 0 ? 1 : 0
     }
     case 'key create': {
       const accountId = positiveId(args('ACCOUNT_ID')[0], 'ACCOUNT_ID')

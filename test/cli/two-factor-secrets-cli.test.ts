@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TwoFactorSecretBox } from '../../src/services/two-factor-secret.js'
+import { runCommand } from '../helpers/cli.js'
+import { startTestApp, type TestApp } from '../helpers/test-app.js'
+import { AppClock, holderWithTwoFactor, signInWithCode, totpAt } from '../helpers/two-factor.js'
+
+/**
+ * `fileshare two-factor encrypt-secrets` on the database of a running server (review R3 a): the
+ * secrets stored as they were before FILESHARE_TWO_FACTOR_KEY was set are encrypted, all at once,
+ * and still sign in; encrypted ones are left as they are and checked against the key; one that
+ * does not decrypt is named (exit 1); without the key nothing happens; a second run changes nothing.
+ */
+const KEY = 'a1'.repeat(32)
+const OTHER_KEY = '5c'.repeat(32)
+
+describe('fileshare two-factor encrypt-secrets', () => {
+  let t: TestApp
+  let clock: AppClock
+  let env: Record<string, string>
+  beforeAll(async () => {
+    t = await startTestApp({ FILESHARE_TWO_FACTOR_KEY: KEY })
+    clock = new AppClock(t)
+    env = { FILESHARE_DATA_DIR: t.dataDir, FILESHARE_TWO_FACTOR_KEY: KEY }
+  })
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  const stored = async (accountId: number) =>
+    (
+      await t.app.database.db
+        .selectFrom('account_two_factor')
+        .select('secret')
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow()
+    ).secret
+  const store = (accountId: number, secret: string) =>
+    t.app.database.db.updateTable('account_two_factor').set({ secret }).where('account_id', '=', accountId).execute()
+
+  it('is in the help', async () => {
+    expect((await runCommand(['help'], env)).stdout).toContain('two-factor encrypt-secrets [--json]')
+  })
+
+  it('encrypts the plain secrets, keeps the encrypted ones, names the one that does not decrypt; then has nothing to do', async () => {
+    const stamp = Date.now()
+    // Enrolled before the key was set: stored as it was.
+    const before = await holderWithTwoFactor(t, clock, `before-key-${stamp}@example.test`)
+    await store(before.accountId, `plain:${before.secret}`)
+    const after = await holderWithTwoFactor(t, clock, `after-key-${stamp}@example.test`)
+    const sealedAfter = await stored(after.accountId)
+    expect(sealedAfter).toMatch(/^aes256gcm:/)
+    const lost = await holderWithTwoFactor(t, clock, `other-key-${stamp}@example.test`)
+    await store(lost.accountId, new TwoFactorSecretBox(OTHER_KEY).seal(lost.secret, lost.accountId))
+
+    // Without the key there is nothing to encrypt with: refused, nothing changes.
+    const keyless = await runCommand(['two-factor', 'encrypt-secrets'], { FILESHARE_DATA_DIR: t.dataDir })
+    expect(keyless.code).toBe(1)
+    expect(keyless.stderr).toContain('FILESHARE_TWO_FACTOR_KEY is not set')
+    expect(await stored(before.accountId)).toBe(`plain:${before.secret}`)
+
+    const run = await runCommand(['two-factor', 'encrypt-secrets'], env)
+    expect(run).toEqual({
+      code: 1,
+      stderr: '',
+      stdout:
+        'Encrypted 1 two-factor secrets stored as they were; 1 were encrypted already.\n' +
+        `1 do not decrypt with this FILESHARE_TWO_FACTOR_KEY (accounts ${lost.accountId}): their holders cannot sign in. ` +
+        'Set the key they were encrypted with, or `fileshare account reset-two-factor ID` each.\n',
+    })
+    const now = await stored(before.accountId)
+    expect(now).toMatch(/^aes256gcm:/)
+    expect(now).not.toContain(before.secret)
+    expect(await stored(after.accountId)).toBe(sealedAfter)
+    // The same second factor: the holder signs in with the code of the app.
+    expect((await signInWithCode(t, before.email, totpAt(before.secret, clock.now()))).status).toBe(200)
+
+    // The operator resets the lost one; a second run has nothing to do, and says so in JSON too.
+    expect((await runCommand(['account', 'reset-two-factor', String(lost.accountId)], env)).code).toBe(0)
+    const again = await runCommand(['two-factor', 'encrypt-secrets', '--json'], env)
+    expect(again).toMatchObject({ code: 0, stderr: '' })
+    expect(JSON.parse(again.stdout)).toEqual({ encrypted: 0, already_encrypted: 2, unreadable: [] })
+  })
+})
