@@ -12,7 +12,10 @@ import { presentDashboardKey, presentSession } from '../present-dashboard.js'
 import { presentStats } from '../present-stats.js'
 import { checkOrigin, clearSessionCookie, requireSession, SESSION_COOKIE, setSessionCookie } from '../plugins/dashboard-session.js'
 import { sameOriginTusHeaders } from '../tus-headers.js'
+import { archiveRoutes } from './archives.js'
 import { auditEventsRoutes } from './audit-events.js'
+import { bulkDeleteRoutes } from './bulk-delete.js'
+import { filePreviewRoutes } from './file-previews.js'
 import { filesRoutes } from './files.js'
 import { linksRoutes } from './links.js'
 import { uploadsRoutes } from './uploads.js'
@@ -256,6 +259,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // The API's own file, link, audit-log and webhook routes (list, details, upload, change, delete;
     // links; the Activity page; the Webhooks page), with the session as the principal.
     await signedIn.register(filesRoutes)
+    await signedIn.register(filePreviewRoutes)
     await signedIn.register(linksRoutes)
     await signedIn.register(auditEventsRoutes)
     await signedIn.register(webhooksRoutes)
@@ -269,4 +273,13 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     })
   }
   await app.register(signedInRoutes)
+
+  // The Files page's selection: deleting several files, and downloading them as one ZIP, through the
+  // API's own routes, with the session (and its CSRF token) as everywhere else here.
+  await app.register(async (selection) => {
+    selection.addHook('onRequest', checkOrigin(selection))
+    selection.addHook('onRequest', requireSession(selection))
+    await selection.register(bulkDeleteRoutes)
+    await selection.register(archiveRoutes)
+  })
 }
