@@ -7,6 +7,7 @@ import {
   clearFeedback,
   copyAt,
   csrfHeader,
+  feedbackAt,
   formatBytes,
   formatDate,
   formatNumber,
@@ -55,6 +56,17 @@ const infectedNotice = document.getElementById('infected-notice')
 const infectedList = document.getElementById('infected-list')
 /** The open panels of links and expiry, by file id: kept across reloads of the list, with what is typed in them. */
 const panels = new Map()
+const selection = document.getElementById('selection')
+const selectPage = document.getElementById('select-page')
+const selectionBar = document.getElementById('selection-bar')
+const selectionCount = document.getElementById('selection-count')
+const selectionSaid = document.getElementById('selection-said')
+const downloadSelected = document.getElementById('download-selected')
+const deleteSelected = document.getElementById('delete-selected')
+const clearSelection = document.getElementById('clear-selection')
+const confirmMany = document.getElementById('confirm-delete-many')
+/** The files chosen on this page (id → name). Only this page's: a page change empties it. */
+const selected = new Map()
 
 /** The page of the list, kept in the address (`?page=3`), so that a reload and Back keep the place. */
 function pageFromAddress() {
@@ -113,25 +125,55 @@ function scanBadge(scan) {
   return badge
 }
 
+/**
+ * The row's checkbox, at the start of the name's cell (a column of its own would move every other
+ * cell's index), in a label larger than the box: a finger's size on a phone.
+ */
+function selectBox(file) {
+  const label = document.createElement('label')
+  label.className = 'select-box'
+  const check = document.createElement('input')
+  check.type = 'checkbox'
+  check.className = 'select-file'
+  check.checked = selected.has(file.file_id)
+  check.setAttribute('aria-label', `Select ${file.filename}`)
+  check.addEventListener('change', () => {
+    if (check.checked) selected.set(file.file_id, file.filename)
+    else selected.delete(file.file_id)
+    showSelection({ announce: true })
+  })
+  label.append(check)
+  return label
+}
+
 function fileRow(file) {
   const row = document.createElement('tr')
   row.className = 'file'
   row.dataset.fileId = String(file.file_id)
-  const name = cell(file.filename, 'Name', 'name')
+  row.dataset.name = file.filename
+  row.classList.toggle('chosen', selected.has(file.file_id))
+  const name = cell('', 'Name', 'name')
   name.setAttribute('title', file.content_type)
+  const text = document.createElement('div')
+  text.className = 'name-text'
+  text.append(file.filename)
   // A file with an expiry says so under its name (no column: most files have none, and the row has enough).
   if (file.expires_at) {
     const expiry = document.createElement('span')
     expiry.className = 'file-expiry'
     expiry.textContent = `Expires ${formatDate(file.expires_at)} UTC`
-    name.append(expiry)
+    text.append(expiry)
   }
   if (file.scan) {
     const scan = document.createElement('span')
     scan.className = 'file-scan'
     scan.append(scanBadge(file.scan))
-    name.append(scan)
+    text.append(scan)
   }
+  const nameBox = document.createElement('div')
+  nameBox.className = 'name-box'
+  nameBox.append(selectBox(file), text)
+  name.append(nameBox)
   row.append(
     name,
     cell(formatBytes(file.size), 'Size', 'num size'),
@@ -205,7 +247,7 @@ function focusedPlace() {
 function restoreFocus({ element, fileId, name }) {
   if (element && element !== document.activeElement && element.isConnected) element.focus({ preventScroll: true })
   if (fileId === undefined) return
-  const again = [...(body.querySelector(`tr.file[data-file-id="${fileId}"]`)?.querySelectorAll('a, button') ?? [])].find(
+  const again = [...(body.querySelector(`tr.file[data-file-id="${fileId}"]`)?.querySelectorAll('a, button, input') ?? [])].find(
     (candidate) => (candidate.getAttribute('aria-label') ?? candidate.textContent) === name,
   )
   again?.focus({ preventScroll: true })
@@ -266,6 +308,8 @@ async function loadFiles() {
   // An open panel comes back under its file, as it was (with what is typed in it); one whose file left the page goes.
   const shown = new Set(result.files.map((file) => file.file_id))
   for (const fileId of panels.keys()) if (!shown.has(fileId)) panels.delete(fileId)
+  // A chosen file that left the page (deleted, expired) is no longer chosen.
+  for (const fileId of selected.keys()) if (!shown.has(fileId)) selected.delete(fileId)
   const focused = focusedPlace()
   body.replaceChildren(
     ...result.files.flatMap((file) =>
@@ -278,6 +322,8 @@ async function loadFiles() {
   const none = result.pagination.total === 0
   empty.hidden = !none
   filesList.hidden = none
+  selection.hidden = none
+  showSelection()
   if (none) {
     pager.hidden = true
     pageInfo.textContent = ''
@@ -291,11 +337,149 @@ async function goToPage(number) {
   // What was said about the page left behind is stale on the next one.
   say(status, '')
   clearFeedback(body)
+  forgetSelection()
   history.pushState(null, '', addressOf(page))
   await loadFiles()
   listTitle.scrollIntoView({ block: 'start' })
   listTitle.focus({ preventScroll: true })
 }
+
+// ---- Acting on several files (issue 37): chosen with their checkboxes, deleted or downloaded as one ZIP ----
+
+const filesCount = (count) => `${formatNumber(count)} file${count === 1 ? '' : 's'}`
+
+/** The chosen files in the list's order (the ZIP's entries follow it), with their rows. */
+function chosenRows() {
+  return [...body.querySelectorAll('tr.file')].filter((row) => selected.has(Number(row.dataset.fileId)))
+}
+
+/** The checkboxes, "Select all on this page" (mixed when some are chosen) and the bar, as the selection is. */
+function showSelection({ announce = false } = {}) {
+  const rows = [...body.querySelectorAll('tr.file')]
+  for (const row of rows) {
+    const chosen = selected.has(Number(row.dataset.fileId))
+    row.classList.toggle('chosen', chosen)
+    row.querySelector('input.select-file').checked = chosen
+  }
+  const count = selected.size
+  selectPage.checked = count > 0 && count === rows.length
+  selectPage.indeterminate = count > 0 && count < rows.length
+  selectionBar.hidden = count === 0
+  selection.classList.toggle('active', count > 0)
+  selectionCount.textContent = `${filesCount(count)} selected`
+  if (announce) say(selectionSaid, `${filesCount(count)} of ${formatNumber(rows.length)} selected.`)
+}
+
+/** Empties the selection (a page change, "Clear selection"), quietly. */
+function forgetSelection() {
+  selected.clear()
+  say(selectionSaid, '')
+  clearFeedback(selectionBar)
+  showSelection()
+}
+
+selectPage.addEventListener('change', () => {
+  selected.clear()
+  if (selectPage.checked) {
+    for (const row of body.querySelectorAll('tr.file')) selected.set(Number(row.dataset.fileId), row.dataset.name)
+  }
+  showSelection({ announce: true })
+})
+clearSelection.addEventListener('click', () => {
+  forgetSelection()
+  say(selectionSaid, 'Selection cleared.')
+  // The bar (and this button) goes: focus stays where the selection is made.
+  selectPage.focus()
+})
+
+/** "Deleted 2 files: a.txt, b.txt. 1 file was not found (deleted or expired meanwhile): c.txt." */
+function deletedText({ deleted, not_found: notFound }, names) {
+  const list = (ids) => ids.map((id) => names.get(id) ?? `file ${id}`).join(', ')
+  const parts = []
+  if (deleted.length > 0) parts.push(`Deleted ${filesCount(deleted.length)}: ${list(deleted)}.`)
+  if (notFound.length > 0) {
+    parts.push(
+      `${filesCount(notFound.length)} ${notFound.length === 1 ? 'was' : 'were'} not found (deleted or expired meanwhile): ${list(notFound)}.`,
+    )
+  }
+  return parts.join(' ')
+}
+
+/** Deletes the chosen files with one confirmation and one call (POST files/delete); focus as after one delete. */
+async function deleteChosen() {
+  const rows = chosenRows()
+  if (rows.length === 0) return
+  const ids = rows.map((row) => Number(row.dataset.fileId))
+  const names = new Map(selected)
+  const choice = await confirmWith(confirmMany, document.getElementById('confirm-delete-many-count'), filesCount(ids.length))
+  if (choice !== 'delete') return
+  const index = [...body.querySelectorAll('tr.file')].indexOf(rows[0])
+  try {
+    const result = await api('files/delete', { method: 'POST', body: { ids } })
+    say(status, deletedText(result, names))
+    await Promise.all([loadFiles(), loadLimits()])
+    focusAfterDelete(index)
+  } catch (error) {
+    say(status, `Could not delete the selected files: ${error.message}`)
+    // A failure part-way leaves the files before it deleted: the list shows what is left.
+    await loadFiles().catch(() => undefined)
+  }
+}
+
+/** The API's error from an answer that is not the ZIP. */
+async function archiveError(response) {
+  const answer = await response.json().catch(() => undefined)
+  return new ApiError(response.status, answer?.error?.code ?? 'error', answer?.error?.message ?? `The server answered ${response.status}.`)
+}
+
+/**
+ * Downloads the chosen files as one ZIP (POST files/archive). A plain form cannot send the CSRF
+ * header that every dashboard POST needs, so the page fetches the archive and hands it to the
+ * browser as a download: the browser holds it as a Blob until it is saved (docs/dashboard.md).
+ */
+let zipping = false
+async function downloadChosen() {
+  const ids = chosenRows().map((row) => Number(row.dataset.fileId))
+  if (zipping || ids.length === 0) return
+  zipping = true
+  const label = downloadSelected.textContent
+  downloadSelected.textContent = 'Preparing ZIP…'
+  downloadSelected.setAttribute('aria-busy', 'true')
+  try {
+    const [csrfName, csrfValue] = csrfHeader()
+    const response = await fetch('api/files/archive', {
+      method: 'POST',
+      headers: { accept: 'application/zip', 'content-type': 'application/json', [csrfName]: csrfValue },
+      body: JSON.stringify({ ids }),
+    })
+    if (response.status === 401) {
+      location.assign('sign-in?expired')
+      return
+    }
+    if (!response.ok) throw await archiveError(response)
+    const filename = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'files.zip'
+    const url = URL.createObjectURL(await response.blob())
+    const save = document.createElement('a')
+    save.href = url
+    save.download = filename
+    save.hidden = true
+    document.body.append(save)
+    save.click()
+    save.remove()
+    // The download has its own copy once it started; a minute is ample for the browser to take it.
+    setTimeout(() => URL.revokeObjectURL(url), 60_000)
+    feedbackAt(downloadSelected, `Downloaded ${filename}: ${filesCount(ids.length)}.`)
+  } catch (error) {
+    feedbackAt(downloadSelected, `Could not download the ZIP: ${error.message}`, { error: true })
+  } finally {
+    downloadSelected.textContent = label
+    downloadSelected.removeAttribute('aria-busy')
+    zipping = false
+  }
+}
+
+deleteSelected.addEventListener('click', () => deleteChosen())
+downloadSelected.addEventListener('click', () => downloadChosen())
 
 /** Turns uploading off, and says why, where the upload box would offer what the account cannot do. */
 function setUploadsOff(reason) {
@@ -756,6 +940,7 @@ pager.addEventListener('click', (event) => {
 window.addEventListener('popstate', () => {
   page = pageFromAddress()
   say(status, '')
+  forgetSelection()
   loadFiles().catch(reportLoadError)
 })
 

@@ -1,0 +1,347 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestApp, type TestApp } from '../helpers/test-app.js'
+import {
+  chromiumAvailable,
+  launchBrowser,
+  screenshot as fullPageScreenshot,
+  SCREENSHOT_DIR,
+  watchContext,
+  type PageProblems,
+} from '../helpers/browser.js'
+import { axeViolations, describeViolations } from '../helpers/axe.js'
+import { readZip } from '../helpers/zip-reader.js'
+
+const PUBLIC_HOST = 'files.example.test'
+const DOWNLOAD_HOST = 'dl.example.test'
+const PASSWORD = 'correct horse battery staple'
+const DESKTOP = { width: 1366, height: 900 }
+const PHONE = { width: 390, height: 844 }
+const dashboard = (page = '') => `http://${PUBLIC_HOST}/dashboard/${page}`
+
+const eventually = <T>(probe: () => Promise<T>, timeout = 15_000) => expect.poll(probe, { timeout, interval: 50 })
+
+/** An element's data attributes, in functions that run in the page (this project's TypeScript has no DOM types). */
+interface WithData {
+  dataset: Record<string, string | undefined>
+}
+/** What the list's file records hold, as far as these tests read them. */
+interface Listed {
+  file_id: number
+  filename: string
+}
+
+/**
+ * Issue 37 on the Files page, in Chromium on a desktop (1366x900) and a phone (390x844, touch):
+ * choosing several files (a checkbox per row, "Select all on this page", keyboard and touch), the
+ * bar with the count, deleting them with one confirmation (which were deleted, which were not
+ * found, where focus goes), downloading them as one ZIP (its entries' names and bytes read from the
+ * downloaded file), and the selection emptied by a page change. axe-core on every new state, in the
+ * light and the dark theme. Screenshots: test-artifacts/screenshots/find-select-*.png.
+ */
+describe.skipIf(!chromiumAvailable)('finding and acting on many files in the dashboard', () => {
+  let t: TestApp
+  let browser: Browser
+  const problems: PageProblems[] = []
+  let desktop: Page
+  let phone: Page
+
+  async function newContext(kind: 'desktop' | 'phone'): Promise<Page> {
+    const context: BrowserContext = await browser.newContext({
+      acceptDownloads: true,
+      ...(kind === 'desktop' ? { viewport: DESKTOP } : { viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2 }),
+    })
+    context.setDefaultTimeout(10_000)
+    problems.push(watchContext(context, [PUBLIC_HOST, DOWNLOAD_HOST]))
+    return context.newPage()
+  }
+
+  /** Signs `email` in, the session of an earlier holder of these tests gone first. */
+  async function signIn(page: Page, email: string) {
+    await page.context().clearCookies()
+    await page.goto(dashboard('sign-in'))
+    await page.getByLabel('Email address').fill(email)
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(dashboard('files'))
+    await page.waitForSelector('body[data-ready="true"]')
+  }
+
+  async function open(page: Page, address = 'files') {
+    await page.goto(dashboard(address))
+    await page.waitForSelector('body[data-ready="true"]')
+  }
+
+  /** Desktop: the whole page. Phone: what the screen shows (a full-page capture drops the touch emulation). */
+  async function screenshot(page: Page, name: string) {
+    if (page.viewportSize()!.width > PHONE.width) return fullPageScreenshot(page, `find-select-${name}`)
+    await fs.mkdir(SCREENSHOT_DIR, { recursive: true })
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `find-select-${name}.png`) })
+  }
+
+  /** axe-core on the page as it is, in the light theme and then the dark one (the system's), with a screenshot of each. */
+  async function axeBothThemes(page: Page, name: string) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme })
+      const violations = await axeViolations(page)
+      expect(violations, `${name}, ${colorScheme}: ${describeViolations(violations)}`).toEqual([])
+      await screenshot(page, `${name}-${colorScheme}`)
+    }
+    await page.emulateMedia({ colorScheme: 'light' })
+  }
+
+  /** A new holder with `names` uploaded in that order (the last is the newest), through the dashboard's own endpoint. */
+  async function holderWith(files: { name: string; bytes: string }[]): Promise<string> {
+    const email = `find-select-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`
+    const { accountId } = await t.createAccount('pro', email)
+    await t.app.services.accountHolders.setPassword(accountId, PASSWORD)
+    await signIn(desktop, email)
+    await desktop.evaluate(async (list) => {
+      const session = (await (await fetch('api/session')).json()) as { csrf_token: string }
+      for (const { name, bytes } of list) {
+        const form = new FormData()
+        form.append('file', new Blob([bytes]), name)
+        const answer = await fetch('api/files/upload', { method: 'POST', headers: { 'x-csrf-token': session.csrf_token }, body: form })
+        if (answer.status !== 201) throw new Error(`upload of ${name}: ${answer.status}`)
+      }
+    }, files)
+    return email
+  }
+
+  /** The holder's files as the dashboard's API lists them (all of them, newest first). */
+  const listed = (page: Page) =>
+    page.evaluate(async () => ((await (await fetch('api/files?limit=100')).json()) as { files: Listed[] }).files)
+  /** The names of the rows shown, in order. */
+  const shownNames = (page: Page) =>
+    page.locator('#files-body tr.file').evaluateAll((rows) => rows.map((row) => (row as unknown as WithData).dataset.name))
+  const checkbox = (page: Page, name: string) => page.getByRole('checkbox', { name: `Select ${name}`, exact: true })
+  const selectAll = (page: Page) => page.getByRole('checkbox', { name: 'Select all on this page' })
+  const bar = (page: Page) => page.getByRole('group', { name: /selected$/ })
+  /** What has focus: its name, and the name of the file whose row holds it. */
+  const focused = (page: Page) =>
+    page.evaluate(`(() => {
+      const element = document.activeElement
+      return { label: element.getAttribute('aria-label') ?? element.textContent, row: element.closest('tr.file')?.dataset.name }
+    })()`)
+  const focusedId = (page: Page) => page.evaluate('document.activeElement?.id')
+  const mixed = (page: Page) => selectAll(page).evaluate((box) => (box as unknown as { indeterminate: boolean }).indeterminate)
+
+  beforeAll(async () => {
+    t = await startTestApp({ FILESHARE_PUBLIC_URL: `http://${PUBLIC_HOST}`, FILESHARE_DOWNLOAD_URL: `http://${DOWNLOAD_HOST}` })
+    const server = new URL(t.url).host
+    browser = await launchBrowser({ [PUBLIC_HOST]: server, [DOWNLOAD_HOST]: server })
+    ;[desktop, phone] = await Promise.all([newContext('desktop'), newContext('phone')])
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+
+  it('a checkbox per row and "Select all on this page", by keyboard; the bar counts; a page change and Back empty the selection', async () => {
+    const names = Array.from({ length: 25 }, (_, i) => `pick-${String(i + 1).padStart(2, '0')}.txt`)
+    await holderWith(names.map((name) => ({ name, bytes: `bytes of ${name}` })))
+    await open(desktop)
+    // Newest first: pick-25 … pick-06 on page 1.
+    expect(await shownNames(desktop)).toEqual(names.slice(5).reverse())
+    expect(await bar(desktop).isVisible()).toBe(false)
+    expect(await desktop.getByText('The selection is of this page: it clears when you go to another page.').isVisible()).toBe(true)
+
+    // The keyboard: Tab from the select-all box reaches the first row's box; Space checks it.
+    await selectAll(desktop).focus()
+    await desktop.keyboard.press('Tab')
+    expect(await focused(desktop)).toEqual({ label: 'Select pick-25.txt', row: 'pick-25.txt' })
+    await desktop.keyboard.press('Space')
+    await checkbox(desktop, 'pick-20.txt').check()
+    expect(await bar(desktop).isVisible()).toBe(true)
+    expect(await desktop.locator('#selection-count').textContent()).toBe('2 files selected')
+    await eventually(() => desktop.locator('#selection-said').textContent()).toBe('2 files of 20 selected.')
+    // Some chosen: "Select all" is mixed.
+    expect(await mixed(desktop)).toBe(true)
+    await axeBothThemes(desktop, 'desktop-two-selected')
+
+    // Select all on this page: the 20 rows, nothing of page 2.
+    await selectAll(desktop).focus()
+    await desktop.keyboard.press('Space')
+    expect(await desktop.locator('#files-body input.select-file:checked').count()).toBe(20)
+    expect(await desktop.locator('#selection-count').textContent()).toBe('20 files selected')
+    expect(await mixed(desktop)).toBe(false)
+    await desktop.keyboard.press('Space')
+    expect(await desktop.locator('#files-body input.select-file:checked').count()).toBe(0)
+    expect(await bar(desktop).isVisible()).toBe(false)
+
+    // "Clear selection" empties it; focus goes back to "Select all".
+    await checkbox(desktop, 'pick-10.txt').check()
+    await bar(desktop).getByRole('button', { name: 'Clear selection' }).click()
+    expect(await desktop.locator('#files-body input.select-file:checked').count()).toBe(0)
+    expect(await focusedId(desktop)).toBe('select-page')
+
+    // A page change empties the selection, and Back does not bring it back.
+    await checkbox(desktop, 'pick-06.txt').check()
+    await desktop.getByRole('navigation', { name: 'Pages of files' }).getByRole('link', { name: 'Page 2' }).click()
+    await desktop.waitForURL(dashboard('files?page=2'))
+    await eventually(() => shownNames(desktop)).toEqual(names.slice(0, 5).reverse())
+    expect(await bar(desktop).isVisible()).toBe(false)
+    await checkbox(desktop, 'pick-01.txt').check()
+    await desktop.goBack()
+    await desktop.waitForURL(dashboard('files'))
+    await eventually(() => shownNames(desktop)).toEqual(names.slice(5).reverse())
+    expect(await desktop.locator('#files-body input.select-file:checked').count()).toBe(0)
+    expect(await bar(desktop).isVisible()).toBe(false)
+  }, 60_000)
+
+  it('deletes the chosen files with one confirmation: which were deleted, which were not found, focus on the row that took their place', async () => {
+    const names = ['keep-1.txt', 'gone-a.txt', 'gone-b.txt', 'gone-c.txt', 'keep-2.txt']
+    await holderWith(names.map((name) => ({ name, bytes: name })))
+    await open(desktop)
+    expect(await shownNames(desktop)).toEqual([...names].reverse())
+    for (const name of ['gone-a.txt', 'gone-b.txt', 'gone-c.txt']) await checkbox(desktop, name).check()
+    // One of them is deleted elsewhere (another tab, the API) before the holder confirms.
+    const before = await listed(desktop)
+    const elsewhere = before.find((file) => file.filename === 'gone-b.txt')!
+    const deletedElsewhere = await desktop.evaluate(async (id) => {
+      const session = (await (await fetch('api/session')).json()) as { csrf_token: string }
+      return (await fetch(`api/files/${id}`, { method: 'DELETE', headers: { 'x-csrf-token': session.csrf_token } })).status
+    }, elsewhere.file_id)
+    expect(deletedElsewhere).toBe(200)
+
+    // Cancel first: nothing is deleted, focus is back on the bar's Delete.
+    const deleteButton = bar(desktop).getByRole('button', { name: 'Delete', exact: true })
+    await deleteButton.click()
+    const dialog = desktop.getByRole('dialog', { name: 'Delete 3 files?' })
+    expect(await dialog.isVisible()).toBe(true)
+    expect(await dialog.textContent()).toContain('They will be deleted, and their public links stop working at once.')
+    await axeBothThemes(desktop, 'desktop-delete-confirm')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect((await listed(desktop)).length).toBe(4)
+    expect(await desktop.evaluate('document.activeElement?.textContent')).toBe('Delete')
+
+    const calls: string[] = []
+    desktop.on('request', (request) => {
+      if (request.url().includes('/dashboard/api/files/delete')) calls.push(`${request.method()} ${request.postData()}`)
+    })
+    await deleteButton.click()
+    await dialog.getByRole('button', { name: 'Delete' }).click()
+    await eventually(() => desktop.locator('#status').textContent()).toBe(
+      'Deleted 2 files: gone-c.txt, gone-a.txt. 1 file was not found (deleted or expired meanwhile): gone-b.txt.',
+    )
+    // One call for the three, in the list's order.
+    const ids = ['gone-c.txt', 'gone-b.txt', 'gone-a.txt'].map((name) => before.find((file) => file.filename === name)!.file_id)
+    expect(calls).toEqual([`POST ${JSON.stringify({ ids })}`])
+    expect((await listed(desktop)).map((file) => file.filename)).toEqual(['keep-2.txt', 'keep-1.txt'])
+    expect(await shownNames(desktop)).toEqual(['keep-2.txt', 'keep-1.txt'])
+    // Focus on the row that took the first deleted one's place (as after one delete), never the page's body.
+    await eventually(() => focused(desktop)).toEqual({ label: 'Download keep-1.txt', row: 'keep-1.txt' })
+    expect(await bar(desktop).isVisible()).toBe(false)
+    await axeBothThemes(desktop, 'desktop-deleted')
+  }, 60_000)
+
+  it('downloads the chosen files as one ZIP: its name, and every entry, named and in order, with its bytes', async () => {
+    const files = [
+      { name: 'notes.txt', bytes: 'first notes' },
+      { name: 'photo.jpg', bytes: 'not really a JPEG' },
+      { name: 'Notes.txt', bytes: 'the same name, another case' },
+      { name: 'left out.txt', bytes: 'not chosen' },
+      { name: 'résumé 2026.pdf', bytes: '%PDF-1.7 a résumé' },
+    ]
+    await holderWith(files)
+    await open(desktop)
+    for (const name of ['notes.txt', 'Notes.txt', 'résumé 2026.pdf']) await checkbox(desktop, name).check()
+    const archiveRequests: string[] = []
+    desktop.on('request', (request) => {
+      if (request.url().endsWith('/dashboard/api/files/archive')) archiveRequests.push(request.method())
+    })
+    const [download] = await Promise.all([
+      desktop.waitForEvent('download'),
+      bar(desktop).getByRole('button', { name: 'Download as ZIP' }).click(),
+    ])
+    expect(download.suggestedFilename()).toMatch(/^files-\d{8}-\d{6}\.zip$/)
+    const zip = await readZip(await fs.readFile((await download.path())!))
+    // The list's order (newest first); the second "notes.txt" (its case aside) gets " (2)".
+    expect(zip.entries.map((entry) => [entry.name, entry.data.toString('utf8')])).toEqual([
+      ['résumé 2026.pdf', '%PDF-1.7 a résumé'],
+      ['Notes.txt', 'the same name, another case'],
+      ['notes (2).txt', 'first notes'],
+    ])
+    expect(archiveRequests).toEqual(['POST'])
+    // The button says it is done (heard), and is itself again.
+    const button = bar(desktop).getByRole('button', { name: 'Download as ZIP' })
+    await eventually(() => desktop.locator('#selection-bar .action-note').textContent()).toMatch(
+      /^Downloaded files-\d{8}-\d{6}\.zip: 3 files\.$/,
+    )
+    expect(await button.getAttribute('aria-busy')).toBeNull()
+    // The selection stays: the files are still there to act on.
+    expect(await desktop.locator('#selection-count').textContent()).toBe('3 files selected')
+
+    // A file gone meanwhile: the server refuses the whole archive, and the bar says so at the button.
+    const gone = (await listed(desktop)).find((file) => file.filename === 'Notes.txt')!
+    await desktop.evaluate(async (id) => {
+      const session = (await (await fetch('api/session')).json()) as { csrf_token: string }
+      await fetch(`api/files/${id}`, { method: 'DELETE', headers: { 'x-csrf-token': session.csrf_token } })
+    }, gone.file_id)
+    await button.click()
+    const note = desktop.locator('#selection-bar .action-note.failed')
+    await eventually(() => note.textContent()).toMatch(/^Could not download the ZIP: .+/)
+    expect(await note.isVisible()).toBe(true)
+    await axeBothThemes(desktop, 'desktop-zip-failed')
+  }, 60_000)
+
+  it('on a phone, by touch: the boxes, the bar in view, delete after one confirmation; axe-core in both themes', async () => {
+    const names = Array.from({ length: 8 }, (_, i) => `phone-${i + 1} with a longer name than most.txt`)
+    const email = await holderWith(names.map((name) => ({ name, bytes: name })))
+    await signIn(phone, email)
+    await open(phone)
+    await axeBothThemes(phone, 'phone-list')
+    const box = checkbox(phone, names[7]!)
+    // A finger's size: the box's label is at least 44 px square.
+    const target = (await phone.locator('#files-body tr.file').first().locator('.select-box').boundingBox())!
+    expect(target.width).toBeGreaterThanOrEqual(44)
+    expect(target.height).toBeGreaterThanOrEqual(44)
+    await box.tap()
+    expect(await box.isChecked()).toBe(true)
+    await checkbox(phone, names[3]!).tap()
+    expect(await phone.locator('#selection-count').textContent()).toBe('2 files selected')
+    // The bar's three buttons on one line.
+    const buttonTops = await bar(phone)
+      .getByRole('button')
+      .evaluateAll((buttons) => buttons.map((button) => Math.round(button.getBoundingClientRect().top)))
+    expect(new Set(buttonTops).size, String(buttonTops)).toBe(1)
+    // The card keeps its first line: box, name and Links.
+    const row = phone.locator('#files-body tr.file').first()
+    const centre = async (selector: string) => {
+      const box = (await row.locator(selector).first().boundingBox())!
+      return box.y + box.height / 2
+    }
+    // The box in the middle of the name's first line (24 px), beside it; Links on that line too.
+    const [boxCentre, nameTop, linksCentre] = await Promise.all([
+      centre('input.select-file'),
+      row.locator('.name-text').boundingBox(),
+      centre('td.more button'),
+    ])
+    expect(Math.abs(boxCentre - (nameTop!.y + 12))).toBeLessThan(4)
+    expect(Math.abs(linksCentre - (nameTop!.y + 12))).toBeLessThan(8)
+    // Scrolled to the bottom of the list, the bar is still in view.
+    await phone.locator('#files-body tr.file').last().scrollIntoViewIfNeeded()
+    const barBox = (await bar(phone).boundingBox())!
+    expect(barBox.y).toBeGreaterThanOrEqual(0)
+    expect(barBox.y + barBox.height).toBeLessThanOrEqual(PHONE.height)
+    await axeBothThemes(phone, 'phone-two-selected')
+
+    await bar(phone).getByRole('button', { name: 'Delete', exact: true }).tap()
+    const dialog = phone.getByRole('dialog', { name: 'Delete 2 files?' })
+    await axeBothThemes(phone, 'phone-delete-confirm')
+    await dialog.getByRole('button', { name: 'Delete' }).tap()
+    await eventually(() => phone.locator('#status').textContent()).toBe(`Deleted 2 files: ${names[7]}, ${names[3]}.`)
+    expect(await shownNames(phone)).toEqual(names.filter((_, i) => i !== 7 && i !== 3).reverse())
+    await eventually(() => focused(phone)).toEqual({ label: `Download ${names[6]}`, row: names[6] })
+    await axeBothThemes(phone, 'phone-deleted')
+  }, 90_000)
+
+  it('no page logged an error or a CSP violation, or asked any other host', () => {
+    for (const { errors, foreignRequests } of problems) {
+      expect(errors).toEqual([])
+      expect(foreignRequests).toEqual([])
+    }
+  })
+})
