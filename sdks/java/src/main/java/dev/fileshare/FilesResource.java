@@ -215,6 +215,17 @@ public final class FilesResource {
     }
 
     /**
+     * {@link #list(FileListParams)} with options for this call.
+     *
+     * @param params the search, order and page (null: none)
+     * @param request the call's options
+     * @return the files and the pagination
+     */
+    public FileList list(FileListParams params, RequestOptions request) {
+        return client.withOptions(request).files().list(params);
+    }
+
+    /**
      * {@link #get(long)} with options for this call.
      *
      * <pre>{@code client.files().get(id, RequestOptions.builder().timeout(Duration.ofSeconds(5)).build());}</pre>
@@ -296,6 +307,14 @@ public final class FilesResource {
          */
         public RawResponse<FileList> listBefore(long beforeId, int limit) {
             return Transport.capturing(() -> files.listBefore(beforeId, limit));
+        }
+
+        /**
+         * @param params the search, order and page (null: none)
+         * @return {@link FilesResource#list(FileListParams)}'s page and answer
+         */
+        public RawResponse<FileList> list(FileListParams params) {
+            return Transport.capturing(() -> files.list(params));
         }
 
         /**
@@ -402,9 +421,10 @@ public final class FilesResource {
      * @param limit files per page, 1 to 100
      * @return the files and the pagination
      * @throws BadRequestException for a page or limit out of range
+     * @see #list(FileListParams)
      */
     public FileList list(int page, int limit) {
-        return Json.fileList(listAnswer(page, null, limit));
+        return list(FileListParams.builder().page(page).limit(limit).build());
     }
 
     /**
@@ -414,6 +434,26 @@ public final class FilesResource {
      */
     public FileList list() {
         return list(1, 20);
+    }
+
+    /**
+     * One page of the account's files, newest first unless {@link FileListParams#sort()} and
+     * {@link FileListParams#order()} say otherwise, only those whose name contains
+     * {@link FileListParams#q()} (ignoring case) when set: a page by number, or the files after
+     * {@link FileListParams#beforeId()} (in upload order only).
+     *
+     * <pre>{@code
+     * FileList big = client.files().list(FileListParams.builder().q(".mp4").sort(FileSort.SIZE).limit(10).build());
+     * }</pre>
+     *
+     * @param params the search, order and page (null: none)
+     * @return the files and the pagination
+     * @throws BadRequestException for a value out of range, a page with a before id, or a before id
+     *     with an order other than upload date
+     */
+    public FileList list(FileListParams params) {
+        FileListParams p = params == null ? FileListParams.none() : params;
+        return Json.fileList(listAnswer(p.query(null, null, null)));
     }
 
     /**
@@ -432,9 +472,10 @@ public final class FilesResource {
      * @param limit files per page, 1 to 100
      * @return the files and the pagination
      * @throws BadRequestException for an id or limit out of range
+     * @see #list(FileListParams)
      */
     public FileList listBefore(long beforeId, int limit) {
-        return Json.fileList(listAnswer(null, beforeId, limit));
+        return list(FileListParams.builder().beforeId(beforeId).limit(limit).build());
     }
 
     /**
@@ -457,12 +498,18 @@ public final class FilesResource {
         return listAsync(1, 20);
     }
 
+    /**
+     * {@link #list(FileListParams)} on the client's executor.
+     *
+     * @param params the search, order and page (null: none)
+     * @return the page, or a failed future with the {@link FileshareException}
+     */
+    public CompletableFuture<FileList> listAsync(FileListParams params) {
+        return client.async(() -> list(params));
+    }
+
     /** {@code GET /files} with the parameters that are not null. */
-    private JsonNode listAnswer(Integer page, Long beforeId, int limit) {
-        Map<String, Object> query = new LinkedHashMap<>();
-        query.put("page", page);
-        query.put("before_id", beforeId);
-        query.put("limit", limit);
+    private JsonNode listAnswer(Map<String, Object> query) {
         return transport.requestJson(() -> transport.request(transport.url("/files", query), true).GET().build()).body();
     }
 
@@ -484,15 +531,46 @@ public final class FilesResource {
      *
      * @param limit files per request, 1 to 100
      * @return the files, newest first
+     * @see #iterate(FileListParams)
      */
     public AutoPagingIterable<FileInfo> iterate(int limit) {
+        return iterate(FileListParams.builder().limit(limit).build());
+    }
+
+    /**
+     * Every file of the account (only those whose name contains {@link FileListParams#q()}, when
+     * set) in the order of {@link FileListParams#sort()} and {@link FileListParams#order()} (newest
+     * first by default), {@link FileListParams#limit()} per request (default 100), the same search
+     * and order on every page, fetched lazily. In upload order (either direction) each page is asked
+     * by the {@code next_before_id} of the one before: no file is skipped or yielded twice, even when
+     * files are deleted or uploaded during the iteration. The other orders go by page number: no
+     * file twice, but one deleted or renamed meanwhile can shift another out of view. Each call of
+     * {@link Iterable#iterator()} starts again from the first file.
+     *
+     * <pre>{@code
+     * FileListParams pdfs = FileListParams.builder().q(".pdf").sort(FileSort.FILENAME).order(SortOrder.ASC).build();
+     * client.files().iterate(pdfs).stream().map(FileInfo::filename).forEach(System.out::println);
+     * }</pre>
+     *
+     * @param params the search, order and page size (null: every file, newest first); an iteration
+     *     starts at the first file, so no page or before id
+     * @return the files, in the order asked
+     * @throws ConfigurationException if {@code params} sets a page or a before id
+     */
+    public AutoPagingIterable<FileInfo> iterate(FileListParams params) {
+        FileListParams p = params == null ? FileListParams.none() : params;
+        if (p.page() != null || p.beforeId() != null) {
+            throw new ConfigurationException("iterate starts at the first file: give no page or beforeId");
+        }
+        int limit = p.limit() != null ? p.limit() : 100;
+        boolean ascending = p.order() == SortOrder.ASC;
         return () -> new Iterator<>() {
             private List<FileInfo> current = List.of();
             private int index;
             private boolean more = true;
             /** The next request's {@code before_id} (null for the first page). */
             private Long beforeId;
-            /** Only for a server without {@code next_before_id}: the last page number fetched, and the ids seen. */
+            /** Only when paging by number: the last page number fetched, and the ids seen. */
             private int page;
             private final Set<Long> seen = new HashSet<>();
             private FileInfo next;
@@ -512,15 +590,16 @@ public final class FilesResource {
             }
 
             private void fetch() {
-                JsonNode answer = page > 0 ? listAnswer(page + 1, null, limit) : listAnswer(null, beforeId, limit);
+                JsonNode answer = page > 0 ? listAnswer(p.query(page + 1, null, limit)) : listAnswer(p.query(null, beforeId, limit));
                 FileList list = Json.fileList(answer);
-                if (page > 0 || (beforeId == null && !answer.path("pagination").has("next_before_id"))) {
+                boolean byNumber = !p.byUploadDate() || !answer.path("pagination").has("next_before_id");
+                if (page > 0 || (beforeId == null && byNumber)) {
                     page++;
                     more = list.files().size() >= limit && page < list.pagination().pages();
                 } else {
                     Long after = list.pagination().nextBeforeId();
-                    if (after != null && beforeId != null && after >= beforeId) {
-                        throw new FileshareException("the server's next_before_id " + after + " does not go below " + beforeId);
+                    if (after != null && beforeId != null && (ascending ? after <= beforeId : after >= beforeId)) {
+                        throw new FileshareException("the server's next_before_id " + after + " does not go " + (ascending ? "above " : "below ") + beforeId);
                     }
                     beforeId = after;
                     more = after != null;
