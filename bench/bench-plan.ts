@@ -31,6 +31,9 @@ export interface BenchPlan {
    * runs a side differed by 5 to 12 % from the machine's noise alone, more than the 5 % measured.
    */
   metricsTurns: ReadonlyArray<'off' | 'on'>
+  /** The ZIP download (bench/archive-bench.ts): this many stored files of archiveFileBytes each, as one archive. */
+  archiveFiles: number
+  archiveFileBytes: number
   /** The file of the scan section (BENCH_ONLY=scan): uploaded to the S3 store, scanned by clamd. */
   scanBytes: number
   /** Seconds of latency probing on the idle server before the scan section's upload. */
@@ -58,6 +61,8 @@ export function benchPlan(): BenchPlan {
     resumableChunkBytes: quick ? 16 * MiB : 64 * MiB,
     smallAccountFiles: 1_000,
     largeAccountFiles: integerFromEnv('BENCH_LARGE_ACCOUNT_FILES', quick ? 20_000 : 1_000_000),
+    archiveFiles: 4,
+    archiveFileBytes: quick ? 32 * MiB : 512 * MiB,
     connections: 32,
     loadSeconds: integerFromEnv('BENCH_SECONDS', quick ? 3 : 10),
     warmupSeconds: quick ? 1 : 2,
