@@ -151,7 +151,7 @@ describe('files API: list, detail, delete', () => {
     it('ignores unknown query parameters', async () => {
       const { apiKey } = await account()
       await uploadFile(t, apiKey)
-      const body = await list(apiKey, '?sort=name&limit=5')
+      const body = await list(apiKey, '?colour=blue&limit=5')
       expect(body.pagination).toMatchObject({ page: 1, limit: 5, total: 1, pages: 1 })
     })
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { InsufficientScopeError } from '../../errors.js'
+import type { Scope } from '../../services/key-policy.js'
 import { countRequest } from '../plugins/authenticate.js'
 import { jsonFieldsValidator } from '../json-fields-validator.js'
 import { MAX_ARCHIVE_FILES } from '../../services/archives.js'
@@ -41,7 +42,7 @@ function archiveFilename(now: Date): string {
  * must not gain every file's bytes; a key that can also make public links (`links:write`) can fetch
  * every file's bytes already, so with both the archive grants nothing new.
  */
-export const ARCHIVE_ALSO_NEEDS = 'links:write'
+export const ARCHIVE_ALSO_NEEDS: Scope = 'links:write'
 
 /** POST /files/archive: several files as one ZIP (services/archives.ts). */
 export const archiveRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -51,7 +52,9 @@ export const archiveRoutes: FastifyPluginAsyncTypebox = async (app) => {
    * it, counted against no rate limit; any other key's call is counted as usual.
    */
   const requireSecondScope = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (!request.principal.allows(ARCHIVE_ALSO_NEEDS)) throw new InsufficientScopeError([ARCHIVE_ALSO_NEEDS])
+    for (const scope of request.routeOptions.config.alsoScopes ?? []) {
+      if (!request.principal.allows(scope)) throw new InsufficientScopeError([scope])
+    }
     await countRequest(app, request, reply)
   }
 
@@ -59,7 +62,7 @@ export const archiveRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/files/archive',
     {
       validatorCompiler: jsonFieldsValidator,
-      config: { scope: 'files:read', rateLimit: 'deferred', bodyFieldsAreParameters: true },
+      config: { scope: 'files:read', alsoScopes: [ARCHIVE_ALSO_NEEDS], rateLimit: 'deferred', bodyFieldsAreParameters: true },
       onRequest: requireSecondScope,
       schema: {
         operationId: 'downloadArchive',

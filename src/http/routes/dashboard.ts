@@ -10,6 +10,7 @@ import { loadSession, mustEnrol } from '../plugins/dashboard-session.js'
 import { sendNotFound } from '../plugins/error-handler.js'
 import { dashboardApiRoutes } from './dashboard-api.js'
 import { serveTusClient } from '../tus-client-assets.js'
+import { serveQrCodeLibrary } from '../qr-code-assets.js'
 import { NotFoundError } from '../../errors.js'
 
 /** public/dashboard: the same path from src/http/routes and from dist/http/routes. */
@@ -143,6 +144,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     allowedPath: (pathName) => pathName === '/swagger-ui.css' || pathName === '/swagger-ui-bundle.js',
   })
   await serveTusClient(app, '/assets/vendor/')
+  await serveQrCodeLibrary(app, '/assets/vendor/uqr/')
 
   const layout = fs.readFileSync(path.join(PUBLIC_DIR, 'pages', 'layout.html'), 'utf8')
   const pages = new Map((Object.keys(PAGES) as PageName[]).map((name) => [name, renderPage(name, layout)]))

@@ -158,7 +158,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List files, newest first */
+        /**
+         * List files, newest first, or searched and sorted
+         * @description `q` keeps the files whose filename contains it (A to Z in either case); `sort` and `order` choose the order, ties by file_id. Page with `page`, or stably with `before_id` (sort=upload_date only). `pagination.total` counts the files listed.
+         */
         get: operations["listFiles"];
         put?: never;
         post?: never;
@@ -2264,8 +2267,13 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description Files whose file_id is lower, newest first: stable paging (pagination.next_before_id). Not with `page`. */
+                /** @description Stable paging (pagination.next_before_id): the files past this file_id in the order asked for, lower ids with order=desc, higher with order=asc. Only with sort=upload_date, and not with `page`. */
                 before_id?: number;
+                /** @description Only files whose filename contains this text, up to 255 characters: A to Z match either case, every other character (non-ASCII letters, %, _ and \ included) only itself. Empty: every file. */
+                q?: string;
+                /** @description upload_date (default), filename (A to Z folded, then by code point), size or download_count; ties by file_id. */
+                sort?: "upload_date" | "filename" | "size" | "download_count";
+                order?: "asc" | "desc";
             };
             header?: never;
             path?: never;
