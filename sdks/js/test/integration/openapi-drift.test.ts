@@ -13,9 +13,11 @@ import {
   CURRENT_KEY_FIELDS,
   ERROR_CODES,
   FILE_FIELDS,
+  FILE_SORTS,
   LIMITS_FIELDS,
   LINK_FIELDS,
   PAGINATION_FIELDS,
+  SORT_ORDERS,
   STATS_FIELDS,
   UPLOAD_REQUEST_FIELDS,
   WEBHOOK_DELIVERY_FIELDS,
@@ -124,6 +126,22 @@ describe('the SDK and the OpenAPI document agree', () => {
     expect(audit, 'GET /audit-events').toBeDefined()
     const query = (document.paths[audit!]!.get!.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)
     expect(query.sort()).toEqual(['action', 'before_id', 'limit', 'since'])
+  })
+
+  it("GET /files takes the query parameters the SDK sends, sort and order with the SDK's values", async () => {
+    const document = (await openapi()) as unknown as {
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema?: Schema & { anyOf?: Schema[] } }[] }>>
+    }
+    const files = pathKey(document as unknown as Document, '/files')
+    const parameters = (document.paths[files!]!.get!.parameters ?? []).filter((p) => p.in === 'query')
+    expect(parameters.map((p) => p.name).sort()).toEqual(['before_id', 'limit', 'order', 'page', 'q', 'sort'])
+    // The enum of a parameter, whether the document gives it as `enum` or as a union of constants.
+    const values = (name: string) => {
+      const schema = parameters.find((p) => p.name === name)!.schema!
+      return schema.enum ?? (schema.anyOf ?? []).map((s) => (s as { const?: string }).const ?? s.enum?.[0])
+    }
+    expect(values('sort')).toEqual([...FILE_SORTS])
+    expect(values('order')).toEqual([...SORT_ORDERS])
   })
 
   it('the error codes match (the webhook codes once the document has the /webhooks paths)', async () => {
