@@ -72,6 +72,9 @@ describe.sequential('fshare', () => {
       [['ls', '--all', '--before-id', '2'], /--all and --before-id/],
       [['ls', '--page', '1', '--before-id', '2'], /--before-id and --page/],
       [['ls', '--before-id', '0'], /--before-id must be an integer from 1 up/],
+      [['ls', '--sort', 'name'], /--sort must be one of upload_date, filename, size, download_count, got "name"/],
+      [['ls', '--order', 'up'], /--order must be one of asc, desc, got "up"/],
+      [['ls', '--sort', 'size', '--before-id', '3'], /--before-id pages only in upload order/],
       [['upload'], /at least one FILE/],
       [['info'], /exactly one ID/],
       [['info', 'abc'], /a file ID is a positive integer/],
@@ -168,6 +171,26 @@ describe.sequential('fshare', () => {
       expect(ids).toContain(dataId)
       expect(new Set(ids).size).toBe(ids.length)
       expect(records.find((r) => r.file_id === dataId)).toMatchObject({ filename: 'data.bin', size: data.length })
+    })
+
+    it('ls --search, --sort, --order: the matching files in that order, one page and with --all', async () => {
+      const [page, all, oldest] = await Promise.all([
+        fshare(['ls', '--json', '--search', 'DATA.BIN', '--sort', 'size', '--order', 'asc']),
+        fshare(['ls', '--all', '--json', '--limit', '1', '-q', 'small', '--sort', 'filename', '--order', 'asc']),
+        fshare(['ls', '--limit', '1', '--order', 'asc', '--search', 'small']),
+      ])
+      const listed = JSON.parse(page.stdout) as { files: { file_id: number; filename: string; size: number }[] }
+      expect(listed.files.map((f) => f.file_id)).toContain(dataId)
+      for (const file of listed.files) expect(file.filename.toLowerCase()).toContain('data.bin')
+      const sizes = listed.files.map((f) => f.size)
+      expect(sizes).toEqual([...sizes].sort((a, b) => a - b))
+      const records = jsonLines(all.stdout)
+      expect(records.map((r) => r.file_id)).toContain(smallId)
+      const names = records.map((r) => String(r.filename).toLowerCase())
+      for (const name of names) expect(name).toContain('small')
+      expect(names).toEqual([...names].sort())
+      expect(oldest.code).toBe(0)
+      expect(oldest.stdout).toMatch(/^page 1 of \d+, 1 shown, \d+ files? in all(; newer: --before-id \d+)?$/m)
     })
 
     it('info: key/value lines, and --json the file record', async () => {
