@@ -1,7 +1,9 @@
-// A file's links and its expiry (issue 28, ../shared/spec/links.md): the panel that opens under a
-// file's row on the files page. Its markup is the page's <template id="file-panel">; every id in a
-// copy gets the file's prefix, so that several panels can be open at once.
-import { api, button, confirmWith, copyAt, copyFieldAt, formatDate, formatNumber, say } from './common.js'
+// A file's links and its expiry (issue 28, ../shared/spec/links.md), a QR code of each link, its
+// name and its preview (issue 37): the panel that opens under a file's row on the files page. Its
+// markup is the page's <template id="file-panel"> and the sections below; every id in a copy gets
+// the file's prefix, so that several panels can be open at once.
+import { api, ApiError, button, confirmWith, copyAt, copyFieldAt, formatBytes, formatDate, formatNumber, say } from './common.js'
+import { clearMarks, markFields } from './field-errors.js'
 
 /** The lifetimes offered wherever an expiry is chosen: the upload box, a new link, a file. */
 const LIFETIMES = [
@@ -39,6 +41,72 @@ export function fillExpiryChoices(select, { never, date = true }) {
   ]
   select.replaceChildren(...choices.map(([value, text]) => new Option(text, value)))
 }
+
+/** uqr's ES module (src/http/qr-code-assets.ts serves it), loaded the first time a QR code is shown. */
+let qrLibrary
+function loadQrLibrary() {
+  qrLibrary ??= import('./vendor/uqr/index.mjs').catch((error) => {
+    qrLibrary = undefined
+    throw error
+  })
+  return qrLibrary
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg'
+
+/**
+ * The QR code of `text` as an SVG element named `label`: dark modules on a light ground with the
+ * four-module quiet zone scanners need, in both themes. Medium error correction survives a
+ * smudged phone screen; a link's URL (under 200 characters) stays a small code.
+ */
+async function qrCodeSvg(text, label) {
+  const { encode } = await loadQrLibrary()
+  const { size, data } = encode(text, { ecc: 'M', border: 4 })
+  const svg = document.createElementNS(SVG_NS, 'svg')
+  svg.setAttribute('viewBox', `0 0 ${size} ${size}`)
+  svg.setAttribute('role', 'img')
+  svg.setAttribute('aria-label', label)
+  svg.setAttribute('shape-rendering', 'crispEdges')
+  const ground = document.createElementNS(SVG_NS, 'rect')
+  ground.setAttribute('width', String(size))
+  ground.setAttribute('height', String(size))
+  ground.setAttribute('fill', '#fff')
+  const modules = document.createElementNS(SVG_NS, 'path')
+  const squares = []
+  data.forEach((line, y) => line.forEach((dark, x) => dark && squares.push(`M${x} ${y}h1v1h-1z`)))
+  modules.setAttribute('d', squares.join(''))
+  modules.setAttribute('fill', '#000')
+  svg.append(ground, modules)
+  return svg
+}
+
+/** What the server says it previews (src/services/file-previews.ts), by the type the upload was given. */
+const PREVIEWED_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf'])
+/** The largest image previewed (MAX_IMAGE_PREVIEW_BYTES there). */
+const MAX_IMAGE_PREVIEW_BYTES = 20 * 1024 * 1024
+/** The longest name the server keeps (src/lib/filename.ts), in bytes of UTF-8. */
+const MAX_FILENAME_BYTES = 255
+
+/** The panel's own sections after the template's: the file's name, and its preview. Ids get the file's prefix. */
+const SECTIONS = `
+  <h3 id="rename-title">Name of <span class="panel-file-name"></span></h3>
+  <form class="rename-form" novalidate aria-labelledby="rename-title">
+    <div class="field">
+      <label for="rename-name">File name</label>
+      <input id="rename-name" name="filename" maxlength="1024" autocomplete="off" spellcheck="false" aria-describedby="rename-hint">
+      <p id="rename-hint" class="hint">Its links keep working. No / or \\; at most 255 bytes.</p>
+    </div>
+    <p class="error rename-error" id="rename-error" role="alert"></p>
+    <button type="submit">Rename</button>
+    <p class="status rename-status" role="status"></p>
+  </form>
+  <div class="preview-section" hidden>
+    <h3 id="preview-title">Preview of <span class="panel-file-name"></span></h3>
+    <p class="hint preview-hint" id="preview-hint"></p>
+    <button type="button" class="secondary show-preview" aria-expanded="false" aria-controls="preview-box" aria-describedby="preview-hint">Show preview</button>
+    <div class="preview-box" id="preview-box" hidden></div>
+    <p class="status preview-status" role="status"></p>
+  </div>`
 
 /** A mistake in a form, with the field to fix. */
 class FieldError extends Error {
@@ -137,6 +205,7 @@ function prefixIds(root, prefix) {
  */
 export function filePanel(file, onFileChanged) {
   const row = template.content.firstElementChild.cloneNode(true)
+  row.querySelector('section.panel').insertAdjacentHTML('beforeend', SECTIONS)
   const prefix = `file-${file.file_id}-`
   prefixIds(row, prefix)
   row.id = `${prefix}panel`
@@ -156,6 +225,15 @@ export function filePanel(file, onFileChanged) {
   const expiryError = find('.expiry-error')
   const expiryStatus = find('.expiry-status')
   const removeExpiry = find('.remove-expiry')
+  const renameForm = find('form.rename-form')
+  const renameField = renameForm.elements.filename
+  const renameError = find('.rename-error')
+  const renameStatus = find('.rename-status')
+  const previewSection = find('.preview-section')
+  const previewHint = find('.preview-hint')
+  const showPreview = find('.show-preview')
+  const previewBox = find('.preview-box')
+  const previewStatus = find('.preview-status')
   let current = file
   /** The link whose URL the "new link" box shows, if any. */
   let shownLinkId = null
@@ -172,7 +250,8 @@ export function filePanel(file, onFileChanged) {
 
   /** Every message of the panel (and the list's, above it) goes when a new action starts: none is left over from an earlier one. */
   function clearMessages() {
-    for (const message of [listStatus, linksStatus, createError, expiryError, expiryStatus]) say(message, '')
+    for (const message of [listStatus, linksStatus, createError, expiryError, expiryStatus, renameStatus, previewStatus]) say(message, '')
+    clearMarks(renameForm, renameError)
     for (const field of row.querySelectorAll('[aria-invalid]')) field.removeAttribute('aria-invalid')
   }
 
@@ -234,7 +313,7 @@ export function filePanel(file, onFileChanged) {
       copy.dataset.url = link.url
       const rotate = button('Rotate', () => rotateLink(link), 'secondary small')
       rotate.setAttribute('aria-label', `Rotate ${name}`)
-      actions.append(copy, rotate)
+      actions.append(copy, qrToggle(link, name), rotate)
     }
     if (!link.default && link.status !== 'revoked') {
       const revoke = button('Revoke', () => revokeLink(link), 'danger small revoke')
@@ -242,7 +321,50 @@ export function filePanel(file, onFileChanged) {
       actions.append(revoke)
     }
     if (actions.children.length > 0) item.append(actions)
+    const qrCode = item.querySelector('.qr-toggle')?.qrCode
+    if (qrCode) item.append(qrCode)
     return item
+  }
+
+  /**
+   * A disclosure button that shows the link's QR code under its item, with the URL as text beside
+   * it; focus stays on the button, whose state (aria-expanded) says whether the code is shown.
+   */
+  function qrToggle(link, name) {
+    const figure = document.createElement('figure')
+    figure.className = 'qr-code'
+    figure.id = `${prefix}qr-${link.link_id}`
+    figure.hidden = true
+    const toggle = button(
+      'QR code',
+      async () => {
+        clearMessages()
+        const opening = figure.hidden
+        if (opening && figure.childElementCount === 0) {
+          try {
+            const caption = document.createElement('figcaption')
+            const title = document.createElement('span')
+            title.className = 'qr-title'
+            title.textContent = 'Scan it with a phone to open this URL:'
+            const url = document.createElement('code')
+            url.textContent = link.url
+            caption.append(title, ' ', url)
+            figure.append(await qrCodeSvg(link.url, `QR code of ${name}`), caption)
+          } catch (error) {
+            say(linksStatus, `Could not show the QR code of ${name}: ${error.message}`)
+            return
+          }
+        }
+        figure.hidden = !opening
+        toggle.setAttribute('aria-expanded', String(opening))
+      },
+      'secondary small qr-toggle',
+    )
+    toggle.setAttribute('aria-label', `QR code of ${name}`)
+    toggle.setAttribute('aria-expanded', 'false')
+    toggle.setAttribute('aria-controls', figure.id)
+    toggle.qrCode = figure
+    return toggle
   }
 
   async function load() {
@@ -388,7 +510,10 @@ export function filePanel(file, onFileChanged) {
 
   /** Shows the file as the server last described it (its name, its expiry). */
   function update(fresh) {
+    // What the holder typed stays; an untouched field follows the file's name.
+    if (renameField.value === '' || renameField.value === current.filename) renameField.value = fresh.filename
     current = fresh
+    offerPreview()
     for (const name of row.querySelectorAll('.panel-file-name')) name.textContent = fresh.filename
     const until = fresh.expires_at ? `${formatDate(fresh.expires_at)} UTC` : ''
     expiryNow.textContent = until
@@ -398,6 +523,135 @@ export function filePanel(file, onFileChanged) {
     removeExpiry.hidden = !until
     return row
   }
+
+  /** The name as the holder typed it, checked as the server will (src/lib/filename.ts); a FieldError says what to fix. */
+  function chosenName() {
+    const name = renameField.value.trim()
+    if (name === '') throw new FieldError(renameField, 'Type a name for the file.')
+    if (/[/\\]/.test(name)) throw new FieldError(renameField, 'A file name cannot contain / or \\.')
+    const bytes = new TextEncoder().encode(name).length
+    if (bytes > MAX_FILENAME_BYTES) {
+      throw new FieldError(
+        renameField,
+        `The name is too long: at most ${MAX_FILENAME_BYTES} bytes of UTF-8, and this one has ${formatNumber(bytes)}.`,
+      )
+    }
+    return name
+  }
+
+  /** Renames the file (PATCH files/{id}); the list shows the new name. A refusal is shown on the field. */
+  renameForm.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    clearMessages()
+    let filename
+    try {
+      filename = chosenName()
+    } catch (error) {
+      if (!(error instanceof FieldError)) throw error
+      markFields(renameError, error.message, [error.field])
+      return
+    }
+    if (filename === current.filename) {
+      say(renameStatus, `The file is already called ${filename}.`)
+      return
+    }
+    const submit = renameForm.querySelector('button[type=submit]')
+    submit.disabled = true
+    try {
+      const { file: renamed } = await api(`files/${current.file_id}`, { method: 'PATCH', body: { filename } })
+      renameField.value = renamed.filename
+      update(renamed)
+      await onFileChanged()
+      say(renameStatus, `Renamed to ${renamed.filename}.`)
+    } catch (error) {
+      // The server's word on the name (a 400) belongs to the field; anything else to the form.
+      if (error instanceof ApiError && error.status === 400) markFields(renameError, error.message, [renameField])
+      else say(renameError, `Could not rename the file: ${error.message}`)
+    } finally {
+      submit.disabled = false
+      // The list redrew the row under the panel: focus comes back to the form, not the page's body.
+      if (!row.contains(document.activeElement)) (renameField.getAttribute('aria-invalid') ? renameField : submit).focus()
+    }
+  })
+
+  const previewUrl = () => `api/files/${current.file_id}/preview`
+
+  /**
+   * A preview is offered where the upload's type says PNG, JPEG, GIF, WebP or PDF; the server
+   * checks the stored bytes themselves and refuses anything else, so the offer is only a guess.
+   */
+  function offerPreview() {
+    const type = current.content_type
+    const offered = PREVIEWED_TYPES.has(type) && (type === 'application/pdf' || current.size <= MAX_IMAGE_PREVIEW_BYTES)
+    previewSection.hidden = !offered
+    previewHint.textContent =
+      type === 'application/pdf'
+        ? 'The PDF opens in a new tab, sandboxed: its scripts, forms and links do not run there.'
+        : `An image of ${formatBytes(current.size)}; it is loaded only when you ask.`
+  }
+
+  function hidePreview() {
+    previewBox.hidden = true
+    previewBox.replaceChildren()
+    showPreview.textContent = 'Show preview'
+    showPreview.setAttribute('aria-expanded', 'false')
+  }
+
+  /** What the server previews of the file now (its type from the bytes), or why not; no bytes are read here beyond the answer's head. */
+  async function previewType() {
+    const answer = await fetch(previewUrl(), { headers: { accept: 'image/*,application/pdf' } })
+    if (answer.ok) {
+      await answer.body?.cancel()
+      return answer.headers.get('content-type')
+    }
+    const body = await answer.json().catch(() => ({}))
+    // "No preview: it is not …" reads "No preview of <name>: it is not …" in the page.
+    throw new Error((body.error?.message ?? `the server answered ${answer.status}.`).replace(/^No preview: /, ''))
+  }
+
+  showPreview.addEventListener('click', async () => {
+    clearMessages()
+    if (!previewBox.hidden) {
+      hidePreview()
+      return
+    }
+    // Busy, not disabled: a disabled button would drop the focus to the page's body.
+    if (showPreview.getAttribute('aria-busy') === 'true') return
+    showPreview.setAttribute('aria-busy', 'true')
+    try {
+      const type = await previewType()
+      const name = current.filename
+      if (type === 'application/pdf') {
+        const open = document.createElement('a')
+        open.href = previewUrl()
+        open.target = '_blank'
+        open.rel = 'noopener noreferrer'
+        open.className = 'open-pdf'
+        open.textContent = `Open ${name} in a new tab`
+        previewBox.replaceChildren(open)
+      } else {
+        const image = document.createElement('img')
+        image.alt = `Preview of ${name}`
+        image.decoding = 'async'
+        const loaded = new Promise((resolve, reject) => {
+          image.addEventListener('load', resolve, { once: true })
+          image.addEventListener('error', () => reject(new Error('the browser could not show the image.')), { once: true })
+        })
+        image.src = previewUrl()
+        previewBox.replaceChildren(image)
+        previewBox.hidden = false
+        await loaded
+      }
+      previewBox.hidden = false
+      showPreview.textContent = 'Hide preview'
+      showPreview.setAttribute('aria-expanded', 'true')
+    } catch (error) {
+      hidePreview()
+      say(previewStatus, `No preview of ${current.filename}: ${error.message}`)
+    } finally {
+      showPreview.removeAttribute('aria-busy')
+    }
+  })
 
   update(file)
   return { row, update, load }
