@@ -1,29 +1,11 @@
-import fs from 'node:fs/promises'
-import net, { type AddressInfo } from 'node:net'
+import net from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp, type App } from '../../src/app.js'
-import { loadConfig } from '../../src/config.js'
-import {
-  cleanRedisPrefix,
-  createPgSchema,
-  dropPgSchema,
-  isPostgresReachable,
-  isRedisReachable,
-  newRedisPrefix,
-  PG_URL,
-  REDIS_URL,
-  S3RVER_CREDENTIALS,
-  scaleOutEnv,
-  startS3rver,
-  type TestS3rver,
-} from '../helpers/scale-out-env.js'
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
-import { bearer, fileForm, makeTempDir } from '../helpers/test-app.js'
+import type { App } from '../../src/app.js'
+import { scaleOutReachable, startProxiedScaleOut, type ProxiedScaleOut } from '../helpers/proxied-scale-out.js'
+import { bearer, fileForm } from '../helpers/test-app.js'
 
-const [postgresReachable, redisReachable] = await Promise.all([isPostgresReachable(), isRedisReachable()])
-if (!postgresReachable || !redisReachable)
-  console.warn('SKIPPING test/scale-out/backend-freeze-timing.test.ts: PostgreSQL or Redis does not answer.')
+const reachable = await scaleOutReachable('test/scale-out/backend-freeze-timing.test.ts')
 
 const BACKEND_TIMEOUT_MS = 2_000
 const POOL_SIZE = 3
@@ -40,12 +22,9 @@ const TUS = { 'tus-resumable': '1.0.0' }
  * query's own timeout; a failed upload's cleanup). Each must answer within one timeout (plus the
  * margin of the work it does anyway), however many requests wait for the pool.
  */
-describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen backend costs a request one timeout, not two', () => {
-  let s3: TestS3rver
-  let schema: string
-  let redisPrefix: string
-  let dataDir: string
-  let proxies: { database: TcpProxy; storage: TcpProxy }
+describe.skipIf(!reachable)('scale-out: a frozen backend costs a request one timeout, not two', () => {
+  let stack: ProxiedScaleOut<'database' | 'storage'>
+  let proxies: ProxiedScaleOut<'database' | 'storage'>['proxies']
   let app: App
   let api: string
   let apiKey: string
@@ -53,39 +32,21 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen back
   const logLines: string[] = []
 
   beforeAll(async () => {
-    process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
-    process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
-    ;[s3, schema] = await Promise.all([startS3rver('fileshare-freeze'), createPgSchema()])
-    redisPrefix = newRedisPrefix('freeze')
-    const [database, storage] = await Promise.all([
-      startTcpProxy(Number(new URL(PG_URL).port)),
-      startTcpProxy(Number(new URL(s3.endpoint).port)),
-    ])
-    proxies = { database, storage }
-    const databaseUrl = new URL(PG_URL)
-    databaseUrl.port = String(database.port)
-    dataDir = await makeTempDir()
-    const config = loadConfig({
-      FILESHARE_DATA_DIR: dataDir,
-      // The access log is read by the last test (a client that leaves during the freeze).
-      FILESHARE_LOG_LEVEL: 'info',
-      // Keys stay cached (the default): a request passes its authentication and meets the frozen
-      // database at its own queries, as in the chaos soak.
-      FILESHARE_CACHE_TTL_MS: '4000',
-      FILESHARE_BACKEND_TIMEOUT_MS: String(BACKEND_TIMEOUT_MS),
-      FILESHARE_DATABASE_POOL_SIZE: String(POOL_SIZE),
-      ...scaleOutEnv({
-        schema,
-        bucket: s3.bucket,
-        s3Endpoint: `http://127.0.0.1:${storage.port}`,
-        databaseUrl: databaseUrl.href,
-        redisUrl: REDIS_URL,
-        redisPrefix,
-      }),
+    stack = await startProxiedScaleOut({
+      name: 'freeze',
+      proxied: ['database', 'storage'],
+      env: {
+        // The access log is read by the last test (a client that leaves during the freeze).
+        FILESHARE_LOG_LEVEL: 'info',
+        // Keys stay cached (the default): a request passes its authentication and meets the frozen
+        // database at its own queries, as in the chaos soak.
+        FILESHARE_CACHE_TTL_MS: '4000',
+        FILESHARE_BACKEND_TIMEOUT_MS: String(BACKEND_TIMEOUT_MS),
+        FILESHARE_DATABASE_POOL_SIZE: String(POOL_SIZE),
+      },
+      logStream: { write: (line: string) => void logLines.push(line) },
     })
-    app = await buildApp(config, { logStream: { write: (line: string) => void logLines.push(line) } })
-    await app.listen({ port: 0, host: '127.0.0.1' })
-    api = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1`
+    ;({ app, api, proxies } = stack)
     ;({ apiKey } = await app.services.accounts.create('freeze@example.test', 'pro'))
     const uploaded = await upload()
     expect(uploaded.status).toBe(201)
@@ -93,10 +54,7 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a frozen back
   })
 
   afterAll(async () => {
-    await app?.close()
-    await Promise.all(Object.values(proxies ?? {}).map((proxy) => proxy.close()))
-    await Promise.all([s3?.close(), schema && dropPgSchema(schema), redisPrefix && cleanRedisPrefix(redisPrefix)])
-    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true })
+    await stack?.close()
   })
 
   const upload = () =>

@@ -1,30 +1,12 @@
-import fs from 'node:fs/promises'
-import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp, type App } from '../../src/app.js'
-import { loadConfig } from '../../src/config.js'
 import { ERROR_REGISTRY } from '../../src/errors.js'
-import {
-  cleanRedisPrefix,
-  createPgSchema,
-  dropPgSchema,
-  isPostgresReachable,
-  isRedisReachable,
-  newRedisPrefix,
-  PG_URL,
-  REDIS_URL,
-  S3RVER_CREDENTIALS,
-  scaleOutEnv,
-  startS3rver,
-  type TestS3rver,
-} from '../helpers/scale-out-env.js'
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
-import { bearer, fileForm, makeTempDir } from '../helpers/test-app.js'
+import type { App } from '../../src/app.js'
+import { S3RVER_CREDENTIALS, type TestS3rver } from '../helpers/scale-out-env.js'
+import { scaleOutReachable, startProxiedScaleOut, type ProxiedScaleOut } from '../helpers/proxied-scale-out.js'
+import { bearer, fileForm } from '../helpers/test-app.js'
 
-const [postgresReachable, redisReachable] = await Promise.all([isPostgresReachable(), isRedisReachable()])
-if (!postgresReachable || !redisReachable)
-  console.warn('SKIPPING test/scale-out/dependency-outage.test.ts: PostgreSQL or Redis does not answer.')
+const reachable = await scaleOutReachable('test/scale-out/dependency-outage.test.ts')
 
 type Dependency = 'database' | 'storage' | 'redis'
 const BACKEND_TIMEOUT_MS = 1_000
@@ -34,12 +16,10 @@ const BACKEND_TIMEOUT_MS = 1_000
  * need it get a clean 503, the rest keep working, and the service recovers on its own when the
  * dependency is back.
  */
-describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a dependency that goes away and comes back', () => {
+describe.skipIf(!reachable)('scale-out: a dependency that goes away and comes back', () => {
+  let stack: ProxiedScaleOut<Dependency>
   let s3: TestS3rver
-  let schema: string
-  let redisPrefix: string
-  let dataDir: string
-  let proxies: Record<Dependency, TcpProxy>
+  let proxies: ProxiedScaleOut<Dependency>['proxies']
   let app: App
   let api: string
   let apiKey: string
@@ -47,38 +27,18 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a dependency 
   let publicLink: string
 
   beforeAll(async () => {
-    process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS.accessKeyId
-    process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS.secretAccessKey
-    ;[s3, schema] = await Promise.all([startS3rver('fileshare-outage'), createPgSchema()])
-    redisPrefix = newRedisPrefix('outage')
-    const [database, storage, redis] = await Promise.all([
-      startTcpProxy(Number(new URL(PG_URL).port)),
-      startTcpProxy(Number(new URL(s3.endpoint).port)),
-      startTcpProxy(Number(new URL(REDIS_URL).port)),
-    ])
-    proxies = { database, storage, redis }
-    const databaseUrl = new URL(PG_URL)
-    databaseUrl.port = String(database.port)
-    dataDir = await makeTempDir()
-    const config = loadConfig({
-      FILESHARE_DATA_DIR: dataDir,
-      FILESHARE_LOG_LEVEL: 'silent',
-      FILESHARE_CACHE_TTL_MS: '0',
-      // A stalled dependency answers 503 after this long.
-      FILESHARE_BACKEND_TIMEOUT_MS: String(BACKEND_TIMEOUT_MS),
-      // Every dependency through a proxy that the test can cut.
-      ...scaleOutEnv({
-        schema,
-        bucket: s3.bucket,
-        s3Endpoint: `http://127.0.0.1:${storage.port}`,
-        databaseUrl: databaseUrl.href,
-        redisUrl: `redis://127.0.0.1:${redis.port}`,
-        redisPrefix,
-      }),
+    // Every dependency through a proxy that the test can cut.
+    stack = await startProxiedScaleOut({
+      name: 'outage',
+      proxied: ['database', 'storage', 'redis'],
+      env: {
+        FILESHARE_LOG_LEVEL: 'silent',
+        FILESHARE_CACHE_TTL_MS: '0',
+        // A stalled dependency answers 503 after this long.
+        FILESHARE_BACKEND_TIMEOUT_MS: String(BACKEND_TIMEOUT_MS),
+      },
     })
-    app = await buildApp(config)
-    await app.listen({ port: 0, host: '127.0.0.1' })
-    api = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1`
+    ;({ app, api, s3, proxies } = stack)
     ;({ apiKey } = await app.services.accounts.create('outage@example.test', 'pro'))
     const uploaded = await upload()
     expect(uploaded.status).toBe(201)
@@ -86,10 +46,7 @@ describe.skipIf(!postgresReachable || !redisReachable)('scale-out: a dependency 
   })
 
   afterAll(async () => {
-    await app?.close()
-    await Promise.all(Object.values(proxies ?? {}).map((proxy) => proxy.close()))
-    await Promise.all([s3?.close(), schema && dropPgSchema(schema), redisPrefix && cleanRedisPrefix(redisPrefix)])
-    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true })
+    await stack?.close()
   })
 
   const upload = () => fetch(`${api}/files/upload`, { method: 'POST', headers: bearer(apiKey), body: fileForm(content, 'kept.txt') })
