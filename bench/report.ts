@@ -8,6 +8,13 @@ import type { LatencyStats, ScanBench } from './scan-bench.js'
 
 export const METADATA_CALLS = ['detail', 'list', 'stats', 'deepList', 'beforeIdList'] as const
 export type MetadataCall = (typeof METADATA_CALLS)[number]
+/**
+ * GET /files's sorts and search (issue 37) at both account sizes: page 1 of a sort other than the
+ * upload date, the last page of another (read from its index's other end), and a search matching
+ * one file (which reads every file of the account: no target, its cost is the figure).
+ */
+export const FIND_CALLS = ['sortedList', 'sortedLastPage', 'search'] as const
+export type FindCall = (typeof FIND_CALLS)[number]
 
 export interface UploadPeaks {
   large: RssPeak & { ms: number }
@@ -55,6 +62,8 @@ export interface BenchResults {
     /** GET /files/:id and GET /stats against the Express 5 + better-sqlite3 peer (bench/metadata-peer.ts). */
     peer: PeerComparison
     large: Record<MetadataCall, MeasuredLoad>
+    /** GET /files?sort=&order=&q= (absent in results from before issue 37). */
+    find?: { small: Record<FindCall, MeasuredLoad>; large: Record<FindCall, MeasuredLoad> }
   }
   /** GET /files/:id on two servers of the same build, FILESHARE_METRICS_ADDR unset and set. */
   metrics?: MetricsCost
@@ -149,6 +158,40 @@ const CALL_LABELS: Record<MetadataCall, string> = {
   stats: 'GET /stats',
   deepList: 'GET /files?limit=100&page=<last> (extra)',
   beforeIdList: 'GET /files?limit=100&before_id=<oldest + 101> (extra)',
+}
+
+const FIND_LABELS: Record<FindCall, string> = {
+  sortedList: 'GET /files?limit=100&sort=filename&order=asc (page 1)',
+  sortedLastPage: 'GET /files?limit=100&sort=size&order=asc&page=<last>',
+  search: 'GET /files?limit=100&q=<one name> (a search)',
+}
+
+/** The sorts are read along indexes, so their cost must stay flat; a search reads the account's files. */
+const findTargeted = (call: FindCall) => call !== 'search'
+
+function findSection(results: BenchResults): string[] {
+  const find = results.load?.find
+  if (!find) return []
+  const smallCount = results.plan.smallAccountFiles.toLocaleString('en-US')
+  const largeCount = results.plan.largeAccountFiles.toLocaleString('en-US')
+  const figures = (run: MeasuredLoad) => `${rps(run.requestsPerSecond)}, ${ms(run.p99Ms)}, ${Math.round(run.cpuMicrosPerRequest)} µs`
+  return [
+    `Sorting and searching (\`sort\`, \`order\`, \`q\`): the same accounts. Each sort has an index per account; a ` +
+      'search matches a substring, which no index serves: it reads every file of the account (docs/api.md, `GET /files`).',
+    '',
+    `| Call | Req/s, p99, CPU/req (${smallCount}) | Req/s, p99, CPU/req (${largeCount}) | Cost ratio | Target | Result |`,
+    '|---|---|---|---|---|---|',
+    ...FIND_CALLS.map((call) => {
+      const growth = find.large[call].cpuMicrosPerRequest / find.small[call].cpuMicrosPerRequest
+      const rpsGrowth = find.small[call].requestsPerSecond / find.large[call].requestsPerSecond
+      const targeted = findTargeted(call)
+      return (
+        `| ${FIND_LABELS[call]} | ${figures(find.small[call])} | ${figures(find.large[call])} | ${ratio(growth)} (${ratio(rpsGrowth)}) | ` +
+        `${targeted ? `≤ ${ratio(TARGETS.growthRatio)}` : 'none (a scan)'} | ${targeted ? atMost(growth, TARGETS.growthRatio) : ''} |`
+      )
+    }),
+    '',
+  ]
 }
 
 /** Time ÷ time of one side against another, per round (same round, adjacent turns), and their median. */
@@ -885,6 +928,17 @@ export function targetChecks(results: BenchResults): TargetCheck[] {
       })
     }
   }
+  const find = load?.find
+  if (find) {
+    for (const call of FIND_CALLS.filter(findTargeted)) {
+      const growth = find.large[call].cpuMicrosPerRequest / find.small[call].cpuMicrosPerRequest
+      checks.push({
+        target: `${FIND_LABELS[call].replace(/ \(.*\)$/, '')}: CPU per request at ${results.plan.largeAccountFiles.toLocaleString('en-US')} files ÷ at ${results.plan.smallAccountFiles.toLocaleString('en-US')} ≤ ${ratio(TARGETS.growthRatio)}`,
+        measured: ratio(growth),
+        result: atMost(growth, TARGETS.growthRatio),
+      })
+    }
+  }
   if (metrics && !('skipped' in metrics)) {
     const { rateCost, cpuCost } = metricsCostOf(metrics)
     const limit = percent(TARGETS.metricsCost)
@@ -933,6 +987,7 @@ export function renderTables(results: BenchResults): string {
     ...transferSection(results),
     ...resumableSection(results),
     ...loadSection(results),
+    ...findSection(results),
     ...metricsSection(results),
     ...scanSection(results),
   ].join('\n')

@@ -30,6 +30,7 @@ import { CpuMeter } from './measure-cpu.js'
 import { RssSampler } from './measure-rss.js'
 import { chartDir, DOCS_CHART_DIR, writeBenchCharts } from './charts.js'
 import {
+  FIND_CALLS,
   METADATA_CALLS,
   metricsSection,
   renderTables,
@@ -40,6 +41,7 @@ import {
   writeBenchmarksSection,
   type BenchResults,
   type MeasuredLoad,
+  type FindCall,
   type MetadataCall,
   type MetricsCost,
   type PeerComparison,
@@ -236,26 +238,48 @@ function metadataRoutes(ids: { min: number; max: number }, fileCount: number): R
   }
 }
 
+/** GET /files's sorts and search (issue 37): seeded names are seeded-<i, 7 digits>.bin, so the middle one's digits match one file. */
+function findRoutes(fileCount: number): Record<FindCall, string> {
+  const lastPage = Math.max(1, Math.ceil(fileCount / 100))
+  return {
+    sortedList: '/files?limit=100&sort=filename&order=asc',
+    sortedLastPage: `/files?limit=100&sort=size&order=asc&page=${lastPage}`,
+    search: `/files?limit=100&q=${String(Math.floor(fileCount / 2)).padStart(7, '0')}`,
+  }
+}
+
 /**
  * A fresh server answers its first thousands of requests several times slower, until V8 has
  * optimized the hot code; whichever call ran first would pay for it. So every call runs a while first.
  */
 async function warmUp(server: RunningServer, account: Account, ids: { min: number; max: number }, fileCount: number): Promise<void> {
   log('load: warming the server up')
-  for (const route of Object.values(metadataRoutes(ids, fileCount))) {
+  for (const route of [...Object.values(metadataRoutes(ids, fileCount)), ...Object.values(findRoutes(fileCount))]) {
     await autocannon(`${server.url}/api/v1${route}`, plan.serverWarmupSeconds, account)
   }
 }
 
-async function measureMetadata(server: RunningServer, account: Account, ids: { min: number; max: number }, fileCount: number) {
-  const routes = metadataRoutes(ids, fileCount)
-  const results = {} as Record<MetadataCall, MeasuredLoad>
-  for (const call of METADATA_CALLS) {
+/** Each call of `calls` under load in turn, on the account of `fileCount` files. */
+async function measureCalls<Call extends string>(
+  server: RunningServer,
+  account: Account,
+  routes: Record<Call, string>,
+  calls: readonly Call[],
+  fileCount: number,
+): Promise<Record<Call, MeasuredLoad>> {
+  const results = {} as Record<Call, MeasuredLoad>
+  for (const call of calls) {
     log(`load: ${routes[call]} (${fileCount.toLocaleString('en-US')} files)`)
     results[call] = await load(server, `${server.url}/api/v1${routes[call]}`, account)
   }
   return results
 }
+
+const measureMetadata = (server: RunningServer, account: Account, ids: { min: number; max: number }, fileCount: number) =>
+  measureCalls(server, account, metadataRoutes(ids, fileCount), METADATA_CALLS, fileCount)
+
+const measureFind = (server: RunningServer, account: Account, fileCount: number) =>
+  measureCalls(server, account, findRoutes(fileCount), FIND_CALLS, fileCount)
 
 /** The calls the metadata peer answers (bench/metadata-peer.ts), by their routes. */
 const PEER_CALLS = ['detail', 'stats'] as const
@@ -448,6 +472,10 @@ async function main(): Promise<void> {
           small: smallRuns,
           peer,
           large: await measureMetadata(server, large, largeIds, plan.largeAccountFiles),
+          find: {
+            small: await measureFind(server, small, plan.smallAccountFiles),
+            large: await measureFind(server, large, plan.largeAccountFiles),
+          },
         }
       }
       await stopAll()

@@ -225,10 +225,10 @@ export class FileService {
     // read from that end and reversed: the last page of a million files costs what the first does.
     const offsetFromOtherEnd = Math.max(0, total - offset - limit)
     if (offsetFromOtherEnd < offset) {
-      const files = await this.files.listPage(accountId, offsetFromOtherEnd, total - offset - offsetFromOtherEnd, now, true, listing)
+      const files = await this.files.listPage(accountId, offsetFromOtherEnd, total - offset - offsetFromOtherEnd, now, true, listing, total)
       return withNext(files.reverse())
     }
-    return withNext(await this.files.listPage(accountId, offset, limit, now, false, listing))
+    return withNext(await this.files.listPage(accountId, offset, limit, now, false, listing, total))
   }
 
   /**
@@ -239,10 +239,12 @@ export class FileService {
   async listBefore(accountId: number, beforeId: number, limit: number, listing: FileListing = NEWEST_FIRST): Promise<FilePage> {
     if (!pagesByFileId(listing)) throw new Error(`FileService.listBefore: sort ${listing.sort} is not paged by file id`)
     const now = this.now()
-    const [rows, total] = await Promise.all([
-      this.files.listBeforeId(accountId, beforeId, limit + 1, now, listing.order, listing.search),
-      this.listedTotal(accountId, now, listing),
-    ])
+    const page = (matches?: number) => this.files.listBeforeId(accountId, beforeId, limit + 1, now, listing.order, listing.search, matches)
+    // A search's count chooses how its page is read (FilesRepository.listPage); without one, both at once.
+    const [rows, total] =
+      listing.search === undefined
+        ? await Promise.all([page(), this.listedTotal(accountId, now, listing)])
+        : await this.listedTotal(accountId, now, listing).then(async (matches) => [await page(matches), matches] as const)
     const files = rows.slice(0, limit)
     return { files, total, nextBeforeId: rows.length > limit ? files[files.length - 1]!.id : null }
   }

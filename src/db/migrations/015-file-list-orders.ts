@@ -8,6 +8,10 @@ import type { DialectName } from '../dialect.js'
  * PostgreSQL only under the "C" collation, which also orders by code point as SQLite's BINARY does
  * (files-repository.ts sorts by the very same expressions, so the planners match them).
  *
+ * expires_at comes last: SQLite then tells a live file from its index entry alone, so the rows a
+ * deep page skips and those a search (`q`) leaves out are never read from the table, whose rows lie
+ * in id order, not in these.
+ *
  * download_count changes with every download: its index is written then too, and on PostgreSQL the
  * counting update is no longer a heap-only (HOT) one (docs/scale-out.md, "Sizing").
  */
@@ -22,7 +26,7 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     await db.schema
       .createIndex(name)
       .on('files')
-      .expression(sql`account_id, ${key}, id`)
+      .expression(sql`account_id, ${key}, id, expires_at`)
       .execute()
   }
 }
