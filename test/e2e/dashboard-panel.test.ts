@@ -305,6 +305,8 @@ describe.skipIf(!chromiumAvailable)("a file's panel: QR codes, rename, previews"
     expect(await desktop.locator('#files-body tr.file', { hasText: 'meeting notes 2026.txt' }).count()).toBe(1)
     expect(await desktop.getByRole('button', { name: 'Links of meeting notes 2026.txt' }).getAttribute('aria-expanded')).toBe('true')
     expect(await panel.getByRole('heading', { level: 3, name: 'Name of meeting notes 2026.txt' }).count()).toBe(1)
+    // The links' buttons name the file by its new name.
+    expect(await panel.getByRole('button', { name: 'Copy URL of the default link of meeting notes 2026.txt' }).count()).toBe(1)
     // The focus stayed in the form while the list redrew the row.
     expect(await panel.evaluate((element) => element.contains(element.ownerDocument.activeElement))).toBe(true)
     const details = await desktop.evaluate(

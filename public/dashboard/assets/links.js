@@ -561,7 +561,8 @@ export function filePanel(file, onFileChanged) {
       const { file: renamed } = await api(`files/${current.file_id}`, { method: 'PATCH', body: { filename } })
       renameField.value = renamed.filename
       update(renamed)
-      await onFileChanged()
+      // The links' buttons name the file ("Copy URL of the default link of <name>"): drawn again.
+      await Promise.all([onFileChanged(), load()])
       say(renameStatus, `Renamed to ${renamed.filename}.`)
     } catch (error) {
       // The server's word on the name (a 400) belongs to the field; anything else to the form.
