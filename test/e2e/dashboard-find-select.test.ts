@@ -31,6 +31,7 @@ interface WithData {
 interface Listed {
   file_id: number
   filename: string
+  public_link: string
 }
 
 /**
@@ -337,6 +338,171 @@ describe.skipIf(!chromiumAvailable)('finding and acting on many files in the das
     await eventually(() => focused(phone)).toEqual({ label: `Download ${names[6]}`, row: names[6] })
     await axeBothThemes(phone, 'phone-deleted')
   }, 90_000)
+
+  it('finds by name, sorts, sets the page size: all of it in the address, kept by a reload and Back, done by the API', async () => {
+    const named = [
+      { name: 'Report 2026.pdf', size: 300 },
+      { name: 'report-draft.txt', size: 100 },
+      { name: 'photo.jpg', size: 500 },
+      { name: 'archive.zip', size: 50 },
+      { name: 'notes.md', size: 200 },
+      { name: 'Budget.xlsx', size: 400 },
+    ]
+    const fillers = Array.from({ length: 12 }, (_, i) => ({ name: `filler-${String(i + 1).padStart(2, '0')}.txt`, size: 11 + i }))
+    // In upload order: the named ones, then the fillers (the newest last).
+    const files = [...named, ...fillers]
+    const email = await holderWith(files.map(({ name, size }) => ({ name, bytes: 'x'.repeat(size) })))
+    const all = await listed(desktop)
+    // Downloads through the public links: photo.jpg 3 times, notes.md once.
+    for (const [name, times] of [
+      ['photo.jpg', 3],
+      ['notes.md', 1],
+    ] as const) {
+      const link = all.find((file) => file.filename === name)!.public_link
+      for (let i = 0; i < times; i++) expect((await fetch(`${t.url}${new URL(link).pathname}`)).status).toBe(200)
+    }
+    const uploadOrder = files.map((file) => file.name)
+    const newest = [...uploadOrder].reverse()
+    const sizeOf = new Map(files.map((file) => [file.name, file.size]))
+    /** The API's name order: A to Z folded, then by code point. */
+    const fold = (name: string) => name.replace(/[A-Z]/g, (letter) => letter.toLowerCase())
+    const byName = [...uploadOrder].sort((a, b) => (fold(a) < fold(b) ? -1 : fold(a) > fold(b) ? 1 : a < b ? -1 : 1))
+    const address = async () => decodeURIComponent(new URL(desktop.url()).search)
+    const fields = () =>
+      Promise.all([
+        desktop.getByLabel('Search by name').inputValue(),
+        desktop.getByLabel('Sort').inputValue(),
+        desktop.getByLabel('Per page').inputValue(),
+      ])
+    const listCalls: string[] = []
+    desktop.on('request', (request) => {
+      const url = new URL(request.url())
+      if (url.pathname.endsWith('/dashboard/api/files')) listCalls.push(decodeURIComponent(url.search))
+    })
+
+    await open(desktop)
+    expect(await fields()).toEqual(['', 'newest', '20'])
+    expect(await desktop.getByRole('search', { name: 'Find files' }).isVisible()).toBe(true)
+
+    // Typing: the list follows after a pause, with one entry in the history for the whole word; the API searches.
+    const search = desktop.getByLabel('Search by name')
+    await search.pressSequentially('report')
+    await desktop.waitForURL(dashboard('files?q=report'))
+    await eventually(() => shownNames(desktop)).toEqual(['report-draft.txt', 'Report 2026.pdf'])
+    expect(listCalls.at(-1)).toBe('?page=1&limit=20&q=report')
+    expect(await desktop.locator('#page-info').textContent()).toBe('2 files matching “report”')
+    expect(await desktop.locator('#files-caption').textContent()).toBe('Your files, newest first, matching “report”')
+    expect(await focusedId(desktop)).toBe('find-q')
+    // A chosen file is of this view only: a new view empties the selection.
+    await checkbox(desktop, 'report-draft.txt').check()
+
+    await desktop.getByLabel('Sort').selectOption({ label: 'Largest first' })
+    await desktop.waitForURL(dashboard('files?q=report&sort=largest'))
+    await eventually(() => shownNames(desktop)).toEqual(['Report 2026.pdf', 'report-draft.txt'])
+    expect(listCalls.at(-1)).toBe('?page=1&limit=20&q=report&sort=size&order=desc')
+    expect(await bar(desktop).isVisible()).toBe(false)
+    await axeBothThemes(desktop, 'desktop-search')
+
+    // The search emptied (Enter), the order kept.
+    await search.fill('')
+    await search.press('Enter')
+    await desktop.waitForURL(dashboard('files?sort=largest'))
+    const largest = [...uploadOrder].sort((a, b) => sizeOf.get(b)! - sizeOf.get(a)!)
+    await eventually(() => shownNames(desktop)).toEqual(largest)
+
+    // 10 a page, then page 2: the pager keeps the view in its links.
+    await desktop.getByLabel('Per page').selectOption('10')
+    await desktop.waitForURL(dashboard('files?sort=largest&limit=10'))
+    await eventually(() => shownNames(desktop)).toEqual(largest.slice(0, 10))
+    expect(await desktop.locator('#page-info').textContent()).toBe('Page 1 of 2 (18 files)')
+    const pager = desktop.getByRole('navigation', { name: 'Pages of files' })
+    expect(await pager.getByRole('link', { name: 'Page 2' }).getAttribute('href')).toBe('/dashboard/files?sort=largest&limit=10&page=2')
+    await pager.getByRole('link', { name: 'Page 2' }).click()
+    await desktop.waitForURL(dashboard('files?sort=largest&limit=10&page=2'))
+    await eventually(() => shownNames(desktop)).toEqual(largest.slice(10))
+
+    // A reload keeps all of it.
+    await desktop.reload()
+    await desktop.waitForSelector('body[data-ready="true"]')
+    expect(await fields()).toEqual(['', 'largest', '10'])
+    expect(await shownNames(desktop)).toEqual(largest.slice(10))
+    expect(await desktop.locator('#page-info').textContent()).toBe('Page 2 of 2 (18 files)')
+
+    // Back, step by step, to each view before, its fields set again.
+    const back = async (search: string, names: string[], expected: string[]) => {
+      await desktop.goBack()
+      await eventually(address).toBe(search)
+      await eventually(() => shownNames(desktop)).toEqual(names)
+      expect(await fields()).toEqual(expected)
+    }
+    // The pager's way back to page 1 keeps the view too (page 1's address has no number).
+    await pager.getByRole('link', { name: 'Previous page' }).click()
+    await eventually(address).toBe('?sort=largest&limit=10')
+    await eventually(() => shownNames(desktop)).toEqual(largest.slice(0, 10))
+
+    await back('?sort=largest&limit=10&page=2', largest.slice(10), ['', 'largest', '10'])
+    await back('?sort=largest&limit=10', largest.slice(0, 10), ['', 'largest', '10'])
+    await back('?sort=largest', largest, ['', 'largest', '20'])
+    await back('?q=report&sort=largest', ['Report 2026.pdf', 'report-draft.txt'], ['report', 'largest', '20'])
+    await back('?q=report', ['report-draft.txt', 'Report 2026.pdf'], ['report', 'newest', '20'])
+    await back('', newest, ['', 'newest', '20'])
+
+    // Every order, as the API gives it (ties: newest first in a descending order, oldest first in an ascending one).
+    const downloaded = ['photo.jpg', 'notes.md', ...newest.filter((name) => name !== 'photo.jpg' && name !== 'notes.md')]
+    const orders: [string, string, string, string[]][] = [
+      ['Oldest first', 'oldest', 'oldest first', uploadOrder],
+      ['Name, A to Z', 'name', 'by name, A to Z', byName],
+      ['Name, Z to A', 'name-desc', 'by name, Z to A', [...byName].reverse()],
+      ['Smallest first', 'smallest', 'smallest first', [...largest].reverse()],
+      ['Most downloaded', 'downloads', 'most downloaded first', downloaded],
+      ['Newest first', 'newest', 'newest first', newest],
+    ]
+    for (const [label, value, words, names] of orders) {
+      await desktop.getByLabel('Sort').selectOption({ label })
+      await eventually(address).toBe(value === 'newest' ? '' : `?sort=${value}`)
+      await eventually(() => shownNames(desktop), 5_000).toEqual(names)
+      expect(await desktop.locator('#files-caption').textContent()).toBe(`Your files, ${words}`)
+    }
+
+    // A search that finds nothing says so, and offers a way out; focus goes back to the box.
+    await search.fill('zzz')
+    await search.press('Enter')
+    await desktop.waitForURL(dashboard('files?q=zzz'))
+    const noMatch = desktop.locator('#no-match')
+    await eventually(() => noMatch.isVisible()).toBe(true)
+    expect(await noMatch.textContent()).toContain("No file's name contains “zzz”.")
+    expect(await desktop.locator('#empty').isVisible()).toBe(false)
+    expect(await desktop.locator('#files-table').isVisible()).toBe(false)
+    await axeBothThemes(desktop, 'desktop-no-match')
+    await noMatch.getByRole('button', { name: 'Clear the search' }).click()
+    await desktop.waitForURL(dashboard('files'))
+    await eventually(() => shownNames(desktop)).toEqual(newest)
+    expect(await focusedId(desktop)).toBe('find-q')
+
+    // The address is read with care: a value the page does not offer is its default, never a 400.
+    await open(desktop, 'files?sort=nonsense&limit=7&q=filler-1')
+    expect(await fields()).toEqual(['filler-1', 'newest', '20'])
+    expect(await shownNames(desktop)).toEqual(['filler-12.txt', 'filler-11.txt', 'filler-10.txt'])
+
+    // On a phone: the search box on its line, order and page size side by side under it; axe-core in both themes.
+    await signIn(phone, email)
+    await open(phone, 'files?q=filler&sort=largest&limit=10')
+    expect(await phone.getByLabel('Per page').inputValue()).toBe('10')
+    expect(await shownNames(phone)).toEqual(
+      fillers
+        .map((file) => file.name)
+        .reverse()
+        .slice(0, 10),
+    )
+    const boxOf = async (field: string) => (await phone.locator(field).boundingBox())!
+    const [box, sort, size] = await Promise.all([boxOf('#find-q'), boxOf('#find-sort'), boxOf('#find-limit')])
+    expect(box.width).toBeGreaterThan(PHONE.width - 80)
+    expect(sort.y).toBeGreaterThan(box.y + box.height)
+    expect(Math.abs(sort.y - size.y)).toBeLessThan(2)
+    expect(await phone.evaluate('document.documentElement.scrollWidth')).toBe(PHONE.width)
+    await phone.locator('#find').scrollIntoViewIfNeeded()
+    await axeBothThemes(phone, 'phone-search')
+  }, 120_000)
 
   it('no page logged an error or a CSP violation, or asked any other host', () => {
     for (const { errors, foreignRequests } of problems) {

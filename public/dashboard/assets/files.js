@@ -17,7 +17,6 @@ import {
 } from './common.js'
 import { filePanel, fillExpiryChoices } from './links.js'
 
-const LIMIT = 20
 /** Files above this size go through tus (resumable, in chunks); smaller ones in one request. */
 const RESUMABLE_ABOVE = 8 * 1024 * 1024
 /** One PATCH each: well under the 100 MB body cap common in proxies, and little to send again after a cut. */
@@ -56,6 +55,14 @@ const infectedNotice = document.getElementById('infected-notice')
 const infectedList = document.getElementById('infected-list')
 /** The open panels of links and expiry, by file id: kept across reloads of the list, with what is typed in them. */
 const panels = new Map()
+const find = document.getElementById('find')
+const findQuery = document.getElementById('find-q')
+const findSort = document.getElementById('find-sort')
+const findLimit = document.getElementById('find-limit')
+const noMatch = document.getElementById('no-match')
+const noMatchText = document.getElementById('no-match-text')
+const clearSearch = document.getElementById('clear-search')
+const caption = document.getElementById('files-caption')
 const selection = document.getElementById('selection')
 const selectPage = document.getElementById('select-page')
 const selectionBar = document.getElementById('selection-bar')
@@ -68,19 +75,60 @@ const confirmMany = document.getElementById('confirm-delete-many')
 /** The files chosen on this page (id → name). Only this page's: a page change empties it. */
 const selected = new Map()
 
-/** The page of the list, kept in the address (`?page=3`), so that a reload and Back keep the place. */
+/** The list's orders as the page names them in its address (`?sort=largest`): each an API sort and order. */
+const SORTS = {
+  newest: { sort: 'upload_date', order: 'desc', words: 'newest first' },
+  oldest: { sort: 'upload_date', order: 'asc', words: 'oldest first' },
+  name: { sort: 'filename', order: 'asc', words: 'by name, A to Z' },
+  'name-desc': { sort: 'filename', order: 'desc', words: 'by name, Z to A' },
+  largest: { sort: 'size', order: 'desc', words: 'largest first' },
+  smallest: { sort: 'size', order: 'asc', words: 'smallest first' },
+  downloads: { sort: 'download_count', order: 'desc', words: 'most downloaded first' },
+}
+const PAGE_SIZES = [10, 20, 50, 100]
+/** What the list shows with nothing in the address: every file, newest first, 20 a page. */
+const DEFAULT_VIEW = { q: '', sort: 'newest', limit: 20 }
+/** The API's longest search (GET files?q=). */
+const QUERY_MAX = 255
+
+/** A search as the API takes it: no control characters (no stored name has one), at most QUERY_MAX characters. */
+function cleanQuery(text) {
+  return [...text.replace(/\p{Cc}/gu, '')].slice(0, QUERY_MAX).join('')
+}
+
+/**
+ * The list's place and view, kept in the address (`?q=report&sort=largest&limit=50&page=3`), so
+ * that a reload and Back keep them; a value the page does not offer is read as its default.
+ */
 function pageFromAddress() {
   const value = Number(new URLSearchParams(location.search).get('page'))
   return Number.isInteger(value) && value >= 1 ? value : 1
 }
+function viewFromAddress() {
+  const params = new URLSearchParams(location.search)
+  const sort = params.get('sort')
+  const limit = Number(params.get('limit'))
+  return {
+    q: cleanQuery(params.get('q') ?? ''),
+    sort: Object.hasOwn(SORTS, sort) ? sort : DEFAULT_VIEW.sort,
+    limit: PAGE_SIZES.includes(limit) ? limit : DEFAULT_VIEW.limit,
+  }
+}
 function addressOf(number) {
   const url = new URL(location.href)
-  if (number > 1) url.searchParams.set('page', String(number))
-  else url.searchParams.delete('page')
+  const keep = (name, value, fallback) => {
+    if (value === fallback) url.searchParams.delete(name)
+    else url.searchParams.set(name, String(value))
+  }
+  keep('q', view.q, DEFAULT_VIEW.q)
+  keep('sort', view.sort, DEFAULT_VIEW.sort)
+  keep('limit', view.limit, DEFAULT_VIEW.limit)
+  keep('page', number, 1)
   return url.pathname + url.search + url.hash
 }
 
 let page = pageFromAddress()
+let view = viewFromAddress()
 let pages = 0
 let maxFileSize = Infinity
 /** The account's storage as the last `usage` gave it: used and reserved bytes, and the quota (`null`: unlimited). */
@@ -264,14 +312,14 @@ function pageWindow(current, count) {
 /** A pager link goes to a page; one that would go nowhere (Previous on page 1) stays in place, unseen. */
 function setTarget(link, number, usable) {
   link.classList.toggle('off', !usable)
-  if (usable) link.href = `?page=${number}`
+  if (usable) link.href = addressOf(number)
   else link.removeAttribute('href')
 }
 
 function renderPager(total) {
   pager.hidden = pages <= 1
-  pageInfo.textContent =
-    pages > 1 ? `Page ${page} of ${pages} (${formatNumber(total)} files)` : `${formatNumber(total)} file${total === 1 ? '' : 's'}`
+  const count = `${formatNumber(total)} file${total === 1 ? '' : 's'}${view.q ? ` matching “${view.q}”` : ''}`
+  pageInfo.textContent = pages > 1 ? `Page ${page} of ${pages} (${count})` : count
   if (pages <= 1) return
   setTarget(pagerLinks.first, 1, page > 1)
   setTarget(pagerLinks.prev, page - 1, page > 1)
@@ -288,7 +336,7 @@ function renderPager(total) {
       }
       const link = document.createElement('a')
       link.textContent = String(number)
-      link.href = `?page=${number}`
+      link.href = addressOf(number)
       link.setAttribute('aria-label', `Page ${number}`)
       if (number === page) link.setAttribute('aria-current', 'page')
       item.append(link)
@@ -298,7 +346,12 @@ function renderPager(total) {
 }
 
 async function loadFiles() {
-  const result = await api(`files?page=${page}&limit=${LIMIT}`)
+  const { sort, order } = SORTS[view.sort]
+  const query = new URLSearchParams({ page: String(page), limit: String(view.limit) })
+  if (view.q) query.set('q', view.q)
+  if (view.sort !== DEFAULT_VIEW.sort) query.append('sort', sort)
+  if (view.sort !== DEFAULT_VIEW.sort) query.append('order', order)
+  const result = await api(`files?${query}`)
   pages = result.pagination.pages
   if (page > 1 && result.files.length === 0 && pages > 0) {
     page = pages
@@ -318,11 +371,15 @@ async function loadFiles() {
   )
   restoreFocus(focused)
   watchPending(result.files)
-  // No files: no table header and no pager, but a way to the first upload.
+  // No files: no table header and no pager, but a way to the first upload (or, for a search, out of it).
   const none = result.pagination.total === 0
-  empty.hidden = !none
+  empty.hidden = !none || view.q !== ''
+  noMatch.hidden = !none || view.q === ''
+  say(noMatchText, none && view.q ? `No file's name contains “${view.q}”.` : '')
+  find.hidden = none && view.q === '' && view.sort === DEFAULT_VIEW.sort && view.limit === DEFAULT_VIEW.limit
   filesList.hidden = none
   selection.hidden = none
+  caption.textContent = `Your files, ${SORTS[view.sort].words}${view.q ? `, matching “${view.q}”` : ''}`
   showSelection()
   if (none) {
     pager.hidden = true
@@ -480,6 +537,70 @@ async function downloadChosen() {
 
 deleteSelected.addEventListener('click', () => deleteChosen())
 downloadSelected.addEventListener('click', () => downloadChosen())
+
+// ---- Finding files (issue 37): a search by name, an order and a page size, in the address, done by the API ----
+
+/** Sets the form's fields to the view (at the start, and after Back or Forward). */
+function showView() {
+  if (findQuery.value !== view.q) findQuery.value = view.q
+  findSort.value = view.sort
+  findLimit.value = String(view.limit)
+}
+
+/** How long typing pauses before the list follows the search box. */
+const TYPING_PAUSE_MS = 300
+let typingTimer = 0
+/** Whether the address's entry is already the one this run of typing made: the next keys replace it rather than add one each. */
+let typing = false
+
+/**
+ * Shows another view of the list from its first page: a new entry in the history (Back returns to
+ * the view before), except while typing goes on, which updates its own entry. The selection is of
+ * the page it was made on, so it goes; focus stays where the holder is.
+ */
+async function applyView(next, { replace = false } = {}) {
+  clearTimeout(typingTimer)
+  if (next.q === view.q && next.sort === view.sort && next.limit === view.limit) return
+  view = next
+  page = 1
+  say(status, '')
+  clearFeedback(body)
+  forgetSelection()
+  if (replace) history.replaceState(null, '', addressOf(page))
+  else history.pushState(null, '', addressOf(page))
+  await loadFiles()
+}
+
+const fieldsView = () => ({ q: cleanQuery(findQuery.value), sort: findSort.value, limit: Number(findLimit.value) })
+
+findQuery.addEventListener('input', () => {
+  clearTimeout(typingTimer)
+  typingTimer = setTimeout(() => {
+    applyView(fieldsView(), { replace: typing }).catch(reportLoadError)
+    typing = true
+  }, TYPING_PAUSE_MS)
+})
+// Leaving the box ends the run of typing: the next search is a new entry in the history.
+findQuery.addEventListener('blur', () => {
+  typing = false
+})
+find.addEventListener('submit', (event) => {
+  event.preventDefault()
+  applyView(fieldsView(), { replace: typing }).catch(reportLoadError)
+  typing = false
+})
+for (const field of [findSort, findLimit]) {
+  field.addEventListener('change', () => {
+    typing = false
+    applyView(fieldsView()).catch(reportLoadError)
+  })
+}
+clearSearch.addEventListener('click', () => {
+  findQuery.value = ''
+  typing = false
+  findQuery.focus()
+  applyView(fieldsView()).catch(reportLoadError)
+})
 
 /** Turns uploading off, and says why, where the upload box would offer what the account cannot do. */
 function setUploadsOff(reason) {
@@ -934,16 +1055,21 @@ pager.addEventListener('click', (event) => {
   // A new tab or window (Ctrl, Shift, middle button) keeps the browser's own way.
   if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey || event.button !== 0) return
   event.preventDefault()
-  const number = Number(new URL(link.href).searchParams.get('page'))
+  // Page 1's address leaves the number out.
+  const number = Number(new URL(link.href).searchParams.get('page') ?? 1)
   goToPage(number).catch(reportLoadError)
 })
 window.addEventListener('popstate', () => {
   page = pageFromAddress()
+  view = viewFromAddress()
+  showView()
+  typing = false
   say(status, '')
   forgetSelection()
   loadFiles().catch(reportLoadError)
 })
 
+showView()
 initPage()
   .then((session) => {
     scanMode = session.scan_mode ?? 'off'
