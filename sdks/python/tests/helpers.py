@@ -208,12 +208,13 @@ class Exchange:
     idempotency_key: str | None
     status: int | None
     replayed: bool
+    query: str = ""
 
 
 def _exchange(request: httpx.Request, response: httpx.Response | None) -> Exchange:
     replayed = response is not None and response.headers.get("idempotent-replayed") == "true"
     status = None if response is None else response.status_code
-    return Exchange(request.method, request.url.path, request.headers.get("idempotency-key"), status, replayed)
+    return Exchange(request.method, request.url.path, request.headers.get("idempotency-key"), status, replayed, request.url.query.decode())
 
 
 class Recording(httpx.HTTPTransport):
