@@ -180,8 +180,30 @@ export function initAccountSecurity() {
 
   const emailForm = $('email-form')
 
+  /**
+   * A change the operator could not make because another account has the address: asking answers
+   * the same for every address (services/email-changes.ts), so this is where the holder learns it,
+   * from the account's last email event, until they ask again or withdraw.
+   */
+  const declined = document.createElement('p')
+  declined.id = 'email-declined'
+  declined.className = 'notice warn'
+  declined.hidden = true
+  $('email-pending').after(declined)
+
+  async function showDeclined() {
+    const { events } = await api('audit-events?action=email.*&limit=1')
+    const last = events[0]
+    declined.hidden = !(last?.action === 'email.change_cancelled' && last.details?.reason === 'address_taken')
+    if (declined.hidden) return
+    declined.textContent =
+      `The operator could not make ${last.details.new_email} your address (${formatDate(last.at)} UTC): another account has it. ` +
+      'Your address is unchanged.'
+  }
+
   function showPending(pending) {
     $('email-pending').hidden = !pending
+    if (pending) declined.hidden = true
     if (!pending) return
     $('email-pending-address').textContent = pending.new_email
     $('email-pending-date').textContent = formatDate(pending.requested_at)
@@ -200,10 +222,10 @@ export function initAccountSecurity() {
       emailForm.reset()
       showPending(pending)
       // Said the same whether or not another account has the address: the operator finds out, and a
-      // change that cannot be made shows up under Activity (email-changes.ts).
+      // change that cannot be made is told on this page (showDeclined) and under Activity.
       feedbackAt(
         submit,
-        `Asked to change your address to ${pending.new_email}; the operator confirms it. If it cannot be made (another account has the address), Activity says so.`,
+        `Asked to change your address to ${pending.new_email}; the operator confirms it. If it cannot be made (another account has the address), this page will say so.`,
         { label: 'Asked' },
       )
     } catch (failure) {
@@ -297,7 +319,7 @@ export function initAccountSecurity() {
         return
       }
       showPending(current.pending_email)
-      await Promise.all([showTwoFactor(), refreshSessions()])
+      await Promise.all([showTwoFactor(), refreshSessions(), current.pending_email ? undefined : showDeclined()])
     },
     refreshSessions,
   }
