@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Fileshare\Tests\Integration;
 
+use Fileshare\FileSort;
 use Fileshare\Model\AuditActor;
 use Fileshare\Model\AuditEvent;
 use Fileshare\Model\AuditPagination;
@@ -21,6 +22,7 @@ use Fileshare\Model\UploadRequestFilePagination;
 use Fileshare\Model\Webhook;
 use Fileshare\Model\WebhookDelivery;
 use Fileshare\Model\WebhookDeliveryPagination;
+use Fileshare\SortOrder;
 use Fileshare\Tests\Support\IntegrationTestCase;
 use Fileshare\Tests\Support\Server;
 
@@ -295,6 +297,25 @@ final class OpenApiDriftTest extends IntegrationTestCase
         // upload_request_full is a code the document knows (a LimitExceededException).
         $codes = $document['components']['schemas']['Error']['properties']['error']['properties']['code']['enum'];
         self::assertContains('upload_request_full', $codes);
+    }
+
+    public function testListFilesTakesTheSortsAndOrdersOfTheEnums(): void
+    {
+        $document = json_decode((string) file_get_contents(Server::info()['base_url'] . '/openapi.json'), true, flags: \JSON_THROW_ON_ERROR);
+        $parameters = [];
+        foreach ($document['paths'][self::route($document, '/api/v1/files')]['get']['parameters'] ?? [] as $parameter) {
+            if (($parameter['in'] ?? null) === 'query') {
+                $parameters[$parameter['name']] = $parameter['schema'] ?? [];
+            }
+        }
+        $names = array_keys($parameters);
+        sort($names);
+        self::assertSame(['before_id', 'limit', 'order', 'page', 'q', 'sort'], $names, 'GET /files takes the parameters list() sends');
+        // The values, whether the document gives an enum or a union of constants.
+        $values = static fn (array $schema): array => $schema['enum']
+            ?? array_merge(...array_map(static fn (array $o): array => isset($o['const']) ? [$o['const']] : ($o['enum'] ?? []), $schema['anyOf'] ?? $schema['oneOf'] ?? []));
+        self::assertSame(array_map(static fn (FileSort $s): string => $s->value, FileSort::cases()), $values($parameters['sort']));
+        self::assertSame(array_map(static fn (SortOrder $o): string => $o->value, SortOrder::cases()), $values($parameters['order']));
     }
 
     public function testTheFileScanHasTheDocumentsFields(): void
