@@ -16,10 +16,7 @@ export async function serveQrCodeLibrary(app: FastifyInstance, prefix: string): 
     prefix,
     decorateReply: false,
     index: false,
+    // A module script needs a JavaScript type under nosniff: @fastify/send's table gives .mjs one.
     allowedPath: (pathName) => pathName === '/index.mjs',
-    // A module script needs a JavaScript type (the page sends nosniff): said here, not left to a MIME table.
-    setHeaders: (response) => {
-      response.setHeader('Content-Type', 'text/javascript; charset=utf-8')
-    },
   })
 }
