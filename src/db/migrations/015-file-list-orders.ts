@@ -13,7 +13,7 @@ import type { DialectName } from '../dialect.js'
  * in id order, not in these.
  *
  * download_count changes with every download: its index is written then too, and on PostgreSQL the
- * counting update is no longer a heap-only (HOT) one (docs/scale-out.md, "Sizing").
+ * counting update is no longer a heap-only (HOT) one (docs/api.md, `GET /files`, cost).
  */
 export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
   const foldedName = dialect === 'postgres' ? sql`lower(filename collate "C")` : sql`lower(filename)`
