@@ -479,10 +479,12 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       if (out.json) {
         print(JSON.stringify({ encrypted: report.encrypted, already_encrypted: report.alreadyEncrypted, unreadable: report.unreadable }))
       } else {
-        print(`Encrypted ${report.encrypted} two-factor secrets stored as they were; ${report.alreadyEncrypted} were encrypted already.`)
+        print(
+          `Two-factor secrets encrypted now: ${report.encrypted}; encrypted already (and decrypting with this key): ${report.alreadyEncrypted}.`,
+        )
         if (report.unreadable.length > 0) {
           print(
-            `${report.unreadable.length} do not decrypt with this FILESHARE_TWO_FACTOR_KEY (accounts ${report.unreadable.join(', ')}): ` +
+            `Not decrypting with this FILESHARE_TWO_FACTOR_KEY: ${report.unreadable.length} (accounts ${report.unreadable.join(', ')}); ` +
               'their holders cannot sign in. Set the key they were encrypted with, or `fileshare account reset-two-factor ID` each.',
           )
         }

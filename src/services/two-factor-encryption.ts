@@ -30,11 +30,7 @@ export class TwoFactorSecretEncryption {
     private readonly box: TwoFactorSecretBox,
   ) {}
 
-  get keySet(): boolean {
-    return this.box.encrypts
-  }
-
-  /** Encrypts every plain secret under the key; the caller checked that a key is set (`keySet`). */
+  /** Encrypts every plain secret under the key (the caller checked that one is set). */
   async encryptPlainSecrets(): Promise<EncryptionReport> {
     if (!this.box.encrypts) throw new Error('FILESHARE_TWO_FACTOR_KEY is not set: there is no key to encrypt the secrets with.')
     const report: EncryptionReport = { encrypted: 0, alreadyEncrypted: 0, unreadable: [] }

@@ -63,8 +63,8 @@ describe('fileshare two-factor encrypt-secrets', () => {
       code: 1,
       stderr: '',
       stdout:
-        'Encrypted 1 two-factor secrets stored as they were; 1 were encrypted already.\n' +
-        `1 do not decrypt with this FILESHARE_TWO_FACTOR_KEY (accounts ${lost.accountId}): their holders cannot sign in. ` +
+        'Two-factor secrets encrypted now: 1; encrypted already (and decrypting with this key): 1.\n' +
+        `Not decrypting with this FILESHARE_TWO_FACTOR_KEY: 1 (accounts ${lost.accountId}); their holders cannot sign in. ` +
         'Set the key they were encrypted with, or `fileshare account reset-two-factor ID` each.\n',
     })
     const now = await stored(before.accountId)
