@@ -49,9 +49,10 @@ export const USAGE = `Usage: fileshare <command>
                                           an address another account has declines the change
   account reset-two-factor ID             turn off the account's two-factor sign-in (a holder
                                           who lost the device and the recovery codes)
-  two-factor encrypt-secrets [--json]     encrypt under FILESHARE_TWO_FACTOR_KEY the two-factor
-                                          secrets stored before it was set, and check that every
-                                          encrypted one decrypts with it (exit 1 if one does not)
+  two-factor encrypt-secrets [--dry-run] [--json]
+                                          encrypt under FILESHARE_TWO_FACTOR_KEY the two-factor
+                                          secrets stored before it was set; nothing is encrypted
+                                          (exit 1) if a stored secret does not decrypt with it
   key create ACCOUNT_ID [--name NAME] [--scopes S,S,...] [--allow-ip CIDR]...
                         [--expires-in 30d|12h|90m|SECONDS] [--json]
                                           scopes: files:read, files:write, files:delete,
@@ -470,24 +471,29 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       if (!config.twoFactorKey) {
         throw new ConfigError('FILESHARE_TWO_FACTOR_KEY', 'is not set: set it, as the servers have it, to encrypt the secrets with.')
       }
+      const dryRun = values['dry-run'] ?? false
       const report = await withBackends(config, ({ database }) =>
         new TwoFactorSecretEncryption(
           new TwoFactorSecretsRepository(database.db),
           new TwoFactorSecretBox(config.twoFactorKey),
-        ).encryptPlainSecrets(),
+        ).encryptPlainSecrets({ dryRun }),
       )
+      const { encrypted, plain, alreadyEncrypted, unreadable } = report
       if (out.json) {
-        print(JSON.stringify({ encrypted: report.encrypted, already_encrypted: report.alreadyEncrypted, unreadable: report.unreadable }))
-      } else {
+        print(JSON.stringify({ dry_run: dryRun, encrypted, plain, already_encrypted: alreadyEncrypted, unreadable }))
+      } else if (unreadable.length > 0) {
         print(
-          `Two-factor secrets encrypted now: ${report.encrypted}; encrypted already (and decrypting with this key): ${report.alreadyEncrypted}.`,
+          `Nothing encrypted: ${unreadable.length} two-factor secret(s) do not decrypt with this FILESHARE_TWO_FACTOR_KEY ` +
+            `(accounts ${unreadable.join(', ')}). If the servers have another key, run this with theirs; if they have this ` +
+            'one, those holders cannot sign in: `fileshare account reset-two-factor ID` each, then run this again. ' +
+            `Stored plain: ${plain}; encrypted already (and decrypting with this key): ${alreadyEncrypted}.`,
         )
-        if (report.unreadable.length > 0) {
-          print(
-            `Not decrypting with this FILESHARE_TWO_FACTOR_KEY: ${report.unreadable.length} (accounts ${report.unreadable.join(', ')}); ` +
-              'their holders cannot sign in. Set the key they were encrypted with, or `fileshare account reset-two-factor ID` each.',
-          )
-        }
+      } else if (dryRun) {
+        print(
+          `Dry run, nothing written. Stored plain, to encrypt: ${plain}; encrypted already (and decrypting with this key): ${alreadyEncrypted}.`,
+        )
+      } else {
+        print(`Two-factor secrets encrypted now: ${encrypted}; encrypted already (and decrypting with this key): ${alreadyEncrypted}.`)
       }
       return report.unreadable.length > 0 ? 1 : 0
     }

@@ -8,7 +8,8 @@ import { AppClock, holderWithTwoFactor, signInWithCode, totpAt } from '../helper
  * `fileshare two-factor encrypt-secrets` on the database of a running server (review R3 a): the
  * secrets stored as they were before FILESHARE_TWO_FACTOR_KEY was set are encrypted, all at once,
  * and still sign in; encrypted ones are left as they are and checked against the key; one that
- * does not decrypt is named (exit 1); without the key nothing happens; a second run changes nothing.
+ * does not decrypt is named and nothing is encrypted (exit 1: the key may be the wrong one);
+ * without the key nothing happens; a dry run writes nothing; a second run changes nothing.
  */
 const KEY = 'a1'.repeat(32)
 const OTHER_KEY = '5c'.repeat(32)
@@ -38,10 +39,10 @@ describe('fileshare two-factor encrypt-secrets', () => {
     t.app.database.db.updateTable('account_two_factor').set({ secret }).where('account_id', '=', accountId).execute()
 
   it('is in the help', async () => {
-    expect((await runCommand(['help'], env)).stdout).toContain('two-factor encrypt-secrets [--json]')
+    expect((await runCommand(['help'], env)).stdout).toContain('two-factor encrypt-secrets [--dry-run] [--json]')
   })
 
-  it('encrypts the plain secrets, keeps the encrypted ones, names the one that does not decrypt; then has nothing to do', async () => {
+  it('encrypts the plain secrets, keeps the encrypted ones; with one that does not decrypt, encrypts nothing', async () => {
     const stamp = Date.now()
     // Enrolled before the key was set: stored as it was.
     const before = await holderWithTwoFactor(t, clock, `before-key-${stamp}@example.test`)
@@ -58,14 +59,39 @@ describe('fileshare two-factor encrypt-secrets', () => {
     expect(keyless.stderr).toContain('FILESHARE_TWO_FACTOR_KEY is not set')
     expect(await stored(before.accountId)).toBe(`plain:${before.secret}`)
 
-    const run = await runCommand(['two-factor', 'encrypt-secrets'], env)
-    expect(run).toEqual({
+    // A secret that does not decrypt: this may be the wrong key, so nothing is encrypted under it.
+    const refused = await runCommand(['two-factor', 'encrypt-secrets'], env)
+    expect(refused).toEqual({
       code: 1,
       stderr: '',
       stdout:
-        'Two-factor secrets encrypted now: 1; encrypted already (and decrypting with this key): 1.\n' +
-        `Not decrypting with this FILESHARE_TWO_FACTOR_KEY: 1 (accounts ${lost.accountId}); their holders cannot sign in. ` +
-        'Set the key they were encrypted with, or `fileshare account reset-two-factor ID` each.\n',
+        `Nothing encrypted: 1 two-factor secret(s) do not decrypt with this FILESHARE_TWO_FACTOR_KEY (accounts ${lost.accountId}). ` +
+        'If the servers have another key, run this with theirs; if they have this one, those holders cannot sign in: ' +
+        '`fileshare account reset-two-factor ID` each, then run this again. ' +
+        'Stored plain: 1; encrypted already (and decrypting with this key): 1.\n',
+    })
+    expect(await stored(before.accountId)).toBe(`plain:${before.secret}`)
+    // Run with another key (the servers' being this one), every secret but the lost one fails to decrypt: nothing written either.
+    const wrongKey = await runCommand(['two-factor', 'encrypt-secrets', '--json'], { ...env, FILESHARE_TWO_FACTOR_KEY: '77'.repeat(32) })
+    expect(wrongKey.code).toBe(1)
+    expect(JSON.parse(wrongKey.stdout)).toMatchObject({ encrypted: 0, plain: 1, already_encrypted: 0 })
+    expect(await stored(before.accountId)).toBe(`plain:${before.secret}`)
+
+    // The operator resets the lost one; a dry run says what would happen and writes nothing.
+    expect((await runCommand(['account', 'reset-two-factor', String(lost.accountId)], env)).code).toBe(0)
+    const dry = await runCommand(['two-factor', 'encrypt-secrets', '--dry-run'], env)
+    expect(dry).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'Dry run, nothing written. Stored plain, to encrypt: 1; encrypted already (and decrypting with this key): 1.\n',
+    })
+    expect(await stored(before.accountId)).toBe(`plain:${before.secret}`)
+
+    const run = await runCommand(['two-factor', 'encrypt-secrets'], env)
+    expect(run).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'Two-factor secrets encrypted now: 1; encrypted already (and decrypting with this key): 1.\n',
     })
     const now = await stored(before.accountId)
     expect(now).toMatch(/^aes256gcm:/)
@@ -74,10 +100,9 @@ describe('fileshare two-factor encrypt-secrets', () => {
     // The same second factor: the holder signs in with the code of the app.
     expect((await signInWithCode(t, before.email, totpAt(before.secret, clock.now()))).status).toBe(200)
 
-    // The operator resets the lost one; a second run has nothing to do, and says so in JSON too.
-    expect((await runCommand(['account', 'reset-two-factor', String(lost.accountId)], env)).code).toBe(0)
+    // A second run has nothing to do, and says so in JSON too.
     const again = await runCommand(['two-factor', 'encrypt-secrets', '--json'], env)
     expect(again).toMatchObject({ code: 0, stderr: '' })
-    expect(JSON.parse(again.stdout)).toEqual({ encrypted: 0, already_encrypted: 2, unreadable: [] })
+    expect(JSON.parse(again.stdout)).toEqual({ dry_run: false, encrypted: 0, plain: 0, already_encrypted: 2, unreadable: [] })
   })
 })
