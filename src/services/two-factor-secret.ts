@@ -17,7 +17,7 @@ export class UnreadableTwoFactorSecretError extends ServiceUnavailableError {
       `The two-factor secret of account ${accountId} ${problem}: its holder cannot sign in. Set the ` +
         'FILESHARE_TWO_FACTOR_KEY it was encrypted with, or turn the second factor off with ' +
         `\`fileshare account reset-two-factor ${accountId}\` (the holder enrols again); ` +
-        '`fileshare two-factor encrypt-secrets` lists every account whose secret does not decrypt.',
+        '`fileshare two-factor encrypt-secrets --dry-run` lists every account whose secret does not decrypt.',
     )
     this.name = 'UnreadableTwoFactorSecretError'
   }
