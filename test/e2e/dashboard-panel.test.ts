@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import zlib from 'node:zlib'
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { encode } from 'uqr'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
@@ -49,9 +50,16 @@ function png(width: number, height: number, rgb: [number, number, number]): Buff
   ])
 }
 
-/** A one-page PDF that says `text`, with a correct cross-reference table. */
+/**
+ * Debian's full Chromium (`apt-get install chromium`), whose PDF viewer the headless shell lacks (it
+ * saves a PDF instead): where it is installed, a test opens a PDF preview in it.
+ */
+const FULL_CHROMIUM_PATH = process.env.FILESHARE_FULL_CHROMIUM_PATH ?? '/usr/lib/chromium/chromium'
+const fullChromiumAvailable = existsSync(FULL_CHROMIUM_PATH)
+
+/** A one-page PDF that says `text` in black on a pure red page, with a correct cross-reference table. */
 function pdf(text: string): Buffer {
-  const content = `BT /F1 24 Tf 20 60 Td (${text}) Tj ET`
+  const content = `1 0 0 rg 0 0 300 144 re f 0 g BT /F1 24 Tf 20 60 Td (${text}) Tj ET`
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -92,6 +100,7 @@ describe.skipIf(!chromiumAvailable)("a file's panel: QR codes, rename, previews"
   let desktop: Page
   let phone: Page
   const ids: Record<string, number> = {}
+  let holderEmail: string
 
   async function newContext(kind: 'desktop' | 'phone'): Promise<Page> {
     const context: BrowserContext = await browser.newContext(
@@ -152,8 +161,8 @@ describe.skipIf(!chromiumAvailable)("a file's panel: QR codes, rename, previews"
     t = await startTestApp({ FILESHARE_PUBLIC_URL: `http://${PUBLIC_HOST}`, FILESHARE_DOWNLOAD_URL: `http://${DOWNLOAD_HOST}` })
     const server = new URL(t.url).host
     browser = await launchBrowser({ [PUBLIC_HOST]: server, [DOWNLOAD_HOST]: server })
-    const email = `panel-${Date.now()}@example.test`
-    const { accountId, apiKey } = await t.createAccount('pro', email)
+    holderEmail = `panel-${Date.now()}@example.test`
+    const { accountId, apiKey } = await t.createAccount('pro', holderEmail)
     await t.app.services.accountHolders.setPassword(accountId, PASSWORD)
     const files: [string, string | Buffer][] = [
       [NOTES, 'plain words'],
@@ -167,7 +176,7 @@ describe.skipIf(!chromiumAvailable)("a file's panel: QR codes, rename, previews"
       ids[name] = body.file_id
     }
     ;[desktop, phone] = await Promise.all([newContext('desktop'), newContext('phone')])
-    await Promise.all([signIn(desktop, email), signIn(phone, email)])
+    await Promise.all([signIn(desktop, holderEmail), signIn(phone, holderEmail)])
   })
   afterAll(async () => {
     await browser?.close()
@@ -405,6 +414,57 @@ describe.skipIf(!chromiumAvailable)("a file's panel: QR codes, rename, previews"
     expect(await notes.locator('.preview-section').isHidden()).toBe(true)
     expect(await notes.getByRole('button', { name: 'Show preview' }).count()).toBe(0)
   })
+
+  it.skipIf(!fullChromiumAvailable)(
+    'full Chromium: the PDF renders in its new tab, under the sandbox, in the PDF viewer',
+    async () => {
+      const server = new URL(t.url).host
+      const full = await chromium.launch({
+        executablePath: FULL_CHROMIUM_PATH,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--no-first-run',
+          `--host-resolver-rules=MAP ${PUBLIC_HOST} ${server}`,
+        ],
+      })
+      try {
+        const page = await (await full.newContext({ viewport: DESKTOP })).newPage()
+        await signIn(page, holderEmail)
+        const panel = await openPanel(page, REPORT)
+        await panel.getByRole('button', { name: 'Show preview' }).click()
+        const [tab] = await Promise.all([
+          page.context().waitForEvent('page'),
+          panel.getByRole('link', { name: `Open ${REPORT} in a new tab` }).click(),
+        ])
+        await tab.waitForLoadState('load')
+        /** How many pixels of the tab are the PDF page's pure red: none where the viewer refused (a grey error page). */
+        const redPixels = async () => {
+          const shot = (await tab.screenshot()).toString('base64')
+          // In the page's own Chromium: the PNG decoded with createImageBitmap (a string: this file has no DOM types).
+          return page.evaluate(`(async (base64) => {
+            const bitmap = await createImageBitmap(new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: 'image/png' }))
+            const canvas = new OffscreenCanvas(bitmap.width, bitmap.height)
+            const context = canvas.getContext('2d')
+            context.drawImage(bitmap, 0, 0)
+            const { data } = context.getImageData(0, 0, bitmap.width, bitmap.height)
+            let red = 0
+            for (let i = 0; i < data.length; i += 4) if (data[i] > 240 && data[i + 1] < 16 && data[i + 2] < 16) red++
+            return red
+          })(${JSON.stringify(shot)})`) as Promise<number>
+        }
+        // The page is 300x144 points, drawn at least at that size in pixels.
+        await eventually(redPixels, 20_000).toBeGreaterThan(20_000)
+        expect(tab.url()).toBe(dashboard(`api/files/${ids[REPORT]}/preview`))
+        await fs.mkdir(SCREENSHOT_DIR, { recursive: true })
+        await tab.screenshot({ path: path.join(SCREENSHOT_DIR, 'panel-pdf-tab-full-chromium.png') })
+      } finally {
+        await full.close()
+      }
+    },
+    60_000,
+  )
 
   it('no page raised an error, broke its CSP or asked any host but the service', () => {
     for (const found of problems) expect(found).toEqual({ errors: [], foreignRequests: [] })
