@@ -375,7 +375,7 @@ describe.skipIf(!chromiumAvailable)("a file's panel: QR codes, rename, previews"
     await open(desktop)
     const panel = await openPanel(desktop, REPORT)
     expect(await panel.locator('.preview-hint').textContent()).toBe(
-      'The PDF opens in a new tab, sandboxed: its scripts, forms and links do not run there.',
+      'The PDF opens in a new tab, in a sandbox: it cannot reach the dashboard or your session.',
     )
     await panel.getByRole('button', { name: 'Show preview' }).click()
     const link = panel.getByRole('link', { name: `Open ${REPORT} in a new tab` })

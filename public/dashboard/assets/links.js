@@ -587,7 +587,7 @@ export function filePanel(file, onFileChanged) {
     previewSection.hidden = !offered
     previewHint.textContent =
       type === 'application/pdf'
-        ? 'The PDF opens in a new tab, sandboxed: its scripts, forms and links do not run there.'
+        ? 'The PDF opens in a new tab, in a sandbox: it cannot reach the dashboard or your session.'
         : `An image of ${formatBytes(current.size)}; it is loaded only when you ask.`
   }
 
