@@ -14,6 +14,8 @@ interface Route {
   method: string
   url: string
   scope: RouteScope | undefined
+  /** Scopes the route needs besides its declared one, all of them (`config.alsoScopes`, checked right after authentication). */
+  also: readonly string[]
   isPublic: boolean
 }
 
@@ -30,7 +32,13 @@ describe('every API route is public or names the scope it needs', () => {
           if (!route.url.startsWith('/api/v1')) return
           const security = (route.schema as { security?: unknown[] } | undefined)?.security
           for (const method of [route.method].flat()) {
-            routes.push({ method, url: route.url, scope: route.config?.scope, isPublic: Array.isArray(security) && security.length === 0 })
+            routes.push({
+              method,
+              url: route.url,
+              scope: route.config?.scope,
+              also: route.config?.alsoScopes ?? [],
+              isPublic: Array.isArray(security) && security.length === 0,
+            })
           }
         },
       },
@@ -44,13 +52,6 @@ describe('every API route is public or names the scope it needs', () => {
 
   const keyWith = async (scopes: string[], options: { allowedIps?: string[]; account?: number } = {}) =>
     (await t.app.services.apiKeys.create(options.account ?? accountId, 'scoped', { scopes, allowedIps: options.allowedIps })).apiKey
-
-  /**
-   * Scopes a route needs besides its declared one, all of them, checked by the route right after
-   * authentication: the file bytes of an archive are for keys that can make public links anyway
-   * (routes/archives.ts), not for a read-only key.
-   */
-  const ALSO_NEEDS: Record<string, string[]> = { 'POST /api/v1/files/archive': ['links:write'] }
 
   /** The route's URL with its parameters filled in (ids that need not exist: the scope is checked first). */
   const concrete = (url: string) => url.replace(/:[a-z_]+/g, '1').replace('*', 'anything')
@@ -95,8 +96,10 @@ describe('every API route is public or names the scope it needs', () => {
     expect(scopeOf('GET', '/api/v1/stats')).toBe('stats:read')
     expect(scopeOf('GET', '/api/v1/audit-events')).toBe('audit:read')
     expect(scopeOf('GET', '/api/v1/key')).toBe('any-key')
-    // The ZIP of several files: files:read here, and links:write checked by the route itself (ALSO_NEEDS).
+    // The ZIP of several files: files:read here, and links:write besides (its alsoScopes).
     expect(scopeOf('POST', '/api/v1/files/archive')).toBe('files:read')
+    // The file bytes of an archive are for keys that can make public links anyway (routes/archives.ts), not for a read-only key.
+    expect(routes.find((route) => route.method === 'POST' && route.url === '/api/v1/files/archive')?.also).toEqual(['links:write'])
   })
 
   it('a route registered under the key check without a scope stops the app from starting', async () => {
@@ -143,7 +146,7 @@ describe('every API route is public or names the scope it needs', () => {
           expect(body.error, label).toMatchObject({ code: 'insufficient_scope', required_scope: scope })
           expect(body.error.message, label).toContain(scope)
         }
-        const also = ALSO_NEEDS[label] ?? []
+        const also = route.also
         for (const each of allowing) {
           const allowed = await call(route, await keyWith([each, ...also]))
           expect([401, 403], `${label} with ${[each, ...also].join(' ')}: ${allowed.status}`).not.toContain(allowed.status)

@@ -175,7 +175,11 @@ describe.skipIf(!chromiumAvailable)('links and expiry in the dashboard', () => {
   it('creates a link with a label, an expiry, a download limit and a password; it is listed with its status and copied', async () => {
     await open(desktop)
     const panel = await openPanel(desktop)
-    expect(await panel.getByRole('heading', { level: 3 }).allTextContents()).toEqual([`Links of ${FILE_NAME}`, `Expiry of ${FILE_NAME}`])
+    expect(await panel.getByRole('heading', { level: 3 }).allTextContents()).toEqual([
+      `Links of ${FILE_NAME}`,
+      `Expiry of ${FILE_NAME}`,
+      `Name of ${FILE_NAME}`,
+    ])
     // The default link (the file's public link) comes first; it cannot be revoked.
     const byDefault = linkItem(panel, 'Default link')
     expect(await described(byDefault)).toEqual({
@@ -186,7 +190,7 @@ describe.skipIf(!chromiumAvailable)('links and expiry in the dashboard', () => {
         'Password: no',
         expect.stringMatching(/^Created: \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/),
       ],
-      buttons: ['Copy URL', 'Rotate'],
+      buttons: ['Copy URL', 'QR code', 'Rotate'],
     })
 
     // Mistakes are caught in the page, named, and focus goes to the field.
@@ -228,7 +232,7 @@ describe.skipIf(!chromiumAvailable)('links and expiry in the dashboard', () => {
         'Password: yes',
         expect.stringMatching(/^Created: /),
       ],
-      buttons: ['Copy URL', 'Rotate', 'Revoke'],
+      buttons: ['Copy URL', 'QR code', 'Rotate', 'Revoke'],
     })
     // Default first, then the newest.
     expect(await panel.locator('.link-title').allTextContents()).toEqual(['Default link', 'for the auditors'])
@@ -486,8 +490,9 @@ describe.skipIf(!chromiumAvailable)('links and expiry in the dashboard', () => {
     await item.scrollIntoViewIfNeeded()
     await screenshot(phone, 'phone-panel-item')
     const tops = await topsOf(item.locator('button'))
-    expect(tops).toHaveLength(3)
-    expect(new Set(tops).size, JSON.stringify(tops)).toBe(1)
+    // Copy URL, QR code and Rotate side by side; Revoke may take the next line.
+    expect(tops).toHaveLength(4)
+    expect(new Set(tops.slice(0, 3)).size, JSON.stringify(tops)).toBe(1)
     // The file's card keeps its three buttons on one line; the Links button sits at the end of the name's line.
     const row = phone.locator('#files-body tr.file', { hasText: FILE_NAME })
     const toggle = phone.getByRole('button', { name: `Links of ${FILE_NAME}` })
