@@ -93,18 +93,23 @@ describe.skipIf(!chromiumAvailable)('finding and acting on many files in the das
     await page.emulateMedia({ colorScheme: 'light' })
   }
 
-  /** A new holder with `names` uploaded in that order (the last is the newest), through the dashboard's own endpoint. */
-  async function holderWith(files: { name: string; bytes: string }[]): Promise<string> {
+  /**
+   * A new holder with `files` uploaded in that order (the last is the newest), through the dashboard's
+   * own endpoint; `expiresIn`: the file's lifetime in seconds.
+   */
+  async function holderWith(files: { name: string; bytes: string; expiresIn?: number }[]): Promise<string> {
     const email = `find-select-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`
     const { accountId } = await t.createAccount('pro', email)
     await t.app.services.accountHolders.setPassword(accountId, PASSWORD)
     await signIn(desktop, email)
     await desktop.evaluate(async (list) => {
       const session = (await (await fetch('api/session')).json()) as { csrf_token: string }
-      for (const { name, bytes } of list) {
+      for (const { name, bytes, expiresIn } of list) {
         const form = new FormData()
         form.append('file', new Blob([bytes]), name)
-        const answer = await fetch('api/files/upload', { method: 'POST', headers: { 'x-csrf-token': session.csrf_token }, body: form })
+        const headers: Record<string, string> = { 'x-csrf-token': session.csrf_token }
+        if (expiresIn) headers['fileshare-expires-in'] = String(expiresIn)
+        const answer = await fetch('api/files/upload', { method: 'POST', headers, body: form })
         if (answer.status !== 201) throw new Error(`upload of ${name}: ${answer.status}`)
       }
     }, files)
@@ -503,6 +508,70 @@ describe.skipIf(!chromiumAvailable)('finding and acting on many files in the das
     await phone.locator('#find').scrollIntoViewIfNeeded()
     await axeBothThemes(phone, 'phone-search')
   }, 120_000)
+
+  it('an icon of its kind before every name: by content type, else by extension; drawn in the page, hidden from screen readers', async () => {
+    const kinds: [string, string][] = [
+      ['photo.jpg', 'image'],
+      ['drawing.svg', 'image'],
+      ['clip.mp4', 'video'],
+      ['song.mp3', 'audio'],
+      ['Report.pdf', 'pdf'],
+      ['Budget.xlsx', 'spreadsheet'],
+      ['data.csv', 'spreadsheet'],
+      ['slides.pptx', 'presentation'],
+      ['letter.docx', 'document'],
+      ['book.epub', 'document'],
+      ['backup.tar.gz', 'archive'],
+      ['bundle.zip', 'archive'],
+      ['config.json', 'code'],
+      ['script.py', 'code'],
+      ['notes.md', 'text'],
+      ['data.bin', 'file'],
+      ['no extension', 'file'],
+    ]
+    // The last (the first row) expires: what is said under the name goes under the icon too.
+    const email = await holderWith(
+      kinds.map(([name], index) => ({ name, bytes: `bytes of ${name}`, expiresIn: index === kinds.length - 1 ? 86_400 : undefined })),
+    )
+    await open(desktop)
+    const icons = () =>
+      desktop.locator('#files-body tr.file').evaluateAll((rows) =>
+        rows.map((row) => {
+          const icon = row.querySelector('td.name svg.file-icon')!
+          return [(row as unknown as WithData).dataset.name, icon.getAttribute('data-kind'), icon.getAttribute('aria-hidden')]
+        }),
+      )
+    expect(await icons()).toEqual([...kinds].reverse().map(([name, kind]) => [name, kind, 'true']))
+    // The name's text is the name alone: the icon adds nothing a screen reader reads, and has no <title>.
+    expect(await desktop.locator('#files-body td.name .file-name').allTextContents()).toEqual([...kinds].reverse().map(([name]) => name))
+    expect(await desktop.locator('#files-body td.name').first().textContent()).toMatch(
+      /^no extensionExpires \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/,
+    )
+    expect(await desktop.locator('#files-body svg.file-icon title').count()).toBe(0)
+    // Beside the name, on its first line, as large as a letter or so.
+    const row = desktop.locator('#files-body tr.file', { hasText: 'Report.pdf' })
+    const [icon, text] = await Promise.all([row.locator('svg.file-icon').boundingBox(), row.locator('.file-name').boundingBox()])
+    expect(icon!.width).toBeGreaterThanOrEqual(18)
+    expect(icon!.width).toBeLessThanOrEqual(24)
+    expect(icon!.x + icon!.width).toBeLessThanOrEqual(text!.x)
+    expect(Math.abs(icon!.y + icon!.height / 2 - (text!.y + 12))).toBeLessThan(4)
+    const expiring = desktop.locator('#files-body tr.file').first()
+    const [expiringIcon, expiry] = await Promise.all([
+      expiring.locator('svg.file-icon').boundingBox(),
+      expiring.locator('.file-expiry').boundingBox(),
+    ])
+    expect(expiry!.y).toBeGreaterThan(expiringIcon!.y + expiringIcon!.height - 2)
+    expect(Math.abs(expiry!.x - expiringIcon!.x)).toBeLessThan(1)
+    // The checkbox and the icon widen nothing that needs sideways scrolling on a desktop.
+    expect(await desktop.locator('#files-list').evaluate((wrap) => wrap.scrollWidth - wrap.clientWidth)).toBe(0)
+    await axeBothThemes(desktop, 'desktop-icons')
+
+    await signIn(phone, email)
+    await open(phone)
+    expect(await phone.locator('#files-body svg.file-icon').evaluateAll((found) => found.length)).toBe(kinds.length)
+    await phone.locator('#files-body tr.file').first().scrollIntoViewIfNeeded()
+    await axeBothThemes(phone, 'phone-icons')
+  }, 60_000)
 
   it('no page logged an error or a CSP violation, or asked any other host', () => {
     for (const { errors, foreignRequests } of problems) {

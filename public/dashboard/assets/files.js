@@ -15,6 +15,7 @@ import {
   reportLoadError,
   say,
 } from './common.js'
+import { fileIcon } from './file-icons.js'
 import { filePanel, fillExpiryChoices } from './links.js'
 import { createUploads } from './uploads.js'
 
@@ -197,9 +198,13 @@ function fileRow(file) {
   row.classList.toggle('chosen', selected.has(file.file_id))
   const name = cell('', 'Name', 'name')
   name.setAttribute('title', file.content_type)
+  // The icon of the file's kind, then its name; what is said of the file goes under both.
   const text = document.createElement('div')
   text.className = 'name-text'
-  text.append(file.filename)
+  const filename = document.createElement('span')
+  filename.className = 'file-name'
+  filename.textContent = file.filename
+  text.append(fileIcon(file.content_type, file.filename), filename)
   // A file with an expiry says so under its name (no column: most files have none, and the row has enough).
   if (file.expires_at) {
     const expiry = document.createElement('span')
@@ -340,13 +345,18 @@ function renderPager(total) {
   )
 }
 
+/** The latest list asked for: an answer to an earlier one (typing goes on, Back pressed twice) arrives stale and is dropped. */
+let listAsked = 0
+
 async function loadFiles() {
   const { sort, order } = SORTS[view.sort]
   const query = new URLSearchParams({ page: String(page), limit: String(view.limit) })
   if (view.q) query.set('q', view.q)
   if (view.sort !== DEFAULT_VIEW.sort) query.append('sort', sort)
   if (view.sort !== DEFAULT_VIEW.sort) query.append('order', order)
+  const asked = ++listAsked
   const result = await api(`files?${query}`)
+  if (asked !== listAsked) return result
   pages = result.pagination.pages
   if (page > 1 && result.files.length === 0 && pages > 0) {
     page = pages
