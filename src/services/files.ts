@@ -78,6 +78,9 @@ export function pagesByFileId(listing: FileListing): boolean {
   return listing.sort === 'upload_date'
 }
 
+/** Up to this many matches, a search's pages are taken among its matches, found first (FileService.listed). */
+export const FEW_MATCHES = 10_000
+
 export interface FilePage {
   files: ListedFile[]
   total: number
@@ -213,7 +216,7 @@ export class FileService {
   async list(accountId: number, page: number, limit: number, listing: FileListing = NEWEST_FIRST): Promise<FilePage> {
     const now = this.now()
     // Files past their expiry are gone at once, before the collector removes them and their counts.
-    const total = await this.listedTotal(accountId, now, listing)
+    const { total, among } = await this.listed(accountId, now, listing)
     const offset = (page - 1) * limit
     if (offset >= total) return { files: [], total, nextBeforeId: null }
     const withNext = (files: ListedFile[]) => ({
@@ -225,10 +228,10 @@ export class FileService {
     // read from that end and reversed: the last page of a million files costs what the first does.
     const offsetFromOtherEnd = Math.max(0, total - offset - limit)
     if (offsetFromOtherEnd < offset) {
-      const files = await this.files.listPage(accountId, offsetFromOtherEnd, total - offset - offsetFromOtherEnd, now, true, listing, total)
+      const files = await this.files.listPage(accountId, offsetFromOtherEnd, total - offset - offsetFromOtherEnd, now, true, listing, among)
       return withNext(files.reverse())
     }
-    return withNext(await this.files.listPage(accountId, offset, limit, now, false, listing, total))
+    return withNext(await this.files.listPage(accountId, offset, limit, now, false, listing, among))
   }
 
   /**
@@ -239,21 +242,30 @@ export class FileService {
   async listBefore(accountId: number, beforeId: number, limit: number, listing: FileListing = NEWEST_FIRST): Promise<FilePage> {
     if (!pagesByFileId(listing)) throw new Error(`FileService.listBefore: sort ${listing.sort} is not paged by file id`)
     const now = this.now()
-    const page = (matches?: number) => this.files.listBeforeId(accountId, beforeId, limit + 1, now, listing.order, listing.search, matches)
-    // A search's count chooses how its page is read (FilesRepository.listPage); without one, both at once.
-    const [rows, total] =
+    const page = (among?: readonly number[]) =>
+      this.files.listBeforeId(accountId, beforeId, limit + 1, now, listing.order, listing.search, among)
+    // A search's matches are looked for first (listed); without one, the page and the total at once.
+    const [rows, { total }] =
       listing.search === undefined
-        ? await Promise.all([page(), this.listedTotal(accountId, now, listing)])
-        : await this.listedTotal(accountId, now, listing).then(async (matches) => [await page(matches), matches] as const)
+        ? await Promise.all([page(), this.listed(accountId, now, listing)])
+        : await this.listed(accountId, now, listing).then(async (found) => [await page(found.among), found] as const)
     const files = rows.slice(0, limit)
     return { files, total, nextBeforeId: rows.length > limit ? files[files.length - 1]!.id : null }
   }
 
-  /** The number of files the listing shows: the account's live files, those matching its search if any. */
-  private async listedTotal(accountId: number, now: number, listing: FileListing): Promise<number> {
+  /**
+   * How many files the listing shows: the account's live files, or those its search matches. A
+   * search's matches are looked for first, up to FEW_MATCHES of them: when that finds them all,
+   * their ids (`among`) are where its pages are taken from (FilesRepository.listPage), and their
+   * number is the total; else they are counted, and pages walk the sort's index.
+   */
+  private async listed(accountId: number, now: number, listing: FileListing): Promise<{ total: number; among?: readonly number[] }> {
     const total = await this.liveTotal(accountId, now)
-    if (listing.search === undefined || total === 0) return total
-    return this.files.countMatching(accountId, now, listing.search)
+    if (listing.search === undefined) return { total }
+    if (total === 0) return { total, among: [] }
+    const among = await this.files.matchingIds(accountId, now, listing.search, FEW_MATCHES + 1)
+    if (among.length <= FEW_MATCHES) return { total: among.length, among }
+    return { total: await this.files.countMatching(accountId, now, listing.search) }
   }
 
   /** The account's files, less those past their expiry that the collector has not removed yet. */

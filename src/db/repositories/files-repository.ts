@@ -119,9 +119,6 @@ function listingSql(onPostgres: boolean) {
   return { sortKeys, contains }
 }
 
-/** Up to this many matches, a search's page is taken from its matches found first (listedForPage). */
-const FEW_MATCHES = 10_000
-
 const reversed = (direction: Direction): Direction => (direction === 'asc' ? 'desc' : 'asc')
 
 export class FilesRepository {
@@ -161,17 +158,15 @@ export class FilesRepository {
   }
 
   /**
-   * The files a page is taken from. A search that matches few files (`matches`, counted first)
-   * finds them first, in one read of the name index (which holds all the search needs), then
-   * sorts them: walking the sort's index instead would read the table row of every file passed
-   * on the way, a million at a million files (7 times slower, bench/file-list-cost.ts). A search
-   * that matches many fills a page after a few rows of the sort's index.
+   * The files a page is taken from: the account's live files, those containing `search`, or, when
+   * the caller found the matches first (`among`, FileService.list), those files by id: looking a
+   * few ids up and sorting them beats walking the sort's index, which reads the table row of every
+   * file passed on the way (each planner guesses how many files a substring matches, and both
+   * guessed wrong: seconds at a million files, bench/file-list-cost.ts).
    */
-  private listedForPage(accountId: number, now: number, search: string | undefined, matches: number | undefined) {
-    if (search === undefined || matches === undefined || matches > FEW_MATCHES) return this.listed(accountId, now, search)
-    // By id alone: with the account named here as well, SQLite walks the sort's index and looks each
-    // id up among the matches, which is a read of the whole index again.
-    return this.db.selectFrom('files').where('id', 'in', this.listed(accountId, now, search).select('id'))
+  private listedForPage(accountId: number, now: number, search: string | undefined, among: readonly number[] | undefined) {
+    if (among === undefined) return this.listed(accountId, now, search)
+    return this.db.selectFrom('files').where('id', 'in', among)
   }
 
   private pageQuery(
@@ -182,11 +177,24 @@ export class FilesRepository {
     sort: FileSort,
     direction: Direction,
     search?: string,
-    matches?: number,
+    among?: readonly number[],
   ) {
-    return this.listedForPage(accountId, now, search, matches)
+    const key = this.listingSql.sortKeys[sort]
+    if (sort !== 'upload_date' && search === undefined) {
+      // The page's ids first, from migration 015's index alone (it holds the key, the id and the
+      // expiry), then their rows: PostgreSQL otherwise reads the table row of every file an OFFSET
+      // skips, in the key's order, not the table's (4.5 s for the middle page of a million files).
+      const pageIds = this.listed(accountId, now, undefined)
+        .select('files.id')
+        .orderBy(key, direction)
+        .orderBy('id', direction)
+        .limit(limit)
+        .offset(offset)
+      return this.db.selectFrom('files').select(LISTED_COLUMNS).where('id', 'in', pageIds).orderBy(key, direction).orderBy('id', direction)
+    }
+    return this.listedForPage(accountId, now, search, among)
       .select(LISTED_COLUMNS)
-      .orderBy(this.listingSql.sortKeys[sort], direction)
+      .orderBy(key, direction)
       .orderBy('id', direction)
       .limit(limit)
       .offset(offset)
@@ -199,9 +207,9 @@ export class FilesRepository {
     now: number,
     direction: Direction,
     search?: string,
-    matches?: number,
+    among?: readonly number[],
   ) {
-    return this.listedForPage(accountId, now, search, matches)
+    return this.listedForPage(accountId, now, search, among)
       .select(LISTED_COLUMNS)
       .where('id', direction === 'desc' ? '<' : '>', id)
       .orderBy('id', direction)
@@ -244,8 +252,8 @@ export class FilesRepository {
    * A page of the listing: its sort, ties by id in the same direction, leaving out files expired at
    * `now`. Without a search each sort walks its index (files_account_order, migration 015's);
    * `fromTheOtherEnd` walks it from its other end, for pages nearer that end. A search reads every
-   * file of the account (no B-tree serves a substring); `matches`, its count, chooses how
-   * (listedForPage).
+   * file of the account (no B-tree serves a substring); `among`: the page is taken among these
+   * ids, the search's matches found first (listedForPage).
    */
   async listPage(
     accountId: number,
@@ -254,12 +262,13 @@ export class FilesRepository {
     now: number,
     fromTheOtherEnd = false,
     listing: FileListing = NEWEST_FIRST,
-    matches?: number,
+    among?: readonly number[],
   ): Promise<ListedFile[]> {
     const { sort, search } = listing
     const direction = fromTheOtherEnd ? reversed(listing.order) : listing.order
+    if (among?.length === 0) return []
     if (search !== undefined) {
-      return (await this.pageQuery(accountId, offset, limit, now, sort, direction, search, matches).execute()).map(toListedFile)
+      return (await this.pageQuery(accountId, offset, limit, now, sort, direction, search, among).execute()).map(toListedFile)
     }
     const name = `${sort} ${direction}`
     let query = this.pageQueries.get(name)
@@ -277,8 +286,8 @@ export class FilesRepository {
 
   /**
    * Up to `limit` live files of the account past `beforeId` in id order: below it, highest first
-   * (`desc`), or above it, lowest first (`asc`), those containing `search` if given, of which
-   * there are `matches` (files_account_id_order; listedForPage).
+   * (`desc`), or above it, lowest first (`asc`), those containing `search` if given, or among
+   * its matches found first (files_account_id_order; listedForPage).
    */
   async listBeforeId(
     accountId: number,
@@ -287,11 +296,18 @@ export class FilesRepository {
     now: number,
     direction: Direction = 'desc',
     search?: string,
-    matches?: number,
+    among?: readonly number[],
   ): Promise<ListedFile[]> {
+    if (among?.length === 0) return []
     if (search !== undefined)
-      return (await this.beforeIdQuery(accountId, beforeId, limit, now, direction, search, matches).execute()).map(toListedFile)
+      return (await this.beforeIdQuery(accountId, beforeId, limit, now, direction, search, among).execute()).map(toListedFile)
     return (await this.beforeIdQueries[direction](accountId, beforeId, limit, now)).map(toListedFile)
+  }
+
+  /** The ids of up to `limit` live files of the account that contain `search` (a read of all its files, at most). */
+  async matchingIds(accountId: number, now: number, search: string, limit: number): Promise<number[]> {
+    const rows = await this.listed(accountId, now, search).select('id').limit(limit).execute()
+    return rows.map((row) => Number(row.id))
   }
 
   /** How many live files of the account contain `search` (a read of all its files). */
