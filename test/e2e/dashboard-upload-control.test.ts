@@ -279,6 +279,32 @@ describe.skipIf(!chromiumAvailable)('pausing, resuming and cancelling uploads in
     await page.context().close()
   }, 120_000)
 
+  it('after a reload, Cancel on the listed upload terminates it on the server and forgets it', async () => {
+    const page = await signedIn('desktop')
+    const cdp = await page.context().newCDPSession(page)
+    const file = path.join(scratch, 'cancelled after reload.bin')
+    await randomFile(file, 24 * MiB)
+    const url = await startSlowly(page, cdp, file, 2 * MiB)
+    await reload(page)
+    await throttle(cdp, -1)
+    await eventually(() => stateOf(page, 'cancelled after reload.bin')).toMatch(/^Paused at \d+% — choose the file again to resume\.$/)
+    const cancel = page.getByRole('button', { name: 'Cancel upload of cancelled after reload.bin' })
+    // The button is described by the row's status: a screen reader hears what it would cancel.
+    expect(await cancel.getAttribute('aria-describedby')).toBe(
+      await row(page, 'cancelled after reload.bin').locator('.upload-state').getAttribute('id'),
+    )
+    await cancel.click()
+    await eventually(() => row(page, 'cancelled after reload.bin').count()).toBe(0)
+    expect(await page.locator('#uploads-said').textContent()).toBe(
+      'Cancelled the upload of cancelled after reload.bin; the server dropped what it had received.',
+    )
+    expect(await headFromPage(page, url)).toEqual([404, null])
+    expect(await tusKeys(page)).toEqual([])
+    await reload(page)
+    expect(await page.locator('#uploads li').count()).toBe(0)
+    await page.context().close()
+  }, 60_000)
+
   it('on a phone: paused by touch; after a reload an upload the server no longer has is shown expired, and forgotten', async () => {
     const page = await signedIn('phone')
     const cdp = await page.context().newCDPSession(page)

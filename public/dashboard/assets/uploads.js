@@ -114,6 +114,9 @@ async function uploadedFile(answer) {
   return file
 }
 
+/** How many rows this page made: each row's status gets an id of its own, which its buttons point to. */
+let rowsMade = 0
+
 /** One row of the list of uploads: the file's name, a progress bar, what the upload is at, and its buttons. */
 function uploadRow(name) {
   const item = document.createElement('li')
@@ -128,6 +131,8 @@ function uploadRow(name) {
   const state = document.createElement('span')
   state.className = 'upload-state'
   state.setAttribute('role', 'status')
+  rowsMade += 1
+  state.id = `upload-state-${rowsMade}`
   const controls = document.createElement('span')
   controls.className = 'upload-controls'
   item.append(label, progress, state, controls)
@@ -138,6 +143,8 @@ function uploadRow(name) {
 function control(row, text, onClick, className = 'secondary small') {
   const element = button(text, onClick, className)
   relabel(element, text, row.name)
+  // The row's status tells what the button would act on ("Paused at 37% — choose the file again to resume.").
+  element.setAttribute('aria-describedby', row.state.id)
   return element
 }
 function relabel(element, text, name) {
@@ -334,10 +341,12 @@ export function createUploads({ status, panel, list, expires, limits, failureTex
         if (paused) {
           upload.abort()
           relabel(pause, 'Resume', file.name)
+          row.progress.setAttribute('aria-label', `Upload of ${file.name}, paused`)
           say(row.state, `Paused at ${percent(row.progress.value, row.progress.max)}%.`)
           release()
         } else {
           relabel(pause, 'Pause', file.name)
+          row.progress.setAttribute('aria-label', `Uploading ${file.name}`)
           say(row.state, `Resuming the upload of ${formatBytes(file.size)}…`)
           // start() asks the server for its offset (HEAD) and goes on from there.
           upload.start()
@@ -373,9 +382,10 @@ export function createUploads({ status, panel, list, expires, limits, failureTex
           const [latest] = found.sort((a, b) => Date.parse(b.creationTime) - Date.parse(a.creationTime))
           if (latest) {
             upload.resumeFromPreviousUpload(latest)
-            say(row.state, `Resuming the upload of ${formatBytes(file.size)}…`)
+            if (!paused) say(row.state, `Resuming the upload of ${formatBytes(file.size)}…`)
           }
-          upload.start()
+          // Paused or cancelled while the stored uploads were being read: Resume starts it later, or nothing does.
+          if (!paused && !isBusy(cancel)) upload.start()
         })
         .catch((error) => done(() => Promise.reject(error)))
     })
