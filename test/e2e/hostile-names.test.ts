@@ -60,12 +60,16 @@ describe.skipIf(!chromiumAvailable)('hostile file names in the dashboard', () =>
 
   it('shows each name as plain text: no element, script or handler comes from it', async () => {
     expect(await page.locator('#files-body td.name').allTextContents()).toEqual([...HOSTILE_NAMES].reverse())
-    // Each name cell holds one text node and nothing else.
-    const cellChildren = await page
-      .locator('#files-body td.name')
-      .evaluateAll((cells: { childElementCount: number }[]) => cells.map((cell) => cell.childElementCount))
-    expect(cellChildren).toEqual(HOSTILE_NAMES.map(() => 0))
-    expect(await page.locator('#files-body img, #files-body svg, #files-body script, #injected').count()).toBe(0)
+    // Each name is one text node in a span of its own, and nothing else. (The name's cell also holds the
+    // row's checkbox and the page's own file-type icon, svg.file-icon, since issue 37.)
+    const nameNodes = await page
+      .locator('#files-body td.name .file-name')
+      .evaluateAll((names: { childElementCount: number; childNodes: { length: number } }[]) =>
+        names.map((name) => [name.childElementCount, name.childNodes.length]),
+      )
+    expect(nameNodes).toEqual(HOSTILE_NAMES.map(() => [0, 1]))
+    expect(await page.locator('#files-body svg.file-icon').count()).toBe(HOSTILE_NAMES.length)
+    expect(await page.locator('#files-body img, #files-body svg:not(.file-icon), #files-body script, #injected').count()).toBe(0)
     expect(await page.title()).toBe('Files · Fileshare')
     await screenshot(page, '10-hostile-names')
   })
