@@ -919,24 +919,18 @@ export function targetChecks(results: BenchResults): TargetCheck[] {
       const measured = call === 'list' ? `${Math.round(run.cpuMicrosPerRequest)} µs` : ratio(peerRatio(load.peer[call]).rate)
       checks.push({ target: `${CALL_LABELS[call].replace(/ \(.*\)$/, '')}: ${target}`, measured, result })
     }
-    for (const call of ['detail', 'list', 'stats'] as const) {
-      const growth = load.large[call].cpuMicrosPerRequest / load.small[call].cpuMicrosPerRequest
-      checks.push({
-        target: `${CALL_LABELS[call].replace(/ \(.*\)$/, '')}: CPU per request at ${results.plan.largeAccountFiles.toLocaleString('en-US')} files ÷ at ${results.plan.smallAccountFiles.toLocaleString('en-US')} ≤ ${ratio(TARGETS.growthRatio)}`,
+    const growthCheck = (label: string, small: MeasuredLoad, large: MeasuredLoad): TargetCheck => {
+      const growth = large.cpuMicrosPerRequest / small.cpuMicrosPerRequest
+      return {
+        target: `${label.replace(/ \(.*\)$/, '')}: CPU per request at ${results.plan.largeAccountFiles.toLocaleString('en-US')} files ÷ at ${results.plan.smallAccountFiles.toLocaleString('en-US')} ≤ ${ratio(TARGETS.growthRatio)}`,
         measured: ratio(growth),
         result: atMost(growth, TARGETS.growthRatio),
-      })
+      }
     }
-  }
-  const find = load?.find
-  if (find) {
-    for (const call of FIND_CALLS.filter(findTargeted)) {
-      const growth = find.large[call].cpuMicrosPerRequest / find.small[call].cpuMicrosPerRequest
-      checks.push({
-        target: `${FIND_LABELS[call].replace(/ \(.*\)$/, '')}: CPU per request at ${results.plan.largeAccountFiles.toLocaleString('en-US')} files ÷ at ${results.plan.smallAccountFiles.toLocaleString('en-US')} ≤ ${ratio(TARGETS.growthRatio)}`,
-        measured: ratio(growth),
-        result: atMost(growth, TARGETS.growthRatio),
-      })
+    for (const call of ['detail', 'list', 'stats'] as const) checks.push(growthCheck(CALL_LABELS[call], load.small[call], load.large[call]))
+    const { find } = load
+    if (find) {
+      for (const call of FIND_CALLS.filter(findTargeted)) checks.push(growthCheck(FIND_LABELS[call], find.small[call], find.large[call]))
     }
   }
   if (metrics && !('skipped' in metrics)) {
