@@ -55,7 +55,7 @@ export const apiV1Routes: FastifyPluginAsyncTypebox = async (app) => {
     await api.register(keyRoutes)
     await api.register(auditEventsRoutes)
     await api.register(filesRoutes)
-    await api.register(archiveRoutes)
+    await api.register(archiveRoutes, { countsRequests: true })
     await api.register(bulkDeleteRoutes)
     await api.register(linksRoutes)
     await api.register(statsRoutes)

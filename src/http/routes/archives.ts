@@ -45,7 +45,12 @@ function archiveFilename(now: Date): string {
 export const ARCHIVE_ALSO_NEEDS: Scope = 'links:write'
 
 /** POST /files/archive: several files as one ZIP (services/archives.ts). */
-export const archiveRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export interface ArchiveRoutesOptions {
+  /** true under /api/v1; false under /dashboard/api, whose calls count against none of the API's limits. */
+  countsRequests: boolean
+}
+
+export const archiveRoutes: FastifyPluginAsyncTypebox<ArchiveRoutesOptions> = async (app, { countsRequests }) => {
   /**
    * Right after authentication, in the place of its request count (`rateLimit: 'deferred'`): a key
    * without the second scope is refused as one without the first is, 403 insufficient_scope naming
@@ -55,7 +60,7 @@ export const archiveRoutes: FastifyPluginAsyncTypebox = async (app) => {
     for (const scope of request.routeOptions.config.alsoScopes ?? []) {
       if (!request.principal.allows(scope)) throw new InsufficientScopeError([scope])
     }
-    await countRequest(app, request, reply)
+    if (countsRequests) await countRequest(app, request, reply)
   }
 
   app.post(

@@ -280,6 +280,6 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     selection.addHook('onRequest', checkOrigin(selection))
     selection.addHook('onRequest', requireSession(selection))
     await selection.register(bulkDeleteRoutes)
-    await selection.register(archiveRoutes)
+    await selection.register(archiveRoutes, { countsRequests: false })
   })
 }
