@@ -3,7 +3,7 @@ import path from 'node:path'
 import { sql, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openPostgres, openSqlite, type DatabaseHandle, type DialectName } from '../../src/db/dialect.js'
-import { migrateToLatest } from '../../src/db/migrate.js'
+import { migrateTo, migrateToLatest } from '../../src/db/migrate.js'
 import { AccountsRepository } from '../../src/db/repositories/accounts-repository.js'
 import { FILE_SORTS, FilesRepository, SORT_ORDERS, type FileListing } from '../../src/db/repositories/files-repository.js'
 import type { Database } from '../../src/db/schema.js'
@@ -114,6 +114,30 @@ for (const dialect of DIALECTS) {
           const sorts = plan.match(dialect.name === 'sqlite' ? /TEMP B-TREE/g : /Sort Key/g)?.length ?? 0
           expect(sorts, `${sort} ${order}: ${plan}`).toBe(sort === 'upload_date' ? 0 : 1)
         }
+      }
+    })
+
+    it('migration 015 indexes the files stored before it: they are listed in every sort after it', async () => {
+      const before = await dialect.open()
+      try {
+        await migrateTo(before.handle, '014-account-protection')
+        const repository = new FilesRepository(before.handle.db)
+        const owner = (await new AccountsRepository(before.handle.db).create('before-015@example.test', 'pro', T0)).id
+        for (const [i, filename] of ['b.txt', 'A.txt', 'c.txt'].entries()) {
+          const file = { account_id: owner, token: `before-${i}`, filename, size: 3 - i, content_type: 'text/plain', sha256: 'x' }
+          await repository.insert({ ...file, storage_key: `before-${i}`, created_at: T0 + i, expires_at: null })
+        }
+        expect(await migrateToLatest(before.handle)).toEqual(['015-file-list-orders'])
+        const names = async (listing: FileListing) =>
+          (await repository.listPage(owner, 0, 10, T0, false, listing)).map((file) => file.filename)
+        expect(await names({ sort: 'filename', order: 'asc' })).toEqual(['A.txt', 'b.txt', 'c.txt'])
+        expect(await names({ sort: 'size', order: 'asc' })).toEqual(['c.txt', 'A.txt', 'b.txt'])
+        expect(await names({ sort: 'download_count', order: 'desc', search: 'T' })).toEqual(['c.txt', 'A.txt', 'b.txt'])
+        const plan = await planOf(before.handle.db, dialect.name, repository['pageQuery'](owner, 0, 10, T0, 'filename', 'asc').compile())
+        expect(plan).toContain('files_account_filename')
+      } finally {
+        await before.handle.db.destroy()
+        await before.drop()
       }
     })
 
