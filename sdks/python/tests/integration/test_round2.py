@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import time
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +160,19 @@ def test_the_records_have_the_fields_of_the_openapi_schemas(openapi: dict[str, A
     required = set(openapi["components"]["schemas"][schema].get("required", []))
     without_default = {f.name for f in dataclasses.fields(record) if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
     assert without_default <= required
+
+
+def test_list_files_takes_the_sorts_and_orders_of_the_literal_types(openapi: dict[str, Any]) -> None:
+    parameters = {p["name"]: p.get("schema", {}) for p in openapi["paths"]["/api/v1/files"]["get"].get("parameters", []) if p["in"] == "query"}
+    assert sorted(parameters) == ["before_id", "limit", "order", "page", "q", "sort"]
+
+    def values(schema: dict[str, Any]) -> list[str]:  # an enum, or a union of constants
+        if "enum" in schema:
+            return list(schema["enum"])
+        return [option.get("const", (option.get("enum") or [None])[0]) for option in schema.get("anyOf", schema.get("oneOf", []))]
+
+    assert tuple(values(parameters["sort"])) == typing.get_args(fileshare.FileSort)
+    assert tuple(values(parameters["order"])) == typing.get_args(fileshare.SortOrder)
 
 
 def _answer_schema(openapi: dict[str, Any], path: str) -> dict[str, Any]:

@@ -143,6 +143,38 @@ class RoundTwoIT {
         return null;
     }
 
+    /** Issue 37: {@code GET /files} takes the parameters {@link FileListParams} sends, sort and order with the enums' values. */
+    @Test
+    void listFilesTakesTheSortsAndOrdersOfTheEnums() throws Exception {
+        JsonNode document = openapi();
+        Set<String> names = new TreeSet<>();
+        JsonNode sort = null;
+        JsonNode order = null;
+        for (JsonNode parameter : document.path("paths").path(pathKey(document, "/files")).path("get").path("parameters")) {
+            if (!parameter.path("in").asText().equals("query")) continue;
+            String name = parameter.path("name").asText();
+            names.add(name);
+            if (name.equals("sort")) sort = parameter.path("schema");
+            if (name.equals("order")) order = parameter.path("schema");
+        }
+        assertEquals(Set.of("before_id", "limit", "order", "page", "q", "sort"), names);
+        assertEquals(Arrays.stream(FileSort.values()).map(FileSort::value).toList(), values(sort));
+        assertEquals(Arrays.stream(SortOrder.values()).map(SortOrder::value).toList(), values(order));
+    }
+
+    /** The values of a parameter's schema: its enum, or the constants of its union. */
+    private static List<String> values(JsonNode schema) {
+        List<String> values = new java.util.ArrayList<>();
+        if (schema.has("enum")) {
+            schema.path("enum").forEach(v -> values.add(v.asText()));
+        } else {
+            for (JsonNode option : schema.has("anyOf") ? schema.path("anyOf") : schema.path("oneOf")) {
+                values.add(option.has("const") ? option.path("const").asText() : option.path("enum").path(0).asText());
+            }
+        }
+        return values;
+    }
+
     private static boolean hasWebhooks(JsonNode document) {
         return pathKey(document, "/webhooks") != null;
     }
