@@ -352,8 +352,10 @@ async function loadFiles() {
   const { sort, order } = SORTS[view.sort]
   const query = new URLSearchParams({ page: String(page), limit: String(view.limit) })
   if (view.q) query.set('q', view.q)
-  if (view.sort !== DEFAULT_VIEW.sort) query.append('sort', sort)
-  if (view.sort !== DEFAULT_VIEW.sort) query.append('order', order)
+  if (view.sort !== DEFAULT_VIEW.sort) {
+    query.set('sort', sort)
+    query.set('order', order)
+  }
   const asked = ++listAsked
   const result = await api(`files?${query}`)
   if (asked !== listAsked) return result
