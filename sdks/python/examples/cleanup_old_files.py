@@ -1,9 +1,10 @@
-"""Delete every file older than N days (30 by default), deleting while iterating.
+"""Delete every file older than N days (30 by default), oldest first, deleting while iterating.
 
     FILESHARE_BASE_URL=... FILESHARE_API_KEY=... python3 examples/cleanup_old_files.py [--days N] [--dry-run]
 
-``files.iterate()`` asks each page by the ``next_before_id`` of the one before (files older than
-the last one seen), so deleting the files it yields shifts nothing: no file is skipped.
+``files.iterate(order="asc")`` goes oldest first and asks each page by the ``next_before_id`` of
+the one before (files newer than the last one seen), so deleting the files it yields shifts
+nothing: no file is skipped. The first file young enough ends the walk: the rest are newer.
 """
 
 from __future__ import annotations
@@ -22,15 +23,15 @@ def main() -> None:
     cutoff = datetime.now(timezone.utc) - timedelta(days=options.days)
 
     with fileshare.Client() as client:  # FILESHARE_BASE_URL and FILESHARE_API_KEY
-        kept = deleted = freed = 0
-        for file in client.files.iterate(limit=100):  # newest first
+        deleted = freed = 0
+        for file in client.files.iterate(order="asc", limit=100):
             if file.uploaded_at >= cutoff:
-                kept += 1
-                continue
+                break  # oldest first: every file after it is newer
             if not options.dry_run:
                 client.files.delete(file.file_id)
             deleted += 1
             freed += file.size
+        kept = client.files.list(limit=1).pagination.total - (deleted if options.dry_run else 0)
         verb = "would delete" if options.dry_run else "deleted"
         print(f"{verb} {deleted} files older than {options.days} days ({freed} bytes); kept {kept}")
         usage = client.stats()

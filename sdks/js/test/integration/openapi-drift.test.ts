@@ -134,7 +134,8 @@ describe('the SDK and the OpenAPI document agree', () => {
     }
     const files = pathKey(document as unknown as Document, '/files')
     const parameters = (document.paths[files!]!.get!.parameters ?? []).filter((p) => p.in === 'query')
-    expect(parameters.map((p) => p.name).sort()).toEqual(['before_id', 'limit', 'order', 'page', 'q', 'sort'])
+    // Every parameter the SDK sends is there (the server may take more: the SDK does not send those).
+    expect(parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['before_id', 'limit', 'order', 'page', 'q', 'sort']))
     // The enum of a parameter, whether the document gives it as `enum` or as a union of constants.
     const values = (name: string) => {
       const schema = parameters.find((p) => p.name === name)!.schema!

@@ -157,7 +157,8 @@ class RoundTwoIT {
             if (name.equals("sort")) sort = parameter.path("schema");
             if (name.equals("order")) order = parameter.path("schema");
         }
-        assertEquals(Set.of("before_id", "limit", "order", "page", "q", "sort"), names);
+        // Every parameter FileListParams sends is there (the server may take more: the SDK does not send those).
+        assertTrue(names.containsAll(Set.of("before_id", "limit", "order", "page", "q", "sort")), names.toString());
         assertEquals(Arrays.stream(FileSort.values()).map(FileSort::value).toList(), values(sort));
         assertEquals(Arrays.stream(SortOrder.values()).map(SortOrder::value).toList(), values(order));
     }
