@@ -332,6 +332,34 @@ describe.skipIf(!chromiumAvailable)('pausing, resuming and cancelling uploads in
     await page.context().close()
   }, 90_000)
 
+  it('an unfinished upload of another account on the same browser is not listed, nor forgotten', async () => {
+    const page = await signedIn('desktop')
+    // Two entries as tus-js-client and the page store them: this account's (an upload the server no
+    // longer has) and another holder's of this browser.
+    const entry = (name: string, account: number, id: string) => ({
+      key: `tus::tus-br-${name}--${30 * MiB}-1700000000000-${dashboard('api/uploads')}::${id}`,
+      value: JSON.stringify({
+        size: 30 * MiB,
+        metadata: { filename: name },
+        creationTime: new Date().toString(),
+        uploadUrl: dashboard(`api/uploads/${id}`),
+        file: { name, type: '', size: 30 * MiB, lastModified: 1700000000000 },
+        lifetime: '',
+        account,
+      }),
+    })
+    const own = entry('own but gone.bin', accountId, 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')
+    const others = entry('secret of another holder.bin', accountId + 1000, 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB')
+    await page.evaluate(`(${JSON.stringify([own, others])}).forEach(({ key, value }) => localStorage.setItem(key, value))`)
+    await reload(page)
+    await eventually(() => stateOf(page, 'own but gone.bin')).toMatch(/^Expired/)
+    expect(await page.locator('#uploads li').allTextContents()).not.toContainEqual(expect.stringContaining('secret of another holder'))
+    expect(await page.locator('#uploads li').count()).toBe(1)
+    await page.getByRole('button', { name: 'Forget upload of own but gone.bin' }).click()
+    await eventually(() => tusKeys(page)).toEqual([others.key])
+    await page.context().close()
+  }, 60_000)
+
   it('an upload finished elsewhere is dropped from the list after a reload', async () => {
     const page = await signedIn('desktop')
     const cdp = await page.context().newCDPSession(page)

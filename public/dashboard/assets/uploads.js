@@ -15,17 +15,18 @@ const fileKey = (file) => [file.name, file.type, file.size, file.lastModified].j
 /**
  * tus-js-client's own store of unfinished uploads (localStorage, `tus::<fingerprint>::<id>`, what
  * resumes an upload when its file is chosen again), with what the page needs to list them after a
- * reload added to each entry: the file's name, type, size and date, and the expiry chosen.
- * One store, not a second one that could disagree with it.
+ * reload added to each entry: the file's name, type, size and date, the expiry chosen, and the
+ * account (`account`, a promise of its id), so that another holder signed in on the same browser
+ * is not shown them. One store, not a second one that could disagree with it.
  */
-function storeWith(file, lifetime) {
+function storeWith(file, lifetime, account) {
   const store = window.tus.defaultOptions.urlStorage
   const about = { name: file.name, type: file.type, size: file.size, lastModified: file.lastModified }
   return {
     findAllUploads: () => store.findAllUploads(),
     findUploadsByFingerprint: (fingerprint) => store.findUploadsByFingerprint(fingerprint),
     removeUpload: (key) => store.removeUpload(key),
-    addUpload: (fingerprint, upload) => store.addUpload(fingerprint, { ...upload, file: about, lifetime }),
+    addUpload: async (fingerprint, upload) => store.addUpload(fingerprint, { ...upload, file: about, lifetime, account: await account }),
   }
 }
 
@@ -190,6 +191,11 @@ export function createUploads({ status, panel, list, expires, limits, failureTex
   /** Where the outcome of a removed row is said (the row, and its own status, are gone). */
   const said = document.getElementById('uploads-said')
   const fileInput = document.getElementById('file-input')
+  /** The signed-in account's id (null if the session could not be read: its uploads are then listed for nobody). */
+  const account = api('session').then(
+    (session) => session.account.account_id,
+    () => null,
+  )
 
   /** A finished row's public link, with a button that copies it. */
   function showLink(item, file) {
@@ -305,7 +311,7 @@ export function createUploads({ status, panel, list, expires, limits, failureTex
         metadata: file.type ? { filename: file.name, filetype: file.type } : { filename: file.name },
         // The expiry counts at the upload's creation (the server reads the header there only).
         headers: { [csrfName]: csrfValue, accept: 'application/json', ...(lifetime ? { 'fileshare-expires-in': lifetime } : {}) },
-        urlStorage: storeWith(file, lifetime),
+        urlStorage: storeWith(file, lifetime, account),
         storeFingerprintForResuming: true,
         removeFingerprintOnSuccess: true,
         // tus-js-client's own rule (a lost connection, a 5xx, 409 or 423, never another 4xx), said on the page.
@@ -519,8 +525,12 @@ export function createUploads({ status, panel, list, expires, limits, failureTex
   /** Lists the unfinished tus uploads this browser keeps, from an earlier visit of the page. */
   async function restoreUploads() {
     if (!window.tus?.isSupported) return
+    const signedIn = await account
+    if (signedIn === null) return
     for (const entry of await storedUploads()) {
       const wanted = storedFile(entry)
+      // Another holder's (this browser is shared): not listed, and kept for when they are back.
+      if (entry.account !== undefined && entry.account !== signedIn) continue
       if (entry.file && sending.has(fileKey(entry.file))) continue
       const row = uploadRow(wanted.name)
       row.item.classList.add('restored')
