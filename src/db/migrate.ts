@@ -17,6 +17,7 @@ import * as scanning from './migrations/012-scanning.js'
 import * as partialIndexes from './migrations/013-partial-indexes.js'
 import * as accountProtection from './migrations/014-account-protection.js'
 import * as fileListOrders from './migrations/015-file-list-orders.js'
+import * as fileListFilters from './migrations/016-file-list-filters.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '013-partial-indexes': partialIndexes,
   '014-account-protection': accountProtection,
   '015-file-list-orders': fileListOrders,
+  '016-file-list-filters': fileListFilters,
 }
 
 /** Every migration's name, in the order they run. */

@@ -9,7 +9,7 @@ import {
 } from '../errors.js'
 import { expiryFromInput, type ExpiryInput } from './expiry.js'
 import type { AccountsRepository } from '../db/repositories/accounts-repository.js'
-import { NEWEST_FIRST, type FileListing, type FilesRepository } from '../db/repositories/files-repository.js'
+import { isFiltered, NEWEST_FIRST, type FileListing, type FilesRepository } from '../db/repositories/files-repository.js'
 import type { FileRow, ListedFile, NewFileRow } from '../db/schema.js'
 import type { BlobStore, StoredBlob } from '../storage/blob-store.js'
 import { utcDay } from '../lib/utc-day.js'
@@ -61,11 +61,15 @@ export function fileEvent(file: FileRow, extra: Record<string, unknown> = {}): E
 }
 
 export {
+  asciiLowerCase,
   FILE_SORTS,
+  FILE_STATES,
+  isFiltered,
   NEWEST_FIRST,
   SORT_ORDERS,
   type FileListing,
   type FileSort,
+  type FileState,
   type SortOrder,
 } from '../db/repositories/files-repository.js'
 
@@ -242,30 +246,28 @@ export class FileService {
   async listBefore(accountId: number, beforeId: number, limit: number, listing: FileListing = NEWEST_FIRST): Promise<FilePage> {
     if (!pagesByFileId(listing)) throw new Error(`FileService.listBefore: sort ${listing.sort} is not paged by file id`)
     const now = this.now()
-    const page = (among?: readonly number[]) =>
-      this.files.listBeforeId(accountId, beforeId, limit + 1, now, listing.order, listing.search, among)
-    // A search's matches are looked for first (listed); without one, the page and the total at once.
-    const [rows, { total }] =
-      listing.search === undefined
-        ? await Promise.all([page(), this.listed(accountId, now, listing)])
-        : await this.listed(accountId, now, listing).then(async (found) => [await page(found.among), found] as const)
+    const page = (among?: readonly number[]) => this.files.listBeforeId(accountId, beforeId, limit + 1, now, listing.order, listing, among)
+    // A search's or filter's matches are looked for first (listed); without one, the page and the total at once.
+    const [rows, { total }] = !isFiltered(listing)
+      ? await Promise.all([page(), this.listed(accountId, now, listing)])
+      : await this.listed(accountId, now, listing).then(async (found) => [await page(found.among), found] as const)
     const files = rows.slice(0, limit)
     return { files, total, nextBeforeId: rows.length > limit ? files[files.length - 1]!.id : null }
   }
 
   /**
-   * How many files the listing shows: the account's live files, or those its search matches. A
-   * search's matches are looked for first, up to FEW_MATCHES of them: when that finds them all,
+   * How many files the listing shows: the account's live files, or those its search and filters
+   * match. Those matches are looked for first, up to FEW_MATCHES of them: when that finds them all,
    * their ids (`among`) are where its pages are taken from (FilesRepository.listPage), and their
    * number is the total; else they are counted, and pages walk the sort's index.
    */
   private async listed(accountId: number, now: number, listing: FileListing): Promise<{ total: number; among?: readonly number[] }> {
     const total = await this.liveTotal(accountId, now)
-    if (listing.search === undefined) return { total }
+    if (!isFiltered(listing)) return { total }
     if (total === 0) return { total, among: [] }
-    const among = await this.files.matchingIds(accountId, now, listing.search, FEW_MATCHES + 1)
+    const among = await this.files.matchingIds(accountId, now, listing, FEW_MATCHES + 1)
     if (among.length <= FEW_MATCHES) return { total: among.length, among }
-    return { total: await this.files.countMatching(accountId, now, listing.search) }
+    return { total: await this.files.countMatching(accountId, now, listing) }
   }
 
   /** The account's files, less those past their expiry that the collector has not removed yet. */

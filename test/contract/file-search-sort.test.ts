@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { signedInHolder } from '../helpers/dashboard-session.js'
 import { bearer, startTestApp, unlimitedAccount, type TestApp } from '../helpers/test-app.js'
 
 /**
@@ -322,24 +323,11 @@ describe('GET /files: q, sort and order', () => {
   })
 
   it("the dashboard's file list takes the same q, sort and order", async () => {
-    const email = `find-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`
-    const holder = await t.createAccount('pro', email)
-    const password = 'a long enough password'
-    await t.app.services.accountHolders.setPassword(holder.accountId, password)
+    const holder = await signedInHolder(t, 'find')
     for (const [index, name] of ['Alpha.txt', 'beta.txt', 'ALPHABET.md', 'gamma.txt'].entries()) {
       await insertFile(holder.accountId, name, T0 + index, index + 1)
     }
-    const signedIn = await fetch(`${t.url}/dashboard/api/sign-in`, {
-      method: 'POST',
-      headers: { origin: t.url, 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password }),
-    })
-    expect(signedIn.status).toBe(200)
-    const cookie = signedIn.headers
-      .getSetCookie()
-      .find((value) => value.startsWith('fileshare_session='))!
-      .split(';')[0]!
-    const dashboard = (query: string) => fetch(`${t.url}/dashboard/api/files?${query}`, { headers: { cookie } })
+    const dashboard = (query: string) => fetch(`${t.url}/dashboard/api/files?${query}`, { headers: { cookie: holder.cookie } })
     const found = await dashboard('q=alpha&sort=filename&order=asc')
     expect(found.status).toBe(200)
     const body = (await found.json()) as ListBody

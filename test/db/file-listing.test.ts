@@ -127,7 +127,7 @@ for (const dialect of DIALECTS) {
           const file = { account_id: owner, token: `before-${i}`, filename, size: 3 - i, content_type: 'text/plain', sha256: 'x' }
           await repository.insert({ ...file, storage_key: `before-${i}`, created_at: T0 + i, expires_at: null })
         }
-        expect(await migrateToLatest(before.handle)).toEqual(['015-file-list-orders'])
+        expect(await migrateToLatest(before.handle)).toEqual(['015-file-list-orders', '016-file-list-filters'])
         const names = async (listing: FileListing) =>
           (await repository.listPage(owner, 0, 10, T0, false, listing)).map((file) => file.filename)
         expect(await names({ sort: 'filename', order: 'asc' })).toEqual(['A.txt', 'b.txt', 'c.txt'])
@@ -143,8 +143,8 @@ for (const dialect of DIALECTS) {
 
     it('a search gives the same pages read either way: its few matches first, or along the sort index', async () => {
       for (const search of ['report', 'ÄRGER', 'rger', '_%', 'zeta', 'nothing']) {
-        const matches = await files.countMatching(accountId, T0, search)
-        const among = await files.matchingIds(accountId, T0, search, 1_000)
+        const matches = await files.countMatching(accountId, T0, { search })
+        const among = await files.matchingIds(accountId, T0, { search }, 1_000)
         expect(among).toHaveLength(matches)
         for (const sort of FILE_SORTS) {
           for (const order of SORT_ORDERS) {
@@ -163,16 +163,16 @@ for (const dialect of DIALECTS) {
           }
         }
         for (const order of SORT_ORDERS) {
-          const alongTheIndex = await files.listBeforeId(accountId, 40, 100, T0, order, search)
-          expect(await files.listBeforeId(accountId, 40, 100, T0, order, search, among)).toEqual(alongTheIndex)
+          const alongTheIndex = await files.listBeforeId(accountId, 40, 100, T0, order, { search })
+          expect(await files.listBeforeId(accountId, 40, 100, T0, order, { search }, among)).toEqual(alongTheIndex)
         }
       }
       // A to Z fold, nothing else does; live files only (every tenth has expired).
-      expect(await files.countMatching(accountId, T0, 'report')).toBe(18)
-      expect(await files.countMatching(accountId, T0, 'Ä')).toBe(6)
-      expect(await files.countMatching(accountId, T0, 'ä')).toBe(6)
-      expect(await files.countMatching(accountId, T0, '%')).toBe(6)
-      expect(await files.matchingIds(accountId, T0, 'report', 5)).toHaveLength(5)
+      expect(await files.countMatching(accountId, T0, { search: 'report' })).toBe(18)
+      expect(await files.countMatching(accountId, T0, { search: 'Ä' })).toBe(6)
+      expect(await files.countMatching(accountId, T0, { search: 'ä' })).toBe(6)
+      expect(await files.countMatching(accountId, T0, { search: '%' })).toBe(6)
+      expect(await files.matchingIds(accountId, T0, { search: 'report' }, 5)).toHaveLength(5)
     })
   })
 }

@@ -80,12 +80,33 @@ export type FileSort = (typeof FILE_SORTS)[number]
 export const SORT_ORDERS = ['asc', 'desc'] as const
 export type SortOrder = (typeof SORT_ORDERS)[number]
 
-/** Which files a list shows, and in what order. */
-export interface FileListing {
-  sort: FileSort
-  order: SortOrder
+/**
+ * The states a file list can be narrowed to (docs/api.md, GET /files): `expiring`, a file with an
+ * expiry (a listed file has not reached it); `expired_links`, one with a link that is `expired` or
+ * `exhausted` (links.ts, linkStatus), revoked ones aside: they were ended on purpose;
+ * `from_upload_request`, one an upload request brought in.
+ */
+export const FILE_STATES = ['expiring', 'expired_links', 'from_upload_request'] as const
+export type FileState = (typeof FILE_STATES)[number]
+
+/** Which files a list shows: every filter given must hold, and a repeated one any of its values. */
+export interface FileFilter {
   /** A substring of the filename, ASCII letters matched in either case, every other character as it is; absent: all files. */
   search?: string
+  /** Lower-case media types: a top-level type (`image`) or a full type/subtype (`application/pdf`). */
+  types?: readonly string[]
+  states?: readonly FileState[]
+}
+
+/** Which files a list shows, and in what order. */
+export interface FileListing extends FileFilter {
+  sort: FileSort
+  order: SortOrder
+}
+
+/** Whether the listing shows fewer than all live files. */
+export function isFiltered(filter: FileFilter): boolean {
+  return filter.search !== undefined || filter.types !== undefined || filter.states !== undefined
 }
 
 export const NEWEST_FIRST: FileListing = { sort: 'upload_date', order: 'desc' }
@@ -116,7 +137,49 @@ function listingSql(onPostgres: boolean) {
     onPostgres
       ? sql<boolean>`strpos(${foldedName}, ${asciiLowerCase(search)}) > 0`
       : sql<boolean>`instr(${foldedName}, ${asciiLowerCase(search)}) > 0`
-  return { sortKeys, contains }
+  // Compared by code point on both, as migration 016's index holds it: a top-level type is the
+  // range from "image/" up to "image0" ('0' follows '/'), read along that index.
+  const contentType = onPostgres ? sql<string>`${sql.ref('files.content_type')} collate "C"` : sql<string>`${sql.ref('files.content_type')}`
+  const ofType = (type: string) =>
+    type.includes('/')
+      ? sql<boolean>`${contentType} = ${type}`
+      : sql<boolean>`(${contentType} >= ${`${type}/`} and ${contentType} < ${`${type}0`})`
+  return { sortKeys, contains, ofType }
+}
+
+/**
+ * The files with a link that no longer works by time or by its download limit, not revoked
+ * (linkStatus `expired` or `exhausted`): two lookups, each along a partial index of migration 016.
+ */
+function withExpiredLinks(eb: ExpressionBuilder<Database, 'files'>, accountId: number, now: number) {
+  const ended = (narrow: (links: ExpressionBuilder<Database, 'links'>) => ReturnType<ExpressionBuilder<Database, 'links'>['and']>) =>
+    eb(
+      'files.id',
+      'in',
+      eb
+        .selectFrom('links')
+        .select('links.file_id')
+        .where('links.account_id', '=', accountId)
+        .where('links.revoked_at', 'is', null)
+        .where(narrow),
+    )
+  return eb.or([
+    ended((links) => links.and([links('links.expires_at', 'is not', null), links('links.expires_at', '<=', now)])),
+    ended((links) =>
+      links.and([links('links.max_downloads', 'is not', null), links('links.download_count', '>=', links.ref('links.max_downloads'))]),
+    ),
+  ])
+}
+
+function inState(eb: ExpressionBuilder<Database, 'files'>, state: FileState, accountId: number, now: number) {
+  switch (state) {
+    case 'expiring':
+      return eb('files.expires_at', 'is not', null)
+    case 'from_upload_request':
+      return eb('files.upload_request_id', 'is not', null)
+    case 'expired_links':
+      return withExpiredLinks(eb, accountId, now)
+  }
 }
 
 const reversed = (direction: Direction): Direction => (direction === 'asc' ? 'desc' : 'asc')
@@ -147,13 +210,16 @@ export class FilesRepository {
     this.beforeIdQueries = { asc: beforeId('asc'), desc: beforeId('desc') }
   }
 
-  /** The account's live files, those containing `search` if given. */
-  private listed(accountId: number, now: number, search: string | undefined) {
+  /** The account's live files, those the filter lets through if given (each of its filters, any of a filter's values). */
+  private listed(accountId: number, now: number, filter: FileFilter | undefined) {
     let query = this.db
       .selectFrom('files')
       .where('account_id', '=', accountId)
       .where((eb) => fileIsLive(eb, now))
+    const { search, types, states } = filter ?? {}
     if (search !== undefined) query = query.where(this.listingSql.contains(search))
+    if (types !== undefined) query = query.where((eb) => eb.or(types.map((type) => this.listingSql.ofType(type))))
+    if (states !== undefined) query = query.where((eb) => eb.or(states.map((state) => inState(eb, state, accountId, now))))
     return query
   }
 
@@ -164,8 +230,8 @@ export class FilesRepository {
    * file passed on the way (each planner guesses how many files a substring matches, and both
    * guessed wrong: seconds at a million files, bench/file-list-cost.ts).
    */
-  private listedForPage(accountId: number, now: number, search: string | undefined, among: readonly number[] | undefined) {
-    if (among === undefined) return this.listed(accountId, now, search)
+  private listedForPage(accountId: number, now: number, filter: FileFilter | undefined, among: readonly number[] | undefined) {
+    if (among === undefined) return this.listed(accountId, now, filter)
     return this.db.selectFrom('files').where('id', 'in', among)
   }
 
@@ -176,11 +242,11 @@ export class FilesRepository {
     now: number,
     sort: FileSort,
     direction: Direction,
-    search?: string,
+    filter?: FileFilter,
     among?: readonly number[],
   ) {
     const key = this.listingSql.sortKeys[sort]
-    if (sort !== 'upload_date' && search === undefined) {
+    if (sort !== 'upload_date' && filter === undefined) {
       // The page's ids first, from migration 015's index alone (it holds the key, the id and the
       // expiry), then their rows: PostgreSQL otherwise reads the table row of every file an OFFSET
       // skips, in the key's order, not the table's (4.5 s for the middle page of a million files).
@@ -192,7 +258,7 @@ export class FilesRepository {
         .offset(offset)
       return this.db.selectFrom('files').select(LISTED_COLUMNS).where('id', 'in', pageIds).orderBy(key, direction).orderBy('id', direction)
     }
-    return this.listedForPage(accountId, now, search, among)
+    return this.listedForPage(accountId, now, filter, among)
       .select(LISTED_COLUMNS)
       .orderBy(key, direction)
       .orderBy('id', direction)
@@ -206,10 +272,10 @@ export class FilesRepository {
     limit: number,
     now: number,
     direction: Direction,
-    search?: string,
+    filter?: FileFilter,
     among?: readonly number[],
   ) {
-    return this.listedForPage(accountId, now, search, among)
+    return this.listedForPage(accountId, now, filter, among)
       .select(LISTED_COLUMNS)
       .where('id', direction === 'desc' ? '<' : '>', id)
       .orderBy('id', direction)
@@ -264,11 +330,11 @@ export class FilesRepository {
     listing: FileListing = NEWEST_FIRST,
     among?: readonly number[],
   ): Promise<ListedFile[]> {
-    const { sort, search } = listing
+    const { sort } = listing
     const direction = fromTheOtherEnd ? reversed(listing.order) : listing.order
     if (among?.length === 0) return []
-    if (search !== undefined) {
-      return (await this.pageQuery(accountId, offset, limit, now, sort, direction, search, among).execute()).map(toListedFile)
+    if (isFiltered(listing)) {
+      return (await this.pageQuery(accountId, offset, limit, now, sort, direction, listing, among).execute()).map(toListedFile)
     }
     const name = `${sort} ${direction}`
     let query = this.pageQueries.get(name)
@@ -295,24 +361,24 @@ export class FilesRepository {
     limit: number,
     now: number,
     direction: Direction = 'desc',
-    search?: string,
+    filter: FileFilter = {},
     among?: readonly number[],
   ): Promise<ListedFile[]> {
     if (among?.length === 0) return []
-    if (search !== undefined)
-      return (await this.beforeIdQuery(accountId, beforeId, limit, now, direction, search, among).execute()).map(toListedFile)
+    if (isFiltered(filter))
+      return (await this.beforeIdQuery(accountId, beforeId, limit, now, direction, filter, among).execute()).map(toListedFile)
     return (await this.beforeIdQueries[direction](accountId, beforeId, limit, now)).map(toListedFile)
   }
 
-  /** The ids of up to `limit` live files of the account that contain `search` (a read of all its files, at most). */
-  async matchingIds(accountId: number, now: number, search: string, limit: number): Promise<number[]> {
-    const rows = await this.listed(accountId, now, search).select('id').limit(limit).execute()
+  /** The ids of up to `limit` live files of the account the filter lets through (a read of all its files, at most). */
+  async matchingIds(accountId: number, now: number, filter: FileFilter, limit: number): Promise<number[]> {
+    const rows = await this.listed(accountId, now, filter).select('id').limit(limit).execute()
     return rows.map((row) => Number(row.id))
   }
 
-  /** How many live files of the account contain `search` (a read of all its files). */
-  async countMatching(accountId: number, now: number, search: string): Promise<number> {
-    const row = await this.listed(accountId, now, search)
+  /** How many live files of the account the filter lets through (a read of all its files, at most). */
+  async countMatching(accountId: number, now: number, filter: FileFilter): Promise<number> {
+    const row = await this.listed(accountId, now, filter)
       .select((eb) => eb.fn.countAll().as('count'))
       .executeTakeFirstOrThrow()
     return Number(row.count)

@@ -121,10 +121,12 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preValidation: fileListParameters(),
       schema: {
         operationId: 'listFiles',
-        summary: 'List files, newest first, or searched and sorted',
+        summary: 'List files, newest first, or searched, filtered and sorted',
         description:
-          '`q` keeps the files whose filename contains it (A to Z in either case); `sort` and `order` choose the order, ties by ' +
-          'file_id. Page with `page`, or stably with `before_id` (sort=upload_date only). `pagination.total` counts the files listed.',
+          '`q` keeps the files whose filename contains it (A to Z in either case); `type` those of a media type, `state` those ' +
+          'expiring, with expired links or from an upload request (each repeatable: any of its values). `sort` and `order` ' +
+          'choose the order, ties by file_id. Page with `page`, or stably with `before_id` (sort=upload_date only). ' +
+          '`pagination.total` counts the files listed.',
         querystring: FileListQuery,
         response: { 200: ListResponse, ...bodyErrors, ...authErrors },
       },
