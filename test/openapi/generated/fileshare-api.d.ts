@@ -159,8 +159,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List files, newest first, or searched and sorted
-         * @description `q` keeps the files whose filename contains it (A to Z in either case); `sort` and `order` choose the order, ties by file_id. Page with `page`, or stably with `before_id` (sort=upload_date only). `pagination.total` counts the files listed.
+         * List files, newest first, or searched, filtered and sorted
+         * @description `q` keeps the files whose filename contains it (A to Z in either case); `type` those of a media type, `state` those expiring, with expired links or from an upload request (each repeatable: any of its values). `sort` and `order` choose the order, ties by file_id. Page with `page`, or stably with `before_id` (sort=upload_date only). `pagination.total` counts the files listed.
          */
         get: operations["listFiles"];
         put?: never;
@@ -2271,6 +2271,10 @@ export interface operations {
                 before_id?: number;
                 /** @description Only files whose filename contains this text, up to 255 characters: A to Z match either case, every other character (non-ASCII letters, %, _ and \ included) only itself. Empty: every file. */
                 q?: string;
+                /** @description Only files of these content types (any of them when repeated: type=application/pdf&type=text): a top-level type (image: image/png, image/jpeg, ...) or a full type/subtype, matched exactly; A to Z in either case. */
+                type?: string[];
+                /** @description Only files in these states (any of them when repeated): expiring (the file has an expiry), expired_links (one of its links is past its expiry or download limit, revoked links aside), from_upload_request (came in through an upload request). */
+                state?: ("expiring" | "expired_links" | "from_upload_request")[];
                 /** @description upload_date (default), filename (A to Z folded, then by code point), size or download_count; ties by file_id. */
                 sort?: "upload_date" | "filename" | "size" | "download_count";
                 order?: "asc" | "desc";
