@@ -477,11 +477,11 @@ describe.skipIf(!chromiumAvailable)('finding and acting on many files in the das
     await desktop.waitForURL(dashboard('files?q=zzz'))
     const noMatch = desktop.locator('#no-match')
     await eventually(() => noMatch.isVisible()).toBe(true)
-    expect(await noMatch.textContent()).toContain("No file's name contains “zzz”.")
+    expect(await noMatch.textContent()).toContain('No file matching “zzz”.')
     expect(await desktop.locator('#empty').isVisible()).toBe(false)
     expect(await desktop.locator('#files-table').isVisible()).toBe(false)
     await axeBothThemes(desktop, 'desktop-no-match')
-    await noMatch.getByRole('button', { name: 'Clear the search' }).click()
+    await noMatch.getByRole('button', { name: 'Clear the search and filters' }).click()
     await desktop.waitForURL(dashboard('files'))
     await eventually(() => shownNames(desktop)).toEqual(newest)
     expect(await focusedId(desktop)).toBe('find-q')
@@ -510,6 +510,121 @@ describe.skipIf(!chromiumAvailable)('finding and acting on many files in the das
     await phone.locator('#find').scrollIntoViewIfNeeded()
     await axeBothThemes(phone, 'phone-search')
   }, 120_000)
+
+  it('filters by type and by state through the API, combined with the search, in the address; no match offers to clear them', async () => {
+    const email = `find-filters-${Date.now()}@example.test`
+    const { accountId, apiKey } = await t.createAccount('pro', email)
+    await t.app.services.accountHolders.setPassword(accountId, PASSWORD)
+    const api = (method: string, pathName: string, init: RequestInit = {}) =>
+      fetch(`${t.api}${pathName}`, {
+        ...init,
+        method,
+        headers: { authorization: `Bearer ${apiKey}`, ...(init.headers as Record<string, string>) },
+      })
+    const upload = async (name: string, headers: Record<string, string> = {}) => {
+      const form = new FormData()
+      form.append('file', new Blob([`bytes of ${name}`]), name)
+      const answer = await api('POST', '/files/upload', { body: form, headers })
+      expect(answer.status).toBe(201)
+      return ((await answer.json()) as { file_id: number }).file_id
+    }
+    for (const name of ['photo.png', 'clip.mp4']) await upload(name)
+    const report = await upload('report.pdf')
+    for (const name of ['sheet.csv', 'bundle.zip']) await upload(name)
+    await upload('notes.txt', { 'fileshare-expires-in': '86400' })
+    // report.pdf: a link with one download, taken: an exhausted link.
+    const link = await api('POST', `/files/${report}/links`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ max_downloads: 1 }),
+    })
+    expect(link.status).toBe(201)
+    const { link: made } = (await link.json()) as { link: { url: string } }
+    // Its one download, as curl would take it (a link with a policy hands out a grant, then the bytes).
+    const taken = await fetch(`${t.url}${new URL(made.url).pathname}`, { method: 'POST', body: new URLSearchParams(), redirect: 'manual' })
+    expect(taken.status).toBe(303)
+    // A guest's file, through an upload request.
+    const request = await api('POST', '/upload-requests', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'scans', expires_in: 3600 }),
+    })
+    expect(request.status).toBe(201)
+    const { upload_request: asked } = (await request.json()) as { upload_request: { url: string } }
+    const token = asked.url.split('/').pop()!
+    const guest = await fetch(`${t.api}/uploads`, {
+      method: 'POST',
+      headers: {
+        'tus-resumable': '1.0.0',
+        authorization: `UploadRequest ${token}`,
+        'upload-length': '10',
+        'upload-metadata': `filename ${Buffer.from('guest file.pdf').toString('base64')}`,
+        'content-type': 'application/offset+octet-stream',
+      },
+      body: 'guest file',
+    })
+    expect(guest.status).toBe(201)
+
+    await signIn(desktop, email)
+    await open(desktop)
+    const address = async () => decodeURIComponent(new URL(desktop.url()).search)
+    const listCalls: string[] = []
+    desktop.on('request', (sent) => {
+      const url = new URL(sent.url())
+      if (url.pathname.endsWith('/dashboard/api/files')) listCalls.push(decodeURIComponent(url.search))
+    })
+    const choose = async (label: 'Type' | 'State', option: string, search: string, names: string[]) => {
+      await desktop.getByLabel(label, { exact: true }).selectOption({ label: option })
+      await eventually(address).toBe(search)
+      await eventually(() => shownNames(desktop)).toEqual(names)
+    }
+    await choose('Type', 'PDF', '?type=pdf', ['guest file.pdf', 'report.pdf'])
+    expect(listCalls.at(-1)).toBe('?page=1&limit=20&type=application/pdf')
+    await choose('State', 'From an upload request', '?type=pdf&state=requested', ['guest file.pdf'])
+    expect(listCalls.at(-1)).toBe('?page=1&limit=20&type=application/pdf&state=from_upload_request')
+    expect(await desktop.locator('#files-caption').textContent()).toBe('Your files, newest first, PDF, from an upload request')
+    expect(await desktop.locator('#page-info').textContent()).toBe('1 file, PDF, from an upload request')
+    await choose('Type', 'All types', '?state=requested', ['guest file.pdf'])
+    await choose('State', 'With expired links', '?state=expired-links', ['report.pdf'])
+    await choose('State', 'Expiring', '?state=expiring', ['notes.txt'])
+    await choose('State', 'Any state', '', [
+      'guest file.pdf',
+      'notes.txt',
+      'bundle.zip',
+      'sheet.csv',
+      'report.pdf',
+      'clip.mp4',
+      'photo.png',
+    ])
+    // A kind that is several content types: the API gets each.
+    await choose('Type', 'Spreadsheets', '?type=spreadsheets', ['sheet.csv'])
+    expect(listCalls.at(-1)).toContain('&type=text/csv')
+    await choose('Type', 'Images', '?type=images', ['photo.png'])
+    expect(listCalls.at(-1)).toBe('?page=1&limit=20&type=image')
+    await axeBothThemes(desktop, 'desktop-filtered')
+
+    // A reload keeps the filter; with a search too, nothing matches: the page says what was asked, and clears it all.
+    await desktop.reload()
+    await desktop.waitForSelector('body[data-ready="true"]')
+    expect(await desktop.getByLabel('Type', { exact: true }).inputValue()).toBe('images')
+    expect(await shownNames(desktop)).toEqual(['photo.png'])
+    const search = desktop.getByLabel('Search by name')
+    await search.fill('clip')
+    await search.press('Enter')
+    await eventually(address).toBe('?q=clip&type=images')
+    const noMatch = desktop.locator('#no-match')
+    await eventually(() => noMatch.isVisible()).toBe(true)
+    expect(await noMatch.textContent()).toContain('No file matching “clip”, images.')
+    await noMatch.getByRole('button', { name: 'Clear the search and filters' }).click()
+    await eventually(address).toBe('')
+    await eventually(() => shownNames(desktop)).toHaveLength(7)
+    expect(await desktop.getByLabel('Type', { exact: true }).inputValue()).toBe('')
+    // Back: the search with the filter again, then the filter alone.
+    await desktop.goBack()
+    await eventually(address).toBe('?q=clip&type=images')
+    await desktop.goBack()
+    await eventually(address).toBe('?type=images')
+    await eventually(() => shownNames(desktop)).toEqual(['photo.png'])
+    expect(await search.inputValue()).toBe('')
+  }, 90_000)
 
   it('an icon of its kind before every name: by content type, else by extension; drawn in the page, hidden from screen readers', async () => {
     const kinds: [string, string][] = [

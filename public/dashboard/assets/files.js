@@ -53,6 +53,8 @@ const infectedList = document.getElementById('infected-list')
 const panels = new Map()
 const find = document.getElementById('find')
 const findQuery = document.getElementById('find-q')
+const findType = document.getElementById('find-type')
+const findState = document.getElementById('find-state')
 const findSort = document.getElementById('find-sort')
 const findLimit = document.getElementById('find-limit')
 const noMatch = document.getElementById('no-match')
@@ -81,9 +83,58 @@ const SORTS = {
   smallest: { sort: 'size', order: 'asc', words: 'smallest first' },
   downloads: { sort: 'download_count', order: 'desc', words: 'most downloaded first' },
 }
+/**
+ * The kinds of file the Type filter offers (in the address: `?type=images`), each the API's `type`
+ * values (GET files?type=…, any of them): a top-level type, or the content types the server gives
+ * those files' extensions. The same kinds as the icons (assets/file-icons.js), the rarer ones left out.
+ */
+const TYPES = {
+  images: { types: ['image'], words: 'images' },
+  video: { types: ['video'], words: 'video' },
+  audio: { types: ['audio'], words: 'audio' },
+  pdf: { types: ['application/pdf'], words: 'PDF' },
+  documents: {
+    types: [
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      'application/msword',
+      'application/vnd.oasis.opendocument.text',
+      'application/rtf',
+      'application/epub+zip',
+    ],
+    words: 'documents',
+  },
+  spreadsheets: {
+    types: [
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      'application/vnd.ms-excel',
+      'application/vnd.oasis.opendocument.spreadsheet',
+      'text/csv',
+    ],
+    words: 'spreadsheets',
+  },
+  archives: {
+    types: [
+      'application/zip',
+      'application/gzip',
+      'application/x-tar',
+      'application/x-7z-compressed',
+      'application/vnd.rar',
+      'application/x-bzip2',
+      'application/x-xz',
+    ],
+    words: 'archives',
+  },
+  text: { types: ['text'], words: 'text' },
+}
+/** The states the State filter offers (in the address: `?state=expiring`), each the API's `state`. */
+const STATES = {
+  expiring: { state: 'expiring', words: 'expiring' },
+  'expired-links': { state: 'expired_links', words: 'with expired links' },
+  requested: { state: 'from_upload_request', words: 'from an upload request' },
+}
 const PAGE_SIZES = [10, 20, 50, 100]
 /** What the list shows with nothing in the address: every file, newest first, 20 a page. */
-const DEFAULT_VIEW = { q: '', sort: 'newest', limit: 20 }
+const DEFAULT_VIEW = { q: '', type: '', state: '', sort: 'newest', limit: 20 }
 /** The API's longest search (GET files?q=). */
 const QUERY_MAX = 255
 
@@ -104,22 +155,25 @@ function viewFromAddress() {
   const params = new URLSearchParams(location.search)
   const sort = params.get('sort')
   const limit = Number(params.get('limit'))
+  const type = params.get('type')
+  const state = params.get('state')
   return {
     q: cleanQuery(params.get('q') ?? ''),
+    type: Object.hasOwn(TYPES, type) ? type : DEFAULT_VIEW.type,
+    state: Object.hasOwn(STATES, state) ? state : DEFAULT_VIEW.state,
     sort: Object.hasOwn(SORTS, sort) ? sort : DEFAULT_VIEW.sort,
     limit: PAGE_SIZES.includes(limit) ? limit : DEFAULT_VIEW.limit,
   }
 }
 function addressOf(number) {
   const url = new URL(location.href)
-  const keep = (name, value, fallback) => {
-    if (value === fallback) url.searchParams.delete(name)
-    else url.searchParams.set(name, String(value))
-  }
-  keep('q', view.q, DEFAULT_VIEW.q)
-  keep('sort', view.sort, DEFAULT_VIEW.sort)
-  keep('limit', view.limit, DEFAULT_VIEW.limit)
-  keep('page', number, 1)
+  const shown = { q: view.q, type: view.type, state: view.state, sort: view.sort, limit: view.limit, page: number }
+  const fallback = { ...DEFAULT_VIEW, page: 1 }
+  // In one order, whatever order they were chosen in: the same view has the same address.
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(shown)) if (value !== fallback[name]) params.set(name, String(value))
+  for (const [name, value] of url.searchParams) if (!Object.hasOwn(shown, name)) params.append(name, value)
+  url.search = params.toString()
   return url.pathname + url.search + url.hash
 }
 
@@ -318,7 +372,7 @@ function setTarget(link, number, usable) {
 
 function renderPager(total) {
   pager.hidden = pages <= 1
-  const count = `${formatNumber(total)} file${total === 1 ? '' : 's'}${view.q ? ` matching “${view.q}”` : ''}`
+  const count = `${formatNumber(total)} file${total === 1 ? '' : 's'}${narrowing()}`
   pageInfo.textContent = pages > 1 ? `Page ${page} of ${pages} (${count})` : count
   if (pages <= 1) return
   setTarget(pagerLinks.first, 1, page > 1)
@@ -352,6 +406,8 @@ async function loadFiles() {
   const { sort, order } = SORTS[view.sort]
   const query = new URLSearchParams({ page: String(page), limit: String(view.limit) })
   if (view.q) query.set('q', view.q)
+  for (const type of TYPES[view.type]?.types ?? []) query.append('type', type)
+  if (view.state) query.set('state', STATES[view.state].state)
   if (view.sort !== DEFAULT_VIEW.sort) {
     query.set('sort', sort)
     query.set('order', order)
@@ -380,13 +436,13 @@ async function loadFiles() {
   watchPending(result.files)
   // No files: no table header and no pager, but a way to the first upload (or, for a search, out of it).
   const none = result.pagination.total === 0
-  empty.hidden = !none || view.q !== ''
-  noMatch.hidden = !none || view.q === ''
-  say(noMatchText, none && view.q ? `No file's name contains “${view.q}”.` : '')
-  find.hidden = none && view.q === '' && view.sort === DEFAULT_VIEW.sort && view.limit === DEFAULT_VIEW.limit
+  empty.hidden = !none || narrowed()
+  noMatch.hidden = !none || !narrowed()
+  say(noMatchText, none && narrowed() ? `No file${narrowing()}.` : '')
+  find.hidden = none && !narrowed() && view.sort === DEFAULT_VIEW.sort && view.limit === DEFAULT_VIEW.limit
   filesList.hidden = none
   selection.hidden = none
-  caption.textContent = `Your files, ${SORTS[view.sort].words}${view.q ? `, matching “${view.q}”` : ''}`
+  caption.textContent = `Your files, ${SORTS[view.sort].words}${narrowing(',')}`
   showSelection()
   if (none) {
     pager.hidden = true
@@ -545,11 +601,23 @@ async function downloadChosen() {
 deleteSelected.addEventListener('click', () => deleteChosen())
 downloadSelected.addEventListener('click', () => downloadChosen())
 
-// ---- Finding files (issue 37): a search by name, an order and a page size, in the address, done by the API ----
+// ---- Finding files (issue 37): a search by name, filters, an order and a page size, in the address, done by the API ----
+
+/** Whether the list shows only some of the files (a search or a filter). */
+const narrowed = () => view.q !== '' || view.type !== '' || view.state !== ''
+
+/** What narrows the list, in words after a count or a caption: ` matching “rep”, images`, `, PDF, expiring` ('' for none). */
+function narrowing(first = '') {
+  const filters = [...(view.type ? [TYPES[view.type].words] : []), ...(view.state ? [STATES[view.state].words] : [])]
+  if (view.q) return [`${first} matching “${view.q}”`, ...filters].join(', ')
+  return filters.length > 0 ? `${first || ','} ${filters.join(', ')}` : ''
+}
 
 /** Sets the form's fields to the view (at the start, and after Back or Forward). */
 function showView() {
   if (findQuery.value !== view.q) findQuery.value = view.q
+  findType.value = view.type
+  findState.value = view.state
   findSort.value = view.sort
   findLimit.value = String(view.limit)
 }
@@ -567,7 +635,7 @@ let typing = false
  */
 async function applyView(next, { replace = false } = {}) {
   clearTimeout(typingTimer)
-  if (next.q === view.q && next.sort === view.sort && next.limit === view.limit) return
+  if (Object.keys(DEFAULT_VIEW).every((key) => next[key] === view[key])) return
   view = next
   page = 1
   say(status, '')
@@ -578,7 +646,13 @@ async function applyView(next, { replace = false } = {}) {
   await loadFiles()
 }
 
-const fieldsView = () => ({ q: cleanQuery(findQuery.value), sort: findSort.value, limit: Number(findLimit.value) })
+const fieldsView = () => ({
+  q: cleanQuery(findQuery.value),
+  type: findType.value,
+  state: findState.value,
+  sort: findSort.value,
+  limit: Number(findLimit.value),
+})
 
 findQuery.addEventListener('input', () => {
   clearTimeout(typingTimer)
@@ -596,7 +670,7 @@ find.addEventListener('submit', (event) => {
   applyView(fieldsView(), { replace: typing }).catch(reportLoadError)
   typing = false
 })
-for (const field of [findSort, findLimit]) {
+for (const field of [findType, findState, findSort, findLimit]) {
   field.addEventListener('change', () => {
     typing = false
     applyView(fieldsView()).catch(reportLoadError)
@@ -604,6 +678,8 @@ for (const field of [findSort, findLimit]) {
 }
 clearSearch.addEventListener('click', () => {
   findQuery.value = ''
+  findType.value = ''
+  findState.value = ''
   typing = false
   findQuery.focus()
   applyView(fieldsView()).catch(reportLoadError)
