@@ -76,8 +76,3 @@ export async function measureArchive(plan: BenchPlan, deps: ArchiveBenchDeps): P
     await deps.deleteFiles(ids)
   }
 }
-
-/** Whether the archive of every file stayed within FLAT_ARCHIVE_SLACK_BYTES of the one-file archive's peak. */
-export function archiveIsFlat(bench: ArchiveBench): boolean {
-  return bench.all.peakBytes <= bench.one.peakBytes + FLAT_ARCHIVE_SLACK_BYTES
-}

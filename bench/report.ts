@@ -3,6 +3,7 @@ import os from 'node:os'
 import { formatBytes, MiB, mib, type BenchPlan } from './bench-plan.js'
 import type { LoadResult } from './load-client.js'
 import type { RssPeak } from './measure-rss.js'
+import { FLAT_ARCHIVE_SLACK_BYTES, type ArchiveBench } from './archive-bench.js'
 import { CEILINGS, type Ceiling, type SizeTransfers, type TransferResults, type TransferRuns } from './transfer-results.js'
 import type { LatencyStats, ScanBench } from './scan-bench.js'
 
@@ -46,6 +47,8 @@ export interface BenchResults {
     /** The same uploads on a server started with extra node flags (for comparison). */
     tuned?: UploadPeaks & { flags: string }
   }
+  /** The ZIP download (POST /files/archive) of one stored file and of several, with the server's peak RSS. */
+  archive?: ArchiveBench
   /** One resumable (tus) upload against the bare pipe and a multipart upload of the same size. */
   resumable?: {
     bytes: number
@@ -335,7 +338,7 @@ function ceilingSection(transfer: TransferResults): string[] {
 }
 
 function transferSection(results: BenchResults): string[] {
-  const { transfer, rss, plan } = results
+  const { transfer, rss, archive, plan } = results
   const lines: string[] = []
   if (transfer) {
     const sizes = transfer.sizes.map((size) => formatBytes(size.bytes)).join(' and ')
@@ -442,6 +445,7 @@ function transferSection(results: BenchResults): string[] {
           `| ${plan.concurrentUploads} concurrent ${formatBytes(plan.concurrentUploadBytes)} uploads, \`${flags}\` (extra) | ${mib(tunedConcurrent.peakBytes)} | ${mib(tunedConcurrent.startBytes)} | ${seconds(tunedConcurrent.ms)} | < 150 MiB | ${atMost(tunedConcurrent.peakBytes, TARGETS.peakRssBytes)} |`,
         )
       }
+      if (archive) lines.push(...archiveRows(archive))
       if (transfer) {
         const growth = large.peakBytes - transfer.serviceUploadRss.peakBytes
         lines.push(
@@ -454,6 +458,18 @@ function transferSection(results: BenchResults): string[] {
     lines.push('')
   }
   return lines
+}
+
+/** The ZIP download's rows of the peak-memory table: the archive of one file, of all, and a plain download for reference. */
+function archiveRows(archive: ArchiveBench): string[] {
+  const total = formatBytes(archive.fileBytes * archive.files)
+  const rate = (run: { bytes: number; ms: number }) => `${(run.bytes / 1024 / 1024 / (run.ms / 1000)).toFixed(0)} MiB/s`
+  const flatLimit = archive.one.peakBytes + FLAT_ARCHIVE_SLACK_BYTES
+  return [
+    `| ZIP download of one ${formatBytes(archive.fileBytes)} file (POST /files/archive; ${rate(archive.one)}) | ${mib(archive.one.peakBytes)} | ${mib(archive.one.startBytes)} | ${seconds(archive.one.ms)} | | |`,
+    `| ZIP download of ${archive.files} files, ${total} (${rate(archive.all)}; length = Content-Length) | ${mib(archive.all.peakBytes)} | ${mib(archive.all.startBytes)} | ${seconds(archive.all.ms)} | ≤ one file's + ${mib(FLAT_ARCHIVE_SLACK_BYTES)} (flat) | ${atMost(archive.all.peakBytes, flatLimit)} |`,
+    `| Plain download of one ${formatBytes(archive.fileBytes)} file (its public link, for comparison; ${rate(archive.plainDownload)}) | ${mib(archive.plainDownload.peakBytes)} | ${mib(archive.plainDownload.startBytes)} | ${seconds(archive.plainDownload.ms)} | | |`,
+  ]
 }
 
 export const RESUMABLE_HEADING = '### Resumable upload (tus): peak server memory'
@@ -869,7 +885,7 @@ export interface TargetCheck {
 
 /** Every target this run measured, in the order of the tables below (which show the same verdicts with their figures). */
 export function targetChecks(results: BenchResults): TargetCheck[] {
-  const { transfer, rss, resumable, load, metrics } = results
+  const { transfer, rss, archive, resumable, load, metrics } = results
   const checks: TargetCheck[] = []
   if (transfer) {
     for (const size of transfer.sizes) {
@@ -902,6 +918,13 @@ export function targetChecks(results: BenchResults): TargetCheck[] {
       `${results.plan.concurrentUploads} concurrent ${formatBytes(results.plan.concurrentUploadBytes)} uploads`,
       rss.asStarted.concurrent.peakBytes,
     )
+  }
+  if (archive) {
+    checks.push({
+      target: `ZIP of ${archive.files} × ${formatBytes(archive.fileBytes)}: peak RSS ≤ the one-file ZIP's + ${mib(FLAT_ARCHIVE_SLACK_BYTES)} (flat)`,
+      measured: `${mib(archive.all.peakBytes)} vs ${mib(archive.one.peakBytes)}`,
+      result: atMost(archive.all.peakBytes, archive.one.peakBytes + FLAT_ARCHIVE_SLACK_BYTES),
+    })
   }
   if (resumable) {
     peak(`resumable upload of ${formatBytes(resumable.bytes)}`, resumable.resumable.peakBytes)

@@ -46,6 +46,7 @@ import {
   type MetricsCost,
   type PeerComparison,
 } from './report.js'
+import { measureArchive } from './archive-bench.js'
 import { measureScan } from './scan-bench.js'
 import { fileIdRange, seedFiles } from './seed-files.js'
 import {
@@ -449,7 +450,16 @@ async function main(): Promise<void> {
         servers.splice(servers.indexOf(peer), 1)
         servers.splice(servers.indexOf(sink), 1)
       }
-      if (sections.has('rss')) results.rss = { asStarted: await measurePeakRss(server, io) }
+      if (sections.has('rss')) {
+        results.rss = { asStarted: await measurePeakRss(server, io) }
+        results.archive = await measureArchive(plan, {
+          server,
+          key: io.key,
+          upload: async (bytes, count) => (await serviceUpload(server, io, bytes, count)).files,
+          deleteFiles: (ids) => deleteFiles(server, io, ids),
+          log,
+        })
+      }
       if (sections.has('resumable')) results.resumable = await measureResumable(server, bare, io, bareDir)
       if (sections.has('load')) {
         log('load: bare JSON route')

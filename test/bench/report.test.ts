@@ -222,6 +222,23 @@ describe('bench verdicts', () => {
     expect(tables).toContain('| Server CPU per request added (on ÷ off − 1) | 3.0% | < 5% | met |')
   })
 
+  it('judges the ZIP download flat when the archive of every file peaks within 16 MiB of the one-file archive', () => {
+    const run = results()
+    const zip = (allPeak: number) => ({
+      files: 4,
+      fileBytes: 512 * MiB,
+      one: { ...peak(150 * MiB), bytes: 512 * MiB, declaredBytes: 512 * MiB },
+      all: { ...peak(allPeak), bytes: 2048 * MiB, declaredBytes: 2048 * MiB },
+      plainDownload: { ...peak(140 * MiB), bytes: 512 * MiB, declaredBytes: 512 * MiB },
+    })
+    const verdict = () => targetChecks(run).find((check) => check.target.startsWith('ZIP of 4 × 512 MiB'))?.result
+    run.archive = zip(166 * MiB)
+    expect(verdict()).toBe('met')
+    expect(renderTables(run)).toMatch(/\| ZIP download of 4 files, 2 GiB .*\| 166\.0 MiB \| 100\.0 MiB \| .* \| met \|/)
+    run.archive = zip(200 * MiB)
+    expect(verdict()).toBe('**missed** by 20%')
+  })
+
   it('leaves out the targets of sections that did not run, or were skipped', () => {
     const run = results()
     delete run.transfer
