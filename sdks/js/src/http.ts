@@ -141,10 +141,12 @@ export class Http {
     return new Http(options)
   }
 
-  url(path: string, query?: Record<string, string | number | undefined>): string {
+  /** The URL of `path` with `query`: a list is sent as the name repeated, once per value (none when empty). */
+  url(path: string, query?: Record<string, string | number | readonly string[] | undefined>): string {
     const url = new URL(this.options.baseUrl.replace(/\/+$/, '') + path)
     for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value))
+      if (typeof value === 'object') for (const each of value) url.searchParams.append(name, each)
+      else if (value !== undefined) url.searchParams.set(name, String(value))
     }
     return url.href
   }

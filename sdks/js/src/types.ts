@@ -728,10 +728,27 @@ export const SORT_ORDERS = ['asc', 'desc'] as const
 /** One of {@link SORT_ORDERS}. */
 export type SortOrder = (typeof SORT_ORDERS)[number]
 
-/** Which files, in which order: the search and sort of `files.list()` and `files.iterate()`. */
+/**
+ * What `files.list()` and `files.iterate()` can filter by (`state`): `expiring` (the file has an
+ * expiry), `expired_links` (one of its links expired or used up its downloads; revoked ones do not
+ * count), `from_upload_request` (a guest brought it through an upload request).
+ */
+export const FILE_STATES = ['expiring', 'expired_links', 'from_upload_request'] as const
+/** One of {@link FILE_STATES}. */
+export type FileState = (typeof FILE_STATES)[number]
+
+/** Which files, in which order: the search, filters and sort of `files.list()` and `files.iterate()`. */
 export interface FileQuery {
   /** Only the files whose name contains this, ignoring case (a plain substring: `%` and `_` are literal). */
   q?: string | undefined
+  /**
+   * Only the files of this content type: a top-level type (`image` for `image/png`, `image/jpeg`,
+   * ...) or an exact `type/subtype` (`application/pdf`), any case; no wildcards or parameters.
+   * Several (at most 20): any of them. Sent as a repeated `type` parameter.
+   */
+  type?: string | readonly string[] | undefined
+  /** Only the files in this state; several (at most 20): any of them. Sent as a repeated `state` parameter. */
+  state?: FileState | readonly FileState[] | undefined
   /** Order by `upload_date` (the default), `filename`, `size` or `download_count`; ties by `file_id`. */
   sort?: FileSort | undefined
   /** `desc` (the default) or `asc`. */

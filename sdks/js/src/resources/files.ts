@@ -24,7 +24,7 @@ import type {
   RequestOptions,
   UploadOptions,
 } from '../types.js'
-import { byUploadDate, expiryHeader, idempotencyHeader, jsonBody, resourceId } from './params.js'
+import { byUploadDate, expiryHeader, idempotencyHeader, jsonBody, listOf, resourceId } from './params.js'
 
 /** The most files one {@link Files.deleteMany} takes (the server's limit). */
 export const MAX_BULK_DELETE = 100
@@ -179,7 +179,8 @@ export class Files {
 
   /**
    * One page of the account's files (`limit` 1 to 100), newest first unless `sort`/`order` say
-   * otherwise, only those whose name contains `q` (any case) when given: page `page` (from 1), or
+   * otherwise, only those whose name contains `q` (any case), of a `type` and in a `state` when
+   * given (several values of one: any of them; different filters: all of them): page `page` (from 1), or
    * the files after `before_id` (a page's `pagination.next_before_id`), which no upload or deletion
    * meanwhile can shift. Not both (a `BadRequestError`); `before_id` only with the orders by
    * upload date (`sort` `upload_date`, either `order`).
@@ -195,6 +196,8 @@ export class Files {
           q: options.q,
           sort: options.sort,
           order: options.order,
+          type: listOf(options.type),
+          state: listOf(options.state),
         }),
         signal: options.signal,
       })
@@ -203,17 +206,17 @@ export class Files {
   }
 
   /**
-   * Every file of the account (only those whose name contains `q`, when given) in the order of
-   * `sort` and `order` (newest first by default), `limit` per request (default 100), the same
-   * search and order on every page. Ordered by upload date, each page is asked for with the
+   * Every file of the account (only those whose name contains `q`, of a `type` and in a `state`,
+   * when given) in the order of `sort` and `order` (newest first by default), `limit` per request
+   * (default 100), the same search, filters and order on every page. Ordered by upload date, each page is asked for with the
    * `next_before_id` of the one before: files uploaded or deleted meanwhile (even the ones
    * yielded, deleted as they come) shift nothing, and no file is yielded twice. The other orders
    * go by page number: no file is yielded twice, but one deleted or renamed meanwhile can shift
    * another out of view.
    */
   async *iterate(options: IterateOptions & RequestOptions = {}): AsyncGenerator<FileRecord, void, undefined> {
-    const { limit = 100, page: _page, before_id: _before, q, sort, order, ...call } = options as ListOptions & RequestOptions
-    const query = { limit, q, sort, order }
+    const { limit = 100, page: _page, before_id: _before, q, sort, order, type, state, ...call } = options as ListOptions & RequestOptions
+    const query = { limit, q, sort, order, type, state }
     let result = await this.list({ ...call, ...query })
     if (!byUploadDate(query) || !('next_before_id' in result.pagination)) {
       yield* this.iterateByPage(result, query, call)

@@ -73,3 +73,8 @@ export function beforeIdOption(options: { before_id?: number | undefined; before
 export function byUploadDate({ sort }: FileQuery): boolean {
   return sort === undefined || sort === 'upload_date'
 }
+
+/** One value or several, as the list a repeated query parameter is sent from. */
+export function listOf<T extends string>(value: T | readonly T[] | undefined): readonly T[] | undefined {
+  return value === undefined ? undefined : typeof value === 'string' ? [value] : value
+}

@@ -14,6 +14,7 @@ import {
   ERROR_CODES,
   FILE_FIELDS,
   FILE_SORTS,
+  FILE_STATES,
   LIMITS_FIELDS,
   LINK_FIELDS,
   PAGINATION_FIELDS,
@@ -128,21 +129,35 @@ describe('the SDK and the OpenAPI document agree', () => {
     expect(query.sort()).toEqual(['action', 'before_id', 'limit', 'since'])
   })
 
-  it("GET /files takes the query parameters the SDK sends, sort and order with the SDK's values", async () => {
+  it("GET /files takes the query parameters the SDK sends, sort, order and state with the SDK's values", async () => {
+    type Parameter = {
+      name: string
+      in: string
+      style?: string
+      explode?: boolean
+      schema?: Schema & { type?: string; anyOf?: Schema[]; items?: Schema & { anyOf?: Schema[] } }
+    }
     const document = (await openapi()) as unknown as {
-      paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema?: Schema & { anyOf?: Schema[] } }[] }>>
+      paths: Record<string, Record<string, { parameters?: Parameter[] }>>
     }
     const files = pathKey(document as unknown as Document, '/files')
     const parameters = (document.paths[files!]!.get!.parameters ?? []).filter((p) => p.in === 'query')
     // Every parameter the SDK sends is there (the server may take more: the SDK does not send those).
-    expect(parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['before_id', 'limit', 'order', 'page', 'q', 'sort']))
-    // The enum of a parameter, whether the document gives it as `enum` or as a union of constants.
-    const values = (name: string) => {
-      const schema = parameters.find((p) => p.name === name)!.schema!
-      return schema.enum ?? (schema.anyOf ?? []).map((s) => (s as { const?: string }).const ?? s.enum?.[0])
+    expect(parameters.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['before_id', 'limit', 'order', 'page', 'q', 'sort', 'state', 'type']),
+    )
+    // The enum of a schema, whether the document gives it as `enum` or as a union of constants.
+    const enumOf = (schema: Schema & { anyOf?: Schema[] }) =>
+      schema.enum ?? (schema.anyOf ?? []).map((s) => (s as { const?: string }).const ?? s.enum?.[0])
+    const parameter = (name: string) => parameters.find((p) => p.name === name)!
+    expect(enumOf(parameter('sort').schema!)).toEqual([...FILE_SORTS])
+    expect(enumOf(parameter('order').schema!)).toEqual([...SORT_ORDERS])
+    // type and state are lists, sent as the parameter repeated (the OpenAPI default for a query array: form, exploded).
+    for (const name of ['type', 'state']) {
+      const { style = 'form', explode = true, schema } = parameter(name)
+      expect([schema?.type, style, explode], name).toEqual(['array', 'form', true])
     }
-    expect(values('sort')).toEqual([...FILE_SORTS])
-    expect(values('order')).toEqual([...SORT_ORDERS])
+    expect(enumOf(parameter('state').schema!.items!)).toEqual([...FILE_STATES])
   })
 
   it('the error codes match (the webhook codes once the document has the /webhooks paths)', async () => {

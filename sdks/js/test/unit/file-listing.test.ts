@@ -1,8 +1,17 @@
-// files.list() and files.iterate() with a search and an order (q, sort, order), against a scripted
+// files.list() and files.iterate() with a search, filters and an order (q, type, state, sort, order), against a scripted
 // fetch that lists as the server does: the query each request carries, and how iterate() pages
 // (by before_id in upload order, either direction; by page number in the other orders).
 import { describe, expect, it } from 'vitest'
-import { FILE_SORTS, FileshareError, SORT_ORDERS, type FileRecord, type FileSort, type ListOptions } from '../../src/index.js'
+import {
+  FILE_SORTS,
+  FILE_STATES,
+  FileshareError,
+  SORT_ORDERS,
+  type FileRecord,
+  type FileSort,
+  type IterateOptions,
+  type ListOptions,
+} from '../../src/index.js'
 import { FILE, apiError, fakeClient, json, type Recorded } from '../helpers/fake-fetch.js'
 
 const paths = (requests: Recorded[]) => requests.map((r) => `${r.method} ${r.url.replace('http://fake.test/api/v1', '')}`)
@@ -180,5 +189,57 @@ describe('files.iterate() with q, sort and order', () => {
     const { client, requests } = fakeClient([fileServer(stored(5))])
     expect(await collect(client.files.iterate({ q: 'nothing like it', sort: 'size' }))).toEqual([])
     expect(paths(requests)).toEqual(['GET /files?limit=100&q=nothing+like+it&sort=size'])
+  })
+})
+
+describe('files.list() and files.iterate() with type and state', () => {
+  it('sends one value as one parameter and several as the parameter repeated, in the order given', async () => {
+    const { client, requests } = fakeClient([fileServer(stored(3))])
+    await client.files.list({ type: 'image' })
+    await client.files.list({ state: 'expiring' })
+    await client.files.list({ type: ['application/pdf', 'text'], state: ['expired_links', 'from_upload_request'] })
+    await client.files.list({ type: [], state: [] }) // an empty list sends nothing
+    expect(paths(requests)).toEqual([
+      'GET /files?type=image',
+      'GET /files?state=expiring',
+      'GET /files?type=application%2Fpdf&type=text&state=expired_links&state=from_upload_request',
+      'GET /files',
+    ])
+  })
+
+  it('with q, sort, order, page, limit and before_id', async () => {
+    const { client, requests } = fakeClient([fileServer(stored(5))])
+    await client.files.list({ page: 2, limit: 2, q: 'Report', sort: 'size', order: 'asc', type: 'text/plain', state: 'expiring' })
+    await client.files.list({ before_id: 4, limit: 2, type: ['image', 'video'], state: ['expiring', 'expired_links'], q: 'a' })
+    expect(paths(requests)).toEqual([
+      'GET /files?page=2&limit=2&q=Report&sort=size&order=asc&type=text%2Fplain&state=expiring',
+      'GET /files?limit=2&before_id=4&q=a&type=image&type=video&state=expiring&state=expired_links',
+    ])
+  })
+
+  it('iterate keeps them on every page: by before_id in upload order, by page number otherwise', async () => {
+    const filters: IterateOptions = { limit: 2, q: 'o', type: ['image', 'application/pdf'], state: ['expiring', 'from_upload_request'] }
+    const kept = 'q=o&type=image&type=application%2Fpdf&state=expiring&state=from_upload_request'
+    const upload = fakeClient([fileServer(stored(5))])
+    expect(await collect(upload.client.files.iterate({ ...filters, order: 'asc' }))).toEqual([1, 2, 3, 4, 5])
+    expect(paths(upload.requests)).toEqual([
+      `GET /files?limit=2&q=o&order=asc&type=image&type=application%2Fpdf&state=expiring&state=from_upload_request`,
+      `GET /files?limit=2&before_id=2&q=o&order=asc&type=image&type=application%2Fpdf&state=expiring&state=from_upload_request`,
+      `GET /files?limit=2&before_id=4&q=o&order=asc&type=image&type=application%2Fpdf&state=expiring&state=from_upload_request`,
+    ])
+    const bySize = fakeClient([fileServer(stored(5))])
+    expect(await collect(bySize.client.files.iterate({ ...filters, sort: 'size' }))).toHaveLength(5)
+    expect(paths(bySize.requests)).toEqual([
+      `GET /files?limit=2&${kept.replace('&type', '&sort=size&type')}`,
+      `GET /files?page=2&limit=2&${kept.replace('&type', '&sort=size&type')}`,
+      `GET /files?page=3&limit=2&${kept.replace('&type', '&sort=size&type')}`,
+    ])
+  })
+
+  it('names the states the API takes; another is a type error', () => {
+    expect(FILE_STATES).toEqual(['expiring', 'expired_links', 'from_upload_request'])
+    // @ts-expect-error: a state the API does not take is a type error
+    const wrong: ListOptions = { state: ['expiring', 'expired'] }
+    expect(wrong.state).toEqual(['expiring', 'expired'])
   })
 })
