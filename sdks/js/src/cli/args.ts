@@ -11,6 +11,8 @@ export interface OptionSpec {
   readonly short?: string
   /** The placeholder shown in help (`N`, `PATH`). */
   readonly value?: string
+  /** A string option that may be given several times: all its values, in `lists`. */
+  readonly multiple?: true
   readonly description: string
 }
 
@@ -46,6 +48,8 @@ export type GlobalValues = {
 
 export interface ParsedCommandLine {
   values: GlobalValues & Record<string, string | boolean | undefined>
+  /** The values of each option that may be repeated (`multiple`), in the order given; none: absent. */
+  lists: Record<string, string[] | undefined>
   /** Positionals after the command name. */
   positionals: string[]
 }
@@ -95,9 +99,9 @@ function describeParseError(error: unknown): string {
  * its name (`rm`, or `link create` for a command of a group), which is not a positional.
  */
 export function parseCommandLine(argv: readonly string[], command: string | undefined, options: OptionSpecs): ParsedCommandLine {
-  const config: Record<string, { type: 'string' | 'boolean'; short?: string }> = {}
+  const config: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {}
   for (const [name, spec] of Object.entries<OptionSpec>({ ...GLOBAL_OPTIONS, ...options })) {
-    config[name] = spec.short ? { type: spec.type, short: spec.short } : { type: spec.type }
+    config[name] = { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) }
   }
   let parsed
   try {
@@ -108,7 +112,13 @@ export function parseCommandLine(argv: readonly string[], command: string | unde
   const positionals = [...parsed.positionals]
   // The command's words are the first positionals (findCommand skips the global options' values).
   for (const word of command?.split(' ') ?? []) if (positionals[0] === word) positionals.shift()
-  return { values: parsed.values as ParsedCommandLine['values'], positionals }
+  const values: ParsedCommandLine['values'] = {}
+  const lists: ParsedCommandLine['lists'] = {}
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (Array.isArray(value)) lists[name] = value.map(String)
+    else values[name] = value
+  }
+  return { values, lists, positionals }
 }
 
 /** An integer option within [min, max]; `undefined` when the option was not given. */

@@ -7,7 +7,7 @@ import { VERSION } from '../version.js'
 function optionLines(specs: OptionSpecs): string[] {
   const entries = Object.entries(specs).map(([name, spec]) => {
     const flag = `${spec.short ? `-${spec.short}, ` : '    '}--${name}${spec.value ? ` ${spec.value}` : ''}`
-    return [flag, spec.description] as const
+    return [flag, spec.multiple ? `${spec.description} (repeatable: any of)` : spec.description] as const
   })
   const width = Math.max(...entries.map(([flag]) => flag.length))
   return entries.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`)

@@ -75,6 +75,10 @@ describe.sequential('fshare', () => {
       [['ls', '--sort', 'name'], /--sort must be one of upload_date, filename, size, download_count, got "name"/],
       [['ls', '--order', 'up'], /--order must be one of asc, desc, got "up"/],
       [['ls', '--sort', 'size', '--before-id', '3'], /--before-id pages only in upload order/],
+      [
+        ['ls', '--state', 'expiring', '--state', 'expired'],
+        /--state must be one of expiring, expired_links, from_upload_request, got "expired"/,
+      ],
       [['upload'], /at least one FILE/],
       [['info'], /exactly one ID/],
       [['info', 'abc'], /a file ID is a positive integer/],
@@ -191,6 +195,24 @@ describe.sequential('fshare', () => {
       expect(names).toEqual([...names].sort())
       expect(oldest.code).toBe(0)
       expect(oldest.stdout).toMatch(/^page 1 of \d+, 1 shown, \d+ files? in all(; newer: --before-id \d+)?$/m)
+    })
+
+    it('ls --type and --state, each repeatable (any of): one page and with --all', async () => {
+      const [text, both, all, expiring] = await Promise.all([
+        fshare(['ls', '--json', '--limit', '100', '--type', 'TEXT/plain', '--search', 'small']),
+        fshare(['ls', '--json', '--limit', '100', '--type', 'image', '--type', 'application/octet-stream', '--type', 'text']),
+        fshare(['ls', '--all', '--json', '--limit', '1', '--type', 'text/plain', '--type', 'video', '-q', 'small']),
+        fshare(['ls', '--json', '--state', 'expiring', '--state', 'from_upload_request', '--type', 'text/plain']),
+      ])
+      const ids = (run: { stdout: string }) => (JSON.parse(run.stdout) as { files: { file_id: number }[] }).files.map((f) => f.file_id)
+      expect(ids(text)).toContain(smallId)
+      expect(ids(text)).not.toContain(dataId)
+      expect(ids(both)).toEqual(expect.arrayContaining([smallId, dataId]))
+      const records = jsonLines(all.stdout)
+      expect(records.map((r) => r.file_id)).toContain(smallId)
+      for (const record of records) expect(record.content_type).toBe('text/plain')
+      expect(expiring.code).toBe(0)
+      expect(ids(expiring)).not.toContain(smallId) // uploaded without an expiry
     })
 
     it('info: key/value lines, and --json the file record', async () => {

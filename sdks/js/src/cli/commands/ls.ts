@@ -1,9 +1,19 @@
-// fshare ls [--search TEXT] [--sort FIELD] [--order asc|desc] [--page N | --before-id ID] [--limit N] | --all
+// fshare ls [--search TEXT] [--type TYPE]... [--state STATE]... [--sort FIELD] [--order asc|desc] [--page N | --before-id ID] [--limit N] | --all
 import { integerOption } from '../args.js'
 import type { Command } from '../command.js'
 import { EXIT_OK, UsageError } from '../exit-codes.js'
 import { formatBytes, formatScan, printable, table } from '../output.js'
-import { FILE_SORTS, SORT_ORDERS, type FileList, type FileQuery, type FileRecord, type FileSort, type SortOrder } from '../../types.js'
+import {
+  FILE_SORTS,
+  FILE_STATES,
+  SORT_ORDERS,
+  type FileList,
+  type FileQuery,
+  type FileRecord,
+  type FileSort,
+  type FileState,
+  type SortOrder,
+} from '../../types.js'
 
 /** The SCAN column is there when a file of the table has a scan (the server scans). */
 function scanned(files: readonly FileRecord[]): boolean {
@@ -34,13 +44,18 @@ function summary(shown: number, p: FileList['pagination'], beforeId: number | un
   return `${where}, ${p.total} file${p.total === 1 ? '' : 's'} in all${more}`
 }
 
-/** A value of --sort or --order: one of `allowed`. */
+/** A value of --sort, --order or --state: one of `allowed`. */
 function choice<T extends string>(value: string | boolean | undefined, name: string, allowed: readonly T[]): T | undefined {
   if (value === undefined || typeof value === 'boolean') return undefined
   if (!(allowed as readonly string[]).includes(value)) {
     throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value).slice(0, 60)}`)
   }
   return value as T
+}
+
+/** The values of a repeated --state, each one of FILE_STATES. */
+function states(values: readonly string[] | undefined): FileState[] | undefined {
+  return values?.map((value) => choice<FileState>(value, 'state', FILE_STATES)!)
 }
 
 const HEADER = ['ID', 'NAME', 'SIZE', 'UPLOADED (UTC)', 'DOWNLOADS', 'LINK']
@@ -55,7 +70,8 @@ function fileTable(files: readonly FileRecord[]): string {
 export const ls: Command = {
   name: 'ls',
   summary: 'list files, newest first, or found by name and sorted',
-  usage: 'ls [--search TEXT] [--sort FIELD] [--order asc|desc] [--page N | --before-id ID] [--limit N] | ls --all [...]',
+  usage:
+    'ls [--search TEXT] [--type TYPE]... [--state STATE]... [--sort FIELD] [--order asc|desc] [--page N | --before-id ID] [--limit N] | ls --all [...]',
   description: [
     'Lists the files of the account, newest first: one page (--page, --limit), the files older',
     'than file ID (--before-id: the next page, which uploads and deletions meanwhile do not shift;',
@@ -65,6 +81,10 @@ export const ls: Command = {
     'upload_date (the default), filename, size or download_count, --order desc (the default) or asc;',
     'ties by file ID. --before-id pages in upload order only (oldest first with --order asc: the',
     'files newer than ID); the other sorts page by --page, and --all goes through their pages.',
+    '--type lists only the files of a media type (image: image/png, image/jpeg, ...) or an exact',
+    'type/subtype (application/pdf); --state only those expiring (with an expiry), with expired_links',
+    '(a link expired or used up; revoked ones do not count) or from_upload_request. Each may be',
+    'repeated: any of its values; different options: all of them.',
     "When the server scans files for viruses, a SCAN column shows each file's scan status (pending,",
     'clean, error, skipped; "-" for a file stored before scanning); files found infected are not listed.',
     '--json: one page is one object {"files":[file records],"pagination":{"page","limit","total",',
@@ -79,12 +99,15 @@ export const ls: Command = {
     search: { type: 'string', short: 'q', value: 'TEXT', description: 'only the files whose name contains TEXT (any case)' },
     sort: { type: 'string', value: 'FIELD', description: `order by ${FILE_SORTS.join(', ')} (default upload_date)` },
     order: { type: 'string', value: 'DIR', description: 'desc (default) or asc' },
+    type: { type: 'string', value: 'TYPE', multiple: true, description: 'only files of this media type or type/subtype' },
+    state: { type: 'string', value: 'STATE', multiple: true, description: `only files ${FILE_STATES.join(', ')}` },
   },
   examples: [
     'fshare ls',
     'fshare ls --page 2 --limit 50',
     'fshare ls --before-id 1234',
     'fshare ls --search invoice --sort size',
+    'fshare ls --type image --type application/pdf --state expiring',
     'fshare ls --all --sort filename --order asc --json | jq -r .filename',
     'fshare ls --all --json | jq -r .public_link',
   ],
@@ -99,6 +122,8 @@ export const ls: Command = {
       q: typeof values.search === 'string' ? values.search : undefined,
       sort: choice<FileSort>(values.sort, 'sort', FILE_SORTS),
       order: choice<SortOrder>(values.order, 'order', SORT_ORDERS),
+      type: context.args.lists.type,
+      state: states(context.args.lists.state),
     }
     if (beforeId !== undefined && (query.sort ?? 'upload_date') !== 'upload_date') {
       throw new UsageError('--before-id pages only in upload order (--sort upload_date): use --page')
