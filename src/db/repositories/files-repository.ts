@@ -171,7 +171,8 @@ function withExpiredLinks(eb: ExpressionBuilder<Database, 'files'>, accountId: n
 function inState(eb: ExpressionBuilder<Database, 'files'>, state: FileState, accountId: number, now: number) {
   switch (state) {
     case 'expiring':
-      return eb('files.expires_at', 'is not', null)
+      // A live file with an expiry: a range on files_account_expiry (007), which holds only those.
+      return eb('files.expires_at', '>', now)
     case 'from_upload_request':
       return eb('files.upload_request_id', 'is not', null)
     case 'expired_links':
