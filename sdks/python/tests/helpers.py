@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import socket
@@ -388,4 +389,24 @@ def without_env(monkeypatch: Any) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-__all__ = ["Launcher", "CuttingProxy", "BlockingAsync", "through_proxy", "create_account", "new_account", "fileshare_cli", "Exchange", "recording", "without_waits", "sparse_file", "random_bytes", "without_env", "REPO", "os"]
+
+def token_of(request: fileshare.UploadRequest) -> str:
+    """The request's token: the last path segment of its url."""
+    return request.url.rstrip("/").rsplit("/", 1)[1]
+
+
+def guest_upload(server: dict[str, Any], token: str, body: bytes, filename: str, grant: str | None = None) -> httpx.Response:
+    """A guest's one-request tus upload (creation-with-upload), as the sheet's "Guest uploads" shows."""
+    headers = {
+        "Tus-Resumable": "1.0.0",
+        "Authorization": f"UploadRequest {token}",
+        "Upload-Length": str(len(body)),
+        "Upload-Metadata": "filename " + base64.b64encode(filename.encode()).decode(),
+        "Content-Type": "application/offset+octet-stream",
+    }
+    if grant is not None:
+        headers["Fileshare-Upload-Grant"] = grant
+    return httpx.post(f"{server['base_url']}/uploads", headers=headers, content=body, timeout=30)
+
+
+__all__ = ["Launcher", "CuttingProxy", "BlockingAsync", "through_proxy", "create_account", "new_account", "fileshare_cli", "Exchange", "recording", "without_waits", "sparse_file", "random_bytes", "without_env", "guest_upload", "token_of", "REPO", "os"]

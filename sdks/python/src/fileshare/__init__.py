@@ -15,7 +15,7 @@ from ._async._files import AsyncFiles
 from ._async._links import AsyncLinks
 from ._async._upload_requests import AsyncUploadRequests
 from ._async._webhook_endpoints import AsyncWebhookEndpoints
-from ._common import FileSort, ProgressCallback, Since, SortOrder, Timeout, TusCapabilities
+from ._common import FileSort, FileState, ProgressCallback, Since, SortOrder, Timeout, TusCapabilities
 from ._errors import (
     APIConnectionError,
     APITimeoutError,
@@ -118,6 +118,7 @@ __all__ = [
     "Timeout",
     "Since",
     "FileSort",
+    "FileState",
     "SortOrder",
     "UploadInput",
     "FileOrLink",

@@ -14,7 +14,7 @@ import uuid
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from typing import IO, Any, Callable, Final, Literal, Mapping
+from typing import IO, Any, Callable, Final, Literal, Mapping, Sequence
 from urllib.parse import urlencode
 
 import httpx
@@ -138,9 +138,18 @@ def check_headers(value: Mapping[str, str] | None, name: str) -> dict[str, str]:
     return result
 
 
-def url(base_url: str, path: str, query: Mapping[str, int | str | None] | None = None) -> str:
+QueryValue = int | str | Sequence[str] | None
+"""A query parameter's value: ``None`` leaves it out; a list or tuple sends the name once per value."""
+
+
+def url(base_url: str, path: str, query: Mapping[str, QueryValue] | None = None) -> str:
     result = base_url + path
-    params = {k: str(v) for k, v in (query or {}).items() if v is not None}
+    params: list[tuple[str, str]] = []
+    for name, value in (query or {}).items():
+        if isinstance(value, (int, str)):
+            params.append((name, str(value)))
+        elif value is not None:
+            params.extend((name, each) for each in value)
     return f"{result}?{urlencode(params)}" if params else result
 
 
@@ -428,8 +437,13 @@ FileSort = Literal["upload_date", "filename", "size", "download_count"]
 SortOrder = Literal["asc", "desc"]
 """The direction of a sort (``order``): ``"desc"`` (the default: newest, largest, Z first) or ``"asc"``."""
 
+FileState = Literal["expiring", "expired_links", "from_upload_request"]
+"""What ``files.list`` and ``files.iterate`` filter by (``state``): ``"expiring"`` (the file has an
+expiry), ``"expired_links"`` (one of its links expired or used up its downloads; revoked ones do not
+count), ``"from_upload_request"`` (a guest brought it through an upload request)."""
 
-def by_upload_date(sort: FileSort | None) -> bool:
+
+def by_upload_date(sort: QueryValue) -> bool:
     """A file list in upload order (either direction): the orders that page by ``before_id``."""
     return sort is None or sort == "upload_date"
 

@@ -162,10 +162,15 @@ def test_the_records_have_the_fields_of_the_openapi_schemas(openapi: dict[str, A
     assert without_default <= required
 
 
-def test_list_files_takes_the_sorts_and_orders_of_the_literal_types(openapi: dict[str, Any]) -> None:
-    parameters = {p["name"]: p.get("schema", {}) for p in openapi["paths"]["/api/v1/files"]["get"].get("parameters", []) if p["in"] == "query"}
+def test_list_files_takes_the_sorts_orders_and_states_of_the_literal_types(openapi: dict[str, Any]) -> None:
+    query = [p for p in openapi["paths"]["/api/v1/files"]["get"].get("parameters", []) if p["in"] == "query"]
+    parameters = {p["name"]: p.get("schema", {}) for p in query}
     # Every parameter the SDK sends is there (the server may take more: the SDK does not send those).
-    assert {"before_id", "limit", "order", "page", "q", "sort"} <= set(parameters)
+    assert {"before_id", "limit", "order", "page", "q", "sort", "state", "type"} <= set(parameters)
+    # type and state are lists, sent as the parameter repeated (OpenAPI's default for a query array: form, exploded).
+    for p in query:
+        if p["name"] in ("type", "state"):
+            assert (p["schema"]["type"], p.get("style", "form"), p.get("explode", True)) == ("array", "form", True), p["name"]
 
     def values(schema: dict[str, Any]) -> list[str]:  # an enum, or a union of constants
         if "enum" in schema:
@@ -174,6 +179,7 @@ def test_list_files_takes_the_sorts_and_orders_of_the_literal_types(openapi: dic
 
     assert tuple(values(parameters["sort"])) == typing.get_args(fileshare.FileSort)
     assert tuple(values(parameters["order"])) == typing.get_args(fileshare.SortOrder)
+    assert tuple(values(parameters["state"]["items"])) == typing.get_args(fileshare.FileState)
 
 
 def _answer_schema(openapi: dict[str, Any], path: str) -> dict[str, Any]:

@@ -9,7 +9,6 @@ arrive."""
 
 from __future__ import annotations
 
-import base64
 import http.server
 import threading
 import time
@@ -21,27 +20,9 @@ import pytest
 
 import fileshare
 from conftest import Factory
+from helpers import guest_upload, token_of
 
 DAY = 24 * 3600
-
-
-def token_of(request: fileshare.UploadRequest) -> str:
-    """The request's token: the last path segment of its url."""
-    return request.url.rstrip("/").rsplit("/", 1)[1]
-
-
-def guest_upload(server: dict[str, Any], token: str, body: bytes, filename: str, grant: str | None = None) -> httpx.Response:
-    """A guest's one-request tus upload (creation-with-upload), as the sheet's "Guest uploads" shows."""
-    headers = {
-        "Tus-Resumable": "1.0.0",
-        "Authorization": f"UploadRequest {token}",
-        "Upload-Length": str(len(body)),
-        "Upload-Metadata": "filename " + base64.b64encode(filename.encode()).decode(),
-        "Content-Type": "application/offset+octet-stream",
-    }
-    if grant is not None:
-        headers["Fileshare-Upload-Grant"] = grant
-    return httpx.post(f"{server['base_url']}/uploads", headers=headers, content=body, timeout=30)
 
 
 def uploaded_file_id(response: httpx.Response) -> int:

@@ -156,3 +156,42 @@ def test_iterate_with_no_match_makes_one_request(flavour: str) -> None:
     client, _ = make_either(flavour, handler)
     assert list(client.files.iterate(q="nothing like it", sort="size")) == []
     assert queries(seen) == ["limit=100&q=nothing+like+it&sort=size"]
+
+
+STATES: tuple[str, ...] = typing.get_args(fileshare.FileState)
+
+
+def test_the_states_are_the_apis() -> None:
+    assert STATES == ("expiring", "expired_links", "from_upload_request")
+
+
+def test_list_sends_type_and_state_once_each_or_repeated_with_the_other_parameters(flavour: str) -> None:
+    handler, seen = file_server(stored(5))
+    client, _ = make_either(flavour, handler)
+    client.files.list(type="image")
+    client.files.list(state="expiring")
+    client.files.list(type=["application/pdf", "text"], state=("expired_links", "from_upload_request"))
+    client.files.list(type=[], state=[])  # an empty list sends nothing
+    client.files.list(page=2, limit=2, q="Report", sort="size", order="asc", type="text/plain", state="expiring")
+    client.files.list(before_id=4, limit=2, q="a", type=["image", "video"], state=["expiring", "expired_links"])
+    assert queries(seen) == [
+        "type=image",
+        "state=expiring",
+        "type=application%2Fpdf&type=text&state=expired_links&state=from_upload_request",
+        "",
+        "page=2&limit=2&q=Report&sort=size&order=asc&type=text%2Fplain&state=expiring",
+        "limit=2&before_id=4&q=a&type=image&type=video&state=expiring&state=expired_links",
+    ]
+
+
+@pytest.mark.parametrize("sort", [None, "size"])
+def test_iterate_keeps_type_and_state_on_every_page_by_before_id_or_page(flavour: str, sort: str | None) -> None:
+    handler, seen = file_server(stored(3))
+    client, _ = make_either(flavour, handler)
+    filters = {"type": ["image", "application/pdf"], "state": ["expiring", "from_upload_request"]}
+    assert len(list(client.files.iterate(limit=2, q="o", sort=sort, **filters))) == 3
+    kept = "q=o" + ("&sort=size" if sort else "") + "&type=image&type=application%2Fpdf&state=expiring&state=from_upload_request"
+    if sort:
+        assert queries(seen) == [f"limit=2&{kept}", f"page=2&limit=2&{kept}"]
+    else:
+        assert queries(seen) == [f"limit=2&{kept}", f"limit=2&before_id=2&{kept}"]

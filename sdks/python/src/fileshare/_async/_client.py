@@ -170,7 +170,7 @@ class AsyncClient:
 
     # -- HTTP ----------------------------------------------------------------------------------
 
-    def _url(self, path: str, query: Mapping[str, int | str | None] | None = None) -> str:
+    def _url(self, path: str, query: Mapping[str, c.QueryValue] | None = None) -> str:
         return c.url(self.base_url, path, query)
 
     async def _send(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -329,6 +329,8 @@ class AsyncFiles:
         limit: int | None = None,
         before_id: int | None = None,
         q: str | None = None,
+        type: str | Sequence[str] | None = None,
+        state: c.FileState | Sequence[c.FileState] | None = None,
         sort: c.FileSort | None = None,
         order: c.SortOrder | None = None,
         timeout: c.Timeout | c.Unset = c.UNSET,
@@ -336,18 +338,25 @@ class AsyncFiles:
         extra_headers: Mapping[str, str] | None = None,
     ) -> FileList:
         """One page of the account's files (``limit`` 1 to 100), newest first unless ``sort`` and
-        ``order`` say otherwise, only those whose name contains ``q`` (any case) when given: page
+        ``order`` say otherwise, only those whose name contains ``q`` (any case), of a ``type`` and in
+        a ``state`` when given (several values of one: any of them; different filters: all): page
         ``page`` (from 1), or the files after ``before_id`` (a page's
         ``pagination.next_before_id``), which no upload or deletion meanwhile can shift. Not both;
         ``before_id`` only in upload order (``sort="upload_date"``, either ``order``).
 
         ``sort``: ``"upload_date"`` (the default), ``"filename"``, ``"size"`` or
-        ``"download_count"``, ties by ``file_id``; ``order``: ``"desc"`` (the default) or ``"asc"``."""
+        ``"download_count"``, ties by ``file_id``; ``order``: ``"desc"`` (the default) or ``"asc"``.
+        ``type``: a top-level media type (``"image"``: ``image/png``, ``image/jpeg``, ...) or an
+        exact ``"type/subtype"`` (``"application/pdf"``), any case; ``state``: ``"expiring"``,
+        ``"expired_links"`` or ``"from_upload_request"``. A list of either (at most 20) is sent as
+        the parameter repeated."""
         files = self._client._for_call(timeout, max_retries, extra_headers).files
-        _, data = await files._page(page=page, limit=limit, before_id=before_id, q=q, sort=sort, order=order)
+        _, data = await files._page(
+            page=page, limit=limit, before_id=before_id, q=q, sort=sort, order=order, type=type, state=state
+        )
         return FileList.from_json(data)
 
-    async def _page(self, **query: int | str | None) -> tuple[httpx.Response, Any]:
+    async def _page(self, **query: c.QueryValue) -> tuple[httpx.Response, Any]:
         client = self._client
         return await client._request("GET", client._url("/files", query))
 
@@ -356,31 +365,33 @@ class AsyncFiles:
         *,
         limit: int = 100,
         q: str | None = None,
+        type: str | Sequence[str] | None = None,
+        state: c.FileState | Sequence[c.FileState] | None = None,
         sort: c.FileSort | None = None,
         order: c.SortOrder | None = None,
         timeout: c.Timeout | c.Unset = c.UNSET,
         max_retries: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
     ) -> AsyncIterator[FileRecord]:
-        """Every file of the account (only those whose name contains ``q``, when given) in the
-        order of ``sort`` and ``order`` (newest first by default), ``limit`` per request, the same
-        search and order on every page. In upload order each page is asked by the
+        """Every file of the account (only those whose name contains ``q``, of a ``type`` and in a
+        ``state``, when given) in the order of ``sort`` and ``order`` (newest first by default),
+        ``limit`` per request, the same search, filters and order on every page. In upload order each page is asked by the
         ``next_before_id`` of the one before: files uploaded or deleted meanwhile (even the ones
         yielded, deleted as they come) shift nothing, and no file is yielded twice. The other orders
         go by page number: no file twice, but one deleted or renamed meanwhile can shift another
         out of view. The options apply to each request."""
         files = self._client._for_call(timeout, max_retries, extra_headers).files
-        async for file in files._iterate(limit, q, sort, order):
+        async for file in files._iterate(limit, {"q": q, "sort": sort, "order": order, "type": type, "state": state}):
             yield file
 
-    async def _iterate(self, limit: int, q: str | None, sort: c.FileSort | None, order: c.SortOrder | None) -> AsyncIterator[FileRecord]:
-        query: dict[str, str | None] = {"q": q, "sort": sort, "order": order}
+    async def _iterate(self, limit: int, query: dict[str, c.QueryValue]) -> AsyncIterator[FileRecord]:
+        """``query``: the search, filters and order, sent on every page."""
         _, data = await self._page(limit=limit, **query)
-        if not c.by_upload_date(sort) or not c.pages_by_before_id(data):
+        if not c.by_upload_date(query["sort"]) or not c.pages_by_before_id(data):
             async for file in self._iterate_by_page(limit, query, FileList.from_json(data)):
                 yield file
             return
-        ascending = order == "asc"
+        ascending = query["order"] == "asc"
 
         def after(file_id: int, mark: int) -> bool:
             return file_id > mark if ascending else file_id < mark
@@ -401,7 +412,7 @@ class AsyncFiles:
             asked = following
             _, data = await self._page(limit=limit, before_id=following, **query)
 
-    async def _iterate_by_page(self, limit: int, query: dict[str, str | None], first: FileList) -> AsyncIterator[FileRecord]:
+    async def _iterate_by_page(self, limit: int, query: dict[str, c.QueryValue], first: FileList) -> AsyncIterator[FileRecord]:
         """Page numbers, for the orders without ``before_id`` (and an older server): a file is
         yielded once, but a deletion meanwhile can shift another out of view."""
         seen: set[int] = set()

@@ -171,7 +171,7 @@ class Client:
 
     # -- HTTP ----------------------------------------------------------------------------------
 
-    def _url(self, path: str, query: Mapping[str, int | str | None] | None = None) -> str:
+    def _url(self, path: str, query: Mapping[str, c.QueryValue] | None = None) -> str:
         return c.url(self.base_url, path, query)
 
     def _send(
