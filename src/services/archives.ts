@@ -3,8 +3,12 @@ import { ZipFile } from 'yazl'
 import { NotFoundError } from '../errors.js'
 import type { FileRow } from '../db/schema.js'
 import { uniqueEntryNames } from '../lib/archive-entry-names.js'
+import { useNativeCrc32InYazl } from '../lib/native-crc32.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { ScanPolicy } from './scan-policy.js'
+
+// Entries' CRC-32 by zlib, not by yazl's JavaScript one (src/lib/native-crc32.ts): about 5x the archive's throughput.
+useNativeCrc32InYazl()
 
 /** The most files one archive may hold: their lookups run before the first byte, so the wait before it stays short. */
 export const MAX_ARCHIVE_FILES = 1000
