@@ -227,33 +227,39 @@ final class Files
 
     /**
      * One page of the account's files (`limit` 1 to 100, server default 20), newest first unless
-     * `sort`/`order` say otherwise, only those whose name contains `q` (any case) when given: page
+     * `sort`/`order` say otherwise, only those whose name contains `q` (any case), of a `type` and
+     * in a `state` when given (several values of one: any of them; different filters: all): page
      * `page` (from 1), or the files after `beforeId` (a page's `pagination->next_before_id`), which
      * no upload or deletion meanwhile can shift. Not both; `beforeId` only in upload order (`sort`
      * `upload_date`, either `order`).
      *
      *     $client->files->list(limit: 50, q: 'invoice', sort: FileSort::Size, order: SortOrder::Asc);
+     *     $client->files->list(type: ['image', 'application/pdf'], state: FileState::Expiring);
      *
      * @param ?string $q a case-insensitive substring of the filename
      * @param FileSort|'upload_date'|'filename'|'size'|'download_count'|null $sort default `upload_date`; ties by file_id
      * @param SortOrder|'asc'|'desc'|null $order default `desc`
+     * @param string|list<string>|null $type a top-level media type (`image`: image/png, image/jpeg, ...) or an exact
+     *     `type/subtype` (`application/pdf`), any case; a list (at most 20): any of them
+     * @param FileState|'expiring'|'expired_links'|'from_upload_request'|list<FileState|string>|null $state a list (at most 20): any of them
      * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      */
     public function list(?int $page = null, ?int $limit = null, ?int $beforeId = null, array $requestOptions = [],
-        ?string $q = null, FileSort|string|null $sort = null, SortOrder|string|null $order = null): FileList
+        ?string $q = null, FileSort|string|null $sort = null, SortOrder|string|null $order = null,
+        string|array|null $type = null, FileState|string|array|null $state = null): FileList
     {
         if ($page !== null && $beforeId !== null) {
             throw new ConfigurationException('list() takes page or beforeId, not both');
         }
 
-        return $this->listPage(['page' => $page, 'limit' => $limit, 'before_id' => $beforeId] + self::fileQuery($q, $sort, $order),
+        return $this->listPage(['page' => $page, 'limit' => $limit, 'before_id' => $beforeId] + self::fileQuery($q, $sort, $order, $type, $state),
             $requestOptions);
     }
 
     /**
-     * Every file of the account (only those whose name contains `q`, when given) in the order of
-     * `sort` and `order` (newest first by default), `limit` per request, the same search and order
-     * on every page. In upload order each page is asked by the `next_before_id` of the one before:
+     * Every file of the account (only those whose name contains `q`, of a `type` and in a `state`,
+     * when given) in the order of `sort` and `order` (newest first by default), `limit` per request,
+     * the same search, filters and order on every page. In upload order each page is asked by the `next_before_id` of the one before:
      * a file is never yielded twice, and deleting the files yielded (or uploading) while iterating
      * skips none. The other orders go by page number: no file twice, but one deleted or renamed
      * meanwhile can shift another out of view. The request options apply to each page's request.
@@ -263,15 +269,18 @@ final class Files
      * @param ?string $q a case-insensitive substring of the filename
      * @param FileSort|'upload_date'|'filename'|'size'|'download_count'|null $sort default `upload_date`
      * @param SortOrder|'asc'|'desc'|null $order default `desc`
+     * @param string|list<string>|null $type a media type or type/subtype; a list: any of them
+     * @param FileState|'expiring'|'expired_links'|'from_upload_request'|list<FileState|string>|null $state a list: any of them
      * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      *
      * @return \Generator<int, FileRecord>
      */
     public function iterate(int $limit = 100, array $requestOptions = [],
-        ?string $q = null, FileSort|string|null $sort = null, SortOrder|string|null $order = null): \Generator
+        ?string $q = null, FileSort|string|null $sort = null, SortOrder|string|null $order = null,
+        string|array|null $type = null, FileState|string|array|null $state = null): \Generator
     {
         Params::requestOptions($requestOptions, 'iterate');
-        $query = ['limit' => $limit, 'before_id' => null] + self::fileQuery($q, $sort, $order);
+        $query = ['limit' => $limit, 'before_id' => null] + self::fileQuery($q, $sort, $order, $type, $state);
         $list = $this->listPage($query, $requestOptions);
         if (($query['sort'] ?? FileSort::UploadDate->value) !== FileSort::UploadDate->value) {
             yield from $this->iterateByPage($list, $query, $requestOptions);
@@ -300,7 +309,7 @@ final class Files
      * Page numbers, for the orders without `before_id`: a file is yielded once, but a deletion
      * meanwhile can shift another out of view.
      *
-     * @param array{limit: int, before_id: null, q?: string, sort?: string, order?: string} $query
+     * @param array{limit: int, before_id: null, q?: string, sort?: string, order?: string, type?: list<string>, state?: list<string>} $query
      * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      *
      * @return \Generator<int, FileRecord>
@@ -325,7 +334,7 @@ final class Files
     /**
      * `GET /files` with the parameters that are not null.
      *
-     * @param array<string, int|string|null> $query
+     * @param array<string, int|string|list<string>|null> $query
      * @param array{timeout?: float|int, max_retries?: int, headers?: array<string, string>, cancellation?: \Fileshare\Cancellation} $requestOptions
      */
     private function listPage(array $query, array $requestOptions): FileList
@@ -337,12 +346,17 @@ final class Files
     }
 
     /**
-     * The search and order of a file list as query parameters (those given: the server has the
-     * defaults). A string is sent as it is; the server refuses one it does not know (400).
+     * The search, filters and order of a file list as query parameters (those given: the server
+     * has the defaults); `type` and `state` as lists, sent repeated. A string is sent as it is; the
+     * server refuses one it does not know (400).
      *
-     * @return array{q?: string, sort?: string, order?: string}
+     * @param string|list<string>|null $type
+     * @param FileState|string|list<FileState|string>|null $state
+     *
+     * @return array{q?: string, sort?: string, order?: string, type?: list<string>, state?: list<string>}
      */
-    private static function fileQuery(?string $q, FileSort|string|null $sort, SortOrder|string|null $order): array
+    private static function fileQuery(?string $q, FileSort|string|null $sort, SortOrder|string|null $order,
+        string|array|null $type = null, FileState|string|array|null $state = null): array
     {
         $query = [];
         if ($q !== null) {
@@ -353,6 +367,13 @@ final class Files
         }
         if ($order !== null) {
             $query['order'] = $order instanceof SortOrder ? $order->value : $order;
+        }
+        if ($type !== null) {
+            $query['type'] = array_values((array) $type);
+        }
+        if ($state !== null) {
+            $query['state'] = array_map(static fn (FileState|string $each): string => $each instanceof FileState ? $each->value : $each,
+                \is_array($state) ? array_values($state) : [$state]);
         }
 
         return $query;

@@ -128,12 +128,24 @@ final class Http
         return $out;
     }
 
-    /** @param array<string, int|string|null> $query */
+    /**
+     * The URL of `$path` with the parameters that are not null; a list is sent as the name
+     * repeated, once per value (`type=a&type=b`, not PHP's `type[0]=a`), none when empty.
+     *
+     * @param array<string, int|string|list<string>|null> $query
+     */
     public function url(string $path, array $query = []): string
     {
-        $query = array_filter($query, static fn ($v) => $v !== null);
+        $pairs = [];
+        foreach ($query as $name => $value) {
+            foreach (\is_array($value) ? $value : [$value] as $each) {
+                if ($each !== null) {
+                    $pairs[] = rawurlencode($name) . '=' . rawurlencode((string) $each);
+                }
+            }
+        }
 
-        return $this->baseUrl . $path . ($query === [] ? '' : '?' . http_build_query($query, '', '&', \PHP_QUERY_RFC3986));
+        return $this->baseUrl . $path . ($pairs === [] ? '' : '?' . implode('&', $pairs));
     }
 
     /** @param array<string, string> $headers */

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Fileshare\Tests\Integration;
 
 use Fileshare\FileSort;
+use Fileshare\FileState;
 use Fileshare\Model\AuditActor;
 use Fileshare\Model\AuditEvent;
 use Fileshare\Model\AuditPagination;
@@ -299,23 +300,29 @@ final class OpenApiDriftTest extends IntegrationTestCase
         self::assertContains('upload_request_full', $codes);
     }
 
-    public function testListFilesTakesTheSortsAndOrdersOfTheEnums(): void
+    public function testListFilesTakesTheSortsOrdersAndStatesOfTheEnums(): void
     {
         $document = json_decode((string) file_get_contents(Server::info()['base_url'] . '/openapi.json'), true, flags: \JSON_THROW_ON_ERROR);
         $parameters = [];
         foreach ($document['paths'][self::route($document, '/api/v1/files')]['get']['parameters'] ?? [] as $parameter) {
             if (($parameter['in'] ?? null) === 'query') {
                 $parameters[$parameter['name']] = $parameter['schema'] ?? [];
+                if (\in_array($parameter['name'], ['type', 'state'], true)) {
+                    // Lists, sent as the parameter repeated (OpenAPI's default for a query array: form, exploded).
+                    self::assertSame(['array', 'form', true], [$parameter['schema']['type'] ?? null, $parameter['style'] ?? 'form', $parameter['explode'] ?? true],
+                        $parameter['name']);
+                }
             }
         }
         // Every parameter list() sends is there (the server may take more: the SDK does not send those).
-        $missing = array_diff(['before_id', 'limit', 'order', 'page', 'q', 'sort'], array_keys($parameters));
+        $missing = array_diff(['before_id', 'limit', 'order', 'page', 'q', 'sort', 'state', 'type'], array_keys($parameters));
         self::assertSame([], array_values($missing), 'GET /files takes the parameters list() sends');
         // The values, whether the document gives an enum or a union of constants.
         $values = static fn (array $schema): array => $schema['enum']
             ?? array_merge(...array_map(static fn (array $o): array => isset($o['const']) ? [$o['const']] : ($o['enum'] ?? []), $schema['anyOf'] ?? $schema['oneOf'] ?? []));
         self::assertSame(array_map(static fn (FileSort $s): string => $s->value, FileSort::cases()), $values($parameters['sort']));
         self::assertSame(array_map(static fn (SortOrder $o): string => $o->value, SortOrder::cases()), $values($parameters['order']));
+        self::assertSame(array_map(static fn (FileState $s): string => $s->value, FileState::cases()), $values($parameters['state']['items']));
     }
 
     public function testTheFileScanHasTheDocumentsFields(): void

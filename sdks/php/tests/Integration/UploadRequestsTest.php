@@ -16,6 +16,7 @@ use Fileshare\Model\FileRecord;
 use Fileshare\Model\FileSource;
 use Fileshare\Model\UploadRequest;
 use Fileshare\Model\WebhookEvent;
+use Fileshare\Tests\Support\Guest;
 use Fileshare\Tests\Support\IntegrationTestCase;
 use Fileshare\Tests\Support\Server;
 use Fileshare\Tests\Support\WebhookReceiver;
@@ -55,33 +56,10 @@ final class UploadRequestsTest extends IntegrationTestCase
         self::fail('no exception');
     }
 
-    /** The token of a request: the last path segment of its url. */
-    private static function token(UploadRequest $request): string
-    {
-        return substr($request->url, strrpos($request->url, '/') + 1);
-    }
-
     /** A plain HTTP client (no key, no retries, every status answered). */
     private static function http(): \GuzzleHttp\Client
     {
         return new \GuzzleHttp\Client(['http_errors' => false, 'timeout' => 30]);
-    }
-
-    /** A guest's one-request tus upload (creation-with-upload) of $bytes into $request. */
-    private static function guestUpload(UploadRequest|string $request, string $bytes, string $filename = 'hello.txt', ?string $grant = null): ResponseInterface
-    {
-        $headers = [
-            'Tus-Resumable' => '1.0.0',
-            'Authorization' => 'UploadRequest ' . ($request instanceof UploadRequest ? self::token($request) : $request),
-            'Upload-Length' => (string) \strlen($bytes),
-            'Upload-Metadata' => 'filename ' . base64_encode($filename),
-            'Content-Type' => 'application/offset+octet-stream',
-        ];
-        if ($grant !== null) {
-            $headers['Fileshare-Upload-Grant'] = $grant;
-        }
-
-        return self::http()->post(Server::info()['base_url'] . '/uploads', ['headers' => $headers, 'body' => $bytes]);
     }
 
     /** The file id of a guest upload that must have succeeded. */
@@ -145,7 +123,7 @@ final class UploadRequestsTest extends IntegrationTestCase
         self::assertNull($minimal->file_expires_in);
         self::assertFalse($minimal->password_protected);
         self::assertLessThan(120, abs(time() + 3600 - $minimal->expiry->getTimestamp()), 'expires_in from now');
-        self::assertNotSame(self::token($request), self::token($minimal));
+        self::assertNotSame(Guest::token($request), Guest::token($minimal));
         $listed = $this->client->uploadRequests->list();
         $ids = array_map(static fn (UploadRequest $r): int => $r->request_id, $listed);
         self::assertSame([$minimal->request_id, $request->request_id], \array_slice($ids, 0, 2), 'newest first');
@@ -239,13 +217,13 @@ final class UploadRequestsTest extends IntegrationTestCase
         self::assertFalse($closed->isActive());
         self::assertSame(UploadRequest::STATUS_CLOSED, $this->client->uploadRequests->close($request)->status, 'idempotent');
         self::assertSame(UploadRequest::STATUS_CLOSED, $this->client->uploadRequests->update($request, ['expires_in' => 86400])->status);
-        self::assertSame(401, self::guestUpload($request, 'late')->getStatusCode(), 'a closed request takes nothing');
+        self::assertSame(401, Guest::upload($request, 'late')->getStatusCode(), 'a closed request takes nothing');
 
         // An expired request re-opens when its expiry is extended.
         $short = $this->client->uploadRequests->create(['label' => 'short', 'expires_in' => 1]);
         sleep(2);
         self::assertSame(UploadRequest::STATUS_EXPIRED, $this->client->uploadRequests->get($short)->status);
-        self::assertSame(401, self::guestUpload($short, 'late')->getStatusCode(), 'an expired request takes nothing');
+        self::assertSame(401, Guest::upload($short, 'late')->getStatusCode(), 'an expired request takes nothing');
         self::assertSame(UploadRequest::STATUS_ACTIVE, $this->client->uploadRequests->update($short, ['expires_in' => 600])->status);
 
         // delete(): the record as it was, closed; then gone.
@@ -256,7 +234,7 @@ final class UploadRequestsTest extends IntegrationTestCase
         self::assertSame(UploadRequest::STATUS_CLOSED, $deleted->status);
         self::assertInstanceOf(NotFoundException::class, self::thrown(fn () => $this->client->uploadRequests->get($other)));
         self::assertNotContains($other->request_id, array_map(static fn (UploadRequest $r): int => $r->request_id, $this->client->uploadRequests->list()));
-        self::assertSame(401, self::guestUpload($other, 'late')->getStatusCode(), 'a deleted request takes nothing');
+        self::assertSame(401, Guest::upload($other, 'late')->getStatusCode(), 'a deleted request takes nothing');
 
         self::assertInstanceOf(NotFoundException::class, self::thrown(fn () => $this->client->uploadRequests->get(999999999)));
         self::assertInstanceOf(NotFoundException::class, self::thrown(fn () => $this->client->uploadRequests->close(999999999)));
@@ -300,7 +278,7 @@ final class UploadRequestsTest extends IntegrationTestCase
         $request = $this->client->uploadRequests->create(['label' => 'guest files', 'expires_in' => 3600, 'max_files' => 2,
             'file_expires_in' => 86400]);
 
-        $fileId = self::uploaded(self::guestUpload($request, 'hello'));
+        $fileId = self::uploaded(Guest::upload($request, 'hello'));
         $files = $this->client->uploadRequests->files($request);
         self::assertCount(1, $files->files);
         self::assertNull($files->pagination->next_before_id);
@@ -328,13 +306,13 @@ final class UploadRequestsTest extends IntegrationTestCase
         self::assertSame(UploadRequest::STATUS_ACTIVE, $counted->status);
 
         // The second file fills it (max_files 2): full, and the token takes nothing more.
-        $secondId = self::uploaded(self::guestUpload($request, 'world!', 'world.txt'));
+        $secondId = self::uploaded(Guest::upload($request, 'world!', 'world.txt'));
         $full = $this->client->uploadRequests->get($request);
         self::assertSame(2, $full->files_received);
         self::assertSame(11, $full->bytes_received);
         self::assertSame(UploadRequest::STATUS_FULL, $full->status);
         self::assertFalse($full->isActive());
-        $refused = self::guestUpload($request, 'three');
+        $refused = Guest::upload($request, 'three');
         self::assertSame(401, $refused->getStatusCode(), 'a full request is dead: ' . $refused->getBody());
         self::assertSame('unauthorized', self::code($refused));
 
@@ -379,14 +357,14 @@ final class UploadRequestsTest extends IntegrationTestCase
     {
         $request = $this->client->uploadRequests->create(['label' => 'protected', 'expires_in' => 3600, 'password' => 'correct horse battery',
             'max_total_size' => 8]);
-        $grantUrl = Server::info()['server_url'] . '/r/' . self::token($request) . '/grant';
+        $grantUrl = Server::info()['server_url'] . '/r/' . Guest::token($request) . '/grant';
 
         // A wrong password is refused; the right one gives a grant the upload carries.
         $wrong = self::http()->post($grantUrl, ['json' => ['password' => 'wrong horse battery']]);
         self::assertSame(401, $wrong->getStatusCode());
         self::assertSame('invalid_password', self::code($wrong));
         foreach ([null, 'not-a-grant'] as $grant) {
-            $refused = self::guestUpload($request, 'hello', grant: $grant);
+            $refused = Guest::upload($request, 'hello', grant: $grant);
             self::assertSame(401, $refused->getStatusCode(), 'no grant: ' . $refused->getBody());
             self::assertSame('invalid_password', self::code($refused));
         }
@@ -396,10 +374,10 @@ final class UploadRequestsTest extends IntegrationTestCase
         self::assertTrue($granted['success']);
         self::assertIsString($granted['grant']);
         self::assertIsString($granted['expires_at']);
-        self::uploaded(self::guestUpload($request, 'hello', grant: $granted['grant']));
+        self::uploaded(Guest::upload($request, 'hello', grant: $granted['grant']));
 
         // 5 of 8 bytes taken: 5 more do not fit, a 403 upload_request_full the SDK maps to LimitExceededException.
-        $full = self::guestUpload($request, 'world', grant: $granted['grant']);
+        $full = Guest::upload($request, 'world', grant: $granted['grant']);
         self::assertSame(403, $full->getStatusCode(), (string) $full->getBody());
         self::assertSame('upload_request_full', self::code($full));
         $e = ErrorFactory::fromResponse($full, (string) $full->getBody());
@@ -411,11 +389,11 @@ final class UploadRequestsTest extends IntegrationTestCase
         self::assertSame(UploadRequest::STATUS_ACTIVE, $after->status, '5 < 8 bytes: not full yet');
 
         // 3 bytes fit exactly: full.
-        self::uploaded(self::guestUpload($request, 'abc', grant: $granted['grant']));
+        self::uploaded(Guest::upload($request, 'abc', grant: $granted['grant']));
         self::assertSame(UploadRequest::STATUS_FULL, $this->client->uploadRequests->get($request)->status);
 
         // An unknown token is refused as a dead one is.
-        $unknown = self::guestUpload(str_repeat('A', 43), 'x');
+        $unknown = Guest::upload(str_repeat('A', 43), 'x');
         self::assertSame(401, $unknown->getStatusCode());
         self::assertSame('unauthorized', self::code($unknown));
     }
@@ -427,7 +405,7 @@ final class UploadRequestsTest extends IntegrationTestCase
             WebhookEvent::UPLOAD_REQUEST_FULL, WebhookEvent::FILE_UPLOADED]);
         try {
             $request = $this->client->uploadRequests->create(['label' => 'hooked', 'expires_in' => 600, 'max_files' => 1]);
-            $fileId = self::uploaded(self::guestUpload($request, 'webhooked', 'hooked.txt'));
+            $fileId = self::uploaded(Guest::upload($request, 'webhooked', 'hooked.txt'));
             $events = [];
             foreach ([WebhookEvent::UPLOAD_REQUEST_FILE_RECEIVED, WebhookEvent::UPLOAD_REQUEST_FULL, WebhookEvent::FILE_UPLOADED] as $type) {
                 $message = $receiver->waitFor(static function (array $r) use ($type, $request): bool {

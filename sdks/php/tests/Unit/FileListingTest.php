@@ -6,6 +6,7 @@ namespace Fileshare\Tests\Unit;
 
 use Fileshare\Exception\FileshareException;
 use Fileshare\FileSort;
+use Fileshare\FileState;
 use Fileshare\SortOrder;
 use Fileshare\Tests\Support\Mock;
 use GuzzleHttp\Psr7\Response;
@@ -13,7 +14,7 @@ use PHPUnit\Framework\TestCase;
 use Psr\Http\Message\RequestInterface;
 
 /**
- * files->list() and files->iterate() with a search and an order (q, sort, order), against a
+ * files->list() and files->iterate() with a search, filters and an order (q, type, state, sort, order), against a
  * scripted server that lists as the real one does: the query of every request, and how iterate()
  * pages (by before_id in upload order, either direction; by page number in the other orders).
  */
@@ -202,5 +203,41 @@ final class FileListingTest extends TestCase
         $mock = self::server(5);
         self::assertSame([], self::ids($mock->client->files->iterate(q: 'nothing like it', sort: 'size')));
         self::assertSame(['limit=100&q=nothing%20like%20it&sort=size'], self::queries($mock));
+    }
+
+    public function testTheStateEnumHoldsTheApisValues(): void
+    {
+        self::assertSame(['expiring', 'expired_links', 'from_upload_request'], array_map(static fn (FileState $s): string => $s->value, FileState::cases()));
+    }
+
+    public function testListSendsTypeAndStateOnceOrRepeatedAsEnumsOrStringsWithTheOtherParameters(): void
+    {
+        $mock = self::server(5);
+        $mock->client->files->list(type: 'image');
+        $mock->client->files->list(state: FileState::Expiring);
+        $mock->client->files->list(type: ['application/pdf', 'text'], state: [FileState::ExpiredLinks, 'from_upload_request']);
+        $mock->client->files->list(type: [], state: []); // an empty list sends nothing
+        $mock->client->files->list(page: 2, limit: 2, q: 'Report', sort: FileSort::Size, order: 'asc', type: 'text/plain', state: 'expiring');
+        $mock->client->files->list(limit: 2, beforeId: 4, q: 'a', type: ['image', 'video'], state: [FileState::Expiring, FileState::ExpiredLinks]);
+        self::assertSame([
+            'type=image',
+            'state=expiring',
+            'type=application%2Fpdf&type=text&state=expired_links&state=from_upload_request',
+            '',
+            'page=2&limit=2&q=Report&sort=size&order=asc&type=text%2Fplain&state=expiring',
+            'limit=2&before_id=4&q=a&type=image&type=video&state=expiring&state=expired_links',
+        ], self::queries($mock));
+    }
+
+    public function testIterateKeepsTypeAndStateOnEveryPageByBeforeIdOrPage(): void
+    {
+        $filters = ['type' => ['image', 'application/pdf'], 'state' => [FileState::Expiring, FileState::FromUploadRequest]];
+        $kept = 'type=image&type=application%2Fpdf&state=expiring&state=from_upload_request';
+        $byDate = self::server(3);
+        self::assertSame([3, 2, 1], self::ids($byDate->client->files->iterate(...$filters, limit: 2, q: 'o')));
+        self::assertSame(["limit=2&q=o&$kept", "limit=2&before_id=2&q=o&$kept"], self::queries($byDate));
+        $bySize = self::server(3);
+        self::assertCount(3, self::ids($bySize->client->files->iterate(...$filters, limit: 2, q: 'o', sort: FileSort::Size)));
+        self::assertSame(["limit=2&q=o&sort=size&$kept", "page=2&limit=2&q=o&sort=size&$kept"], self::queries($bySize));
     }
 }
