@@ -1,16 +1,22 @@
 package dev.fileshare;
 
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
- * Which files to list, in which order: {@link FilesResource#list(FileListParams)} and
+ * Which files to list (a search and filters), in which order: {@link FilesResource#list(FileListParams)} and
  * {@link FilesResource#iterate(FileListParams)}. Every parameter is optional; what is not set is not
  * sent (the server lists newest first, 20 a page).
  *
  * <pre>{@code
  * FileListParams params = FileListParams.builder()
  *         .q("invoice")                 // names containing "invoice", any case
+ *         .type("application/pdf", "image")  // of any of these media types
+ *         .state(FileState.EXPIRING)    // with an expiry
  *         .sort(FileSort.SIZE)
  *         .order(SortOrder.ASC)
  *         .limit(50)
@@ -19,7 +25,8 @@ import java.util.Map;
  *
  * <p>A page is asked by number ({@link Builder#page(int)}) or, in upload order (either direction),
  * by {@link Builder#beforeId(long)}: the files after that one, a page no upload or deletion shifts.
- * Not both. Values out of range are refused by the server: {@link BadRequestException} 400
+ * Not both. Several values of {@code type} or {@code state} mean any of them; different
+ * parameters must all hold. Values out of range are refused by the server: {@link BadRequestException} 400
  * {@code invalid_parameter}.
  */
 public final class FileListParams {
@@ -31,6 +38,8 @@ public final class FileListParams {
     private final String q;
     private final FileSort sort;
     private final SortOrder order;
+    private final List<String> types;
+    private final List<FileState> states;
 
     private FileListParams(Builder b) {
         this.page = b.page;
@@ -39,6 +48,8 @@ public final class FileListParams {
         this.q = b.q;
         this.sort = b.sort;
         this.order = b.order;
+        this.types = b.types;
+        this.states = b.states;
     }
 
     /** @return a new builder, nothing set */
@@ -81,6 +92,16 @@ public final class FileListParams {
         return order;
     }
 
+    /** @return the media types or type/subtypes the files must be of (any of them), or null: any type */
+    public List<String> types() {
+        return types;
+    }
+
+    /** @return the states the files must be in (any of them), or null: any state */
+    public List<FileState> states() {
+        return states;
+    }
+
     /** Whether the list is in upload order (either direction): the orders that page by {@code before_id}. */
     boolean byUploadDate() {
         return sort == null || sort == FileSort.UPLOAD_DATE;
@@ -98,6 +119,8 @@ public final class FileListParams {
         query.put("q", q);
         query.put("sort", sort == null ? null : sort.value());
         query.put("order", order == null ? null : order.value());
+        query.put("type", types);
+        query.put("state", states == null ? null : states.stream().map(FileState::value).toList());
         return query;
     }
 
@@ -105,7 +128,7 @@ public final class FileListParams {
     @Override
     public String toString() {
         return "FileListParams{page=" + page + ", limit=" + limit + ", beforeId=" + beforeId + ", q=" + q + ", sort=" + sort
-                + ", order=" + order + "}";
+                + ", order=" + order + ", types=" + types + ", states=" + states + "}";
     }
 
     /** Builds {@link FileListParams}. */
@@ -116,6 +139,8 @@ public final class FileListParams {
         private String q;
         private FileSort sort;
         private SortOrder order;
+        private List<String> types;
+        private List<FileState> states;
 
         private Builder() {}
 
@@ -174,6 +199,51 @@ public final class FileListParams {
         public Builder order(SortOrder order) {
             this.order = order;
             return this;
+        }
+
+        /**
+         * @param types list only the files of these media types (any of them, at most 20): a top-level
+         *     type ({@code image}: image/png, image/jpeg, ...) or an exact {@code type/subtype}
+         *     ({@code application/pdf}), any case; sent as the {@code type} parameter repeated. Null or
+         *     empty: any type
+         * @return this builder
+         */
+        public Builder type(Collection<String> types) {
+            this.types = listOf(types, "type");
+            return this;
+        }
+
+        /**
+         * @param types list only the files of these media types (any of them): see {@link #type(Collection)}
+         * @return this builder
+         */
+        public Builder type(String... types) {
+            return type(types == null ? null : Arrays.asList(types));
+        }
+
+        /**
+         * @param states list only the files in these states (any of them, at most 20), sent as the
+         *     {@code state} parameter repeated. Null or empty: any state
+         * @return this builder
+         */
+        public Builder state(Collection<FileState> states) {
+            this.states = listOf(states, "state");
+            return this;
+        }
+
+        /**
+         * @param states list only the files in these states (any of them): see {@link #state(Collection)}
+         * @return this builder
+         */
+        public Builder state(FileState... states) {
+            return state(states == null ? null : Arrays.asList(states));
+        }
+
+        /** The values as a list, or null for none; a null value is refused. */
+        private static <T> List<T> listOf(Collection<T> values, String name) {
+            if (values == null || values.isEmpty()) return null;
+            if (values.stream().anyMatch(Objects::isNull)) throw new ConfigurationException(name + " must not hold null");
+            return List.copyOf(values);
         }
 
         /** @return the parameters */

@@ -439,7 +439,8 @@ public final class FilesResource {
     /**
      * One page of the account's files, newest first unless {@link FileListParams#sort()} and
      * {@link FileListParams#order()} say otherwise, only those whose name contains
-     * {@link FileListParams#q()} (ignoring case) when set: a page by number, or the files after
+     * {@link FileListParams#q()} (ignoring case), of one of {@link FileListParams#types()} and in one
+     * of {@link FileListParams#states()} when set: a page by number, or the files after
      * {@link FileListParams#beforeId()} (in upload order only).
      *
      * <pre>{@code
@@ -538,9 +539,10 @@ public final class FilesResource {
     }
 
     /**
-     * Every file of the account (only those whose name contains {@link FileListParams#q()}, when
-     * set) in the order of {@link FileListParams#sort()} and {@link FileListParams#order()} (newest
-     * first by default), {@link FileListParams#limit()} per request (default 100), the same search
+     * Every file of the account (only those whose name contains {@link FileListParams#q()}, of one
+     * of {@link FileListParams#types()} and in one of {@link FileListParams#states()}, when set) in
+     * the order of {@link FileListParams#sort()} and {@link FileListParams#order()} (newest first by
+     * default), {@link FileListParams#limit()} per request (default 100), the same search, filters
      * and order on every page, fetched lazily. In upload order (either direction) each page is asked
      * by the {@code next_before_id} of the one before: no file is skipped or yielded twice, even when
      * files are deleted or uploaded during the iteration. The other orders go by page number: no

@@ -12,6 +12,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -125,14 +127,18 @@ final class Transport {
         return URI.create(baseUrl + path);
     }
 
+    /** The URL of {@code path} with the parameters that are not null; a collection is sent as the name repeated, once per value. */
     URI url(String path, Map<String, ?> query) {
         StringBuilder sb = new StringBuilder(baseUrl).append(path);
         char sep = '?';
         for (Map.Entry<String, ?> e : query.entrySet()) {
             if (e.getValue() == null) continue;
-            sb.append(sep).append(URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8)).append('=')
-                    .append(URLEncoder.encode(String.valueOf(e.getValue()), StandardCharsets.UTF_8));
-            sep = '&';
+            Collection<?> values = e.getValue() instanceof Collection<?> many ? many : List.of(e.getValue());
+            for (Object value : values) {
+                sb.append(sep).append(URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8)).append('=')
+                        .append(URLEncoder.encode(String.valueOf(value), StandardCharsets.UTF_8));
+                sep = '&';
+            }
         }
         return URI.create(sb.toString());
     }

@@ -23,8 +23,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * files().list(FileListParams) and files().iterate(FileListParams) with a search and an order (q,
- * sort, order), against a fake that lists as the server does: the query of every request, and how
+ * files().list(FileListParams) and files().iterate(FileListParams) with a search, filters and an
+ * order (q, type, state, sort, order), against a fake that lists as the server does: the query of every request, and how
  * iterate pages (by before_id in upload order, either direction; by page number in the other orders).
  */
 class FileListingFakeTest {
@@ -213,5 +213,49 @@ class FileListingFakeTest {
             assertEquals(List.of(), ids(client.files().iterate(FileListParams.builder().q("nothing like it").sort(FileSort.SIZE).build())));
             assertEquals(List.of("?limit=100&q=nothing+like+it&sort=size"), queries(fake));
         }
+    }
+
+    @Test
+    void theStateEnumHoldsTheApisValues() {
+        assertEquals(List.of("expiring", "expired_links", "from_upload_request"), Stream.of(FileState.values()).map(FileState::value).toList());
+    }
+
+    @Test
+    void listSendsTypeAndStateOnceOrRepeatedWithTheOtherParameters() throws Exception {
+        try (FakeServer fake = server(stored(5)); FileshareClient client = fake.client().build()) {
+            client.files().list(FileListParams.builder().type("image").build());
+            client.files().list(FileListParams.builder().state(FileState.EXPIRING).build());
+            client.files().list(FileListParams.builder().type(List.of("application/pdf", "text"))
+                    .state(FileState.EXPIRED_LINKS, FileState.FROM_UPLOAD_REQUEST).build());
+            client.files().list(FileListParams.builder().type(List.of()).state().build()); // empty: nothing sent
+            client.files().withRawResponse().list(FileListParams.builder().page(2).limit(2).q("Report").sort(FileSort.SIZE).order(SortOrder.ASC)
+                    .type("text/plain").state(FileState.EXPIRING).build());
+            client.files().listAsync(FileListParams.builder().beforeId(4).limit(2).q("a").type("image", "video")
+                    .state(List.of(FileState.EXPIRING, FileState.EXPIRED_LINKS)).build()).get();
+            assertEquals(List.of("?type=image", "?state=expiring", "?type=application%2Fpdf&type=text&state=expired_links&state=from_upload_request", "",
+                    "?page=2&limit=2&q=Report&sort=size&order=asc&type=text%2Fplain&state=expiring",
+                    "?before_id=4&limit=2&q=a&type=image&type=video&state=expiring&state=expired_links"), queries(fake));
+        }
+    }
+
+    @Test
+    void iterateKeepsTypeAndStateOnEveryPageByBeforeIdOrPage() throws Exception {
+        String kept = "type=image&type=application%2Fpdf&state=expiring&state=from_upload_request";
+        FileListParams.Builder filters = FileListParams.builder().limit(2).q("o").type("image", "application/pdf")
+                .state(FileState.EXPIRING, FileState.FROM_UPLOAD_REQUEST);
+        try (FakeServer fake = server(stored(3)); FileshareClient client = fake.client().build()) {
+            assertEquals(List.of(3L, 2L, 1L), ids(client.files().iterate(filters.build())));
+            assertEquals(List.of("?limit=2&q=o&" + kept, "?before_id=2&limit=2&q=o&" + kept), queries(fake));
+        }
+        try (FakeServer fake = server(stored(3)); FileshareClient client = fake.client().build()) {
+            assertEquals(3, ids(client.files().iterate(filters.sort(FileSort.SIZE).build())).size());
+            assertEquals(List.of("?limit=2&q=o&sort=size&" + kept, "?page=2&limit=2&q=o&sort=size&" + kept), queries(fake));
+        }
+    }
+
+    @Test
+    void aNullTypeOrStateIsRefused() {
+        assertThrows(ConfigurationException.class, () -> FileListParams.builder().type("image", null));
+        assertThrows(ConfigurationException.class, () -> FileListParams.builder().state(FileState.EXPIRING, null));
     }
 }

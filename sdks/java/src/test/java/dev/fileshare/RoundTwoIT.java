@@ -143,24 +143,32 @@ class RoundTwoIT {
         return null;
     }
 
-    /** Issue 37: {@code GET /files} takes the parameters {@link FileListParams} sends, sort and order with the enums' values. */
+    /** Issue 37: {@code GET /files} takes the parameters {@link FileListParams} sends, sort, order and state with the enums' values. */
     @Test
-    void listFilesTakesTheSortsAndOrdersOfTheEnums() throws Exception {
+    void listFilesTakesTheSortsOrdersAndStatesOfTheEnums() throws Exception {
         JsonNode document = openapi();
         Set<String> names = new TreeSet<>();
         JsonNode sort = null;
         JsonNode order = null;
+        JsonNode state = null;
         for (JsonNode parameter : document.path("paths").path(pathKey(document, "/files")).path("get").path("parameters")) {
             if (!parameter.path("in").asText().equals("query")) continue;
             String name = parameter.path("name").asText();
             names.add(name);
             if (name.equals("sort")) sort = parameter.path("schema");
             if (name.equals("order")) order = parameter.path("schema");
+            if (name.equals("state")) state = parameter.path("schema").path("items");
+            if (name.equals("type") || name.equals("state")) {
+                // Lists, sent as the parameter repeated (OpenAPI's default for a query array: form, exploded).
+                assertEquals(List.of("array", "form", true),
+                        List.of(parameter.path("schema").path("type").asText(), parameter.path("style").asText("form"), parameter.path("explode").asBoolean(true)), name);
+            }
         }
         // Every parameter FileListParams sends is there (the server may take more: the SDK does not send those).
-        assertTrue(names.containsAll(Set.of("before_id", "limit", "order", "page", "q", "sort")), names.toString());
+        assertTrue(names.containsAll(Set.of("before_id", "limit", "order", "page", "q", "sort", "state", "type")), names.toString());
         assertEquals(Arrays.stream(FileSort.values()).map(FileSort::value).toList(), values(sort));
         assertEquals(Arrays.stream(SortOrder.values()).map(SortOrder::value).toList(), values(order));
+        assertEquals(Arrays.stream(FileState.values()).map(FileState::value).toList(), values(state));
     }
 
     /** The values of a parameter's schema: its enum, or the constants of its union. */

@@ -76,7 +76,7 @@ class UploadRequestsIT {
 
     /** A guest's one-request tus upload (creation-with-upload), as the sheet describes it. */
     static HttpResponse<String> guestUpload(String token, String filename, byte[] content, String grant) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.baseUrl + "/uploads"))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(TestServer.get().baseUrl + "/uploads"))
                 .timeout(Duration.ofSeconds(30))
                 .header("Tus-Resumable", "1.0.0")
                 .header("Authorization", "UploadRequest " + token)
