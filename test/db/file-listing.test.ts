@@ -281,12 +281,12 @@ for (const dialect of DIALECTS) {
     })
 
     it('finds the matches along the indexes of migrations 007 and 016', async () => {
-      // expiring and from_upload_request: the account's index or the one across accounts (a single account here: both as narrow).
+      // expiring: the account's expiry index or the collector's (a single account here: both as narrow).
       const indexes: Array<[FileFilter, RegExp[]]> = [
         [{ types: ['image'] }, [/files_account_type/]],
         [{ types: ['application/pdf'] }, [/files_account_type/]],
         [{ states: ['expiring'] }, [/files(_account)?_expiry/]],
-        [{ states: ['from_upload_request'] }, [/files(_account)?_upload_request/]],
+        [{ states: ['from_upload_request'] }, [/files_account_upload_request/]],
         [{ states: ['expired_links'] }, [/links_account_expiry/, /links_account_download_limit/]],
       ]
       for (const [filter, used] of indexes) {

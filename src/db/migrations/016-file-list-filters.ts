@@ -8,12 +8,14 @@ import type { DialectName } from '../dialect.js'
  *   query does), so a top-level type is one range ("image/" up to "image0"). expires_at last, as in
  *   015, to tell a live file from the entry alone.
  * - `state=from_upload_request`: the account's files from upload requests only, few of most
- *   accounts' files (files_upload_request, 011 and 013, is by request, not by account).
+ *   accounts' files (files_upload_request, 011 and 013, is by request, not by account). Its
+ *   condition is on source_type, not on upload_request_id, so that a request's own file list
+ *   (upload_request_id = ?) keeps to files_upload_request, which it is made for.
  * - `state=expired_links`: the account's links with an expiry, and those with a download limit,
  *   each a partial index (most links have neither). `state=expiring` has files_account_expiry (007).
  *
- * Each partial index's condition is one that the query states in those words (`x is not null`),
- * which SQLite needs to use it; PostgreSQL proves it.
+ * Each partial index's condition is one that the query states in those words (`x is not null`,
+ * `source_type = 'upload_request'` as a literal), which SQLite needs to use it; PostgreSQL proves it.
  */
 export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
   const contentType = dialect === 'postgres' ? sql`content_type collate "C"` : sql`content_type`
@@ -26,7 +28,7 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .createIndex('files_account_upload_request')
     .on('files')
     .columns(['account_id', 'id', 'expires_at'])
-    .where(sql.ref('upload_request_id'), 'is not', null)
+    .where(sql.ref('source_type'), '=', sql.lit('upload_request'))
     .execute()
   await db.schema
     .createIndex('links_account_expiry')

@@ -174,7 +174,8 @@ function inState(eb: ExpressionBuilder<Database, 'files'>, state: FileState, acc
       // A live file with an expiry: a range on files_account_expiry (007), which holds only those.
       return eb('files.expires_at', '>', now)
     case 'from_upload_request':
-      return eb('files.upload_request_id', 'is not', null)
+      // A literal, as migration 016's partial index states it: SQLite uses it only then.
+      return eb('files.source_type', '=', sql.lit('upload_request'))
     case 'expired_links':
       return withExpiredLinks(eb, accountId, now)
   }
