@@ -49,10 +49,12 @@ export const USAGE = `Usage: fileshare <command>
                                           an address another account has declines the change
   account reset-two-factor ID             turn off the account's two-factor sign-in (a holder
                                           who lost the device and the recovery codes)
-  two-factor encrypt-secrets [--dry-run] [--json]
+  two-factor encrypt-secrets [--dry-run] [--unchecked-key] [--json]
                                           encrypt under FILESHARE_TWO_FACTOR_KEY the two-factor
                                           secrets stored before it was set; nothing is encrypted
-                                          (exit 1) if a stored secret does not decrypt with it
+                                          (exit 1) if a stored secret does not decrypt with it,
+                                          or if none is encrypted yet to check the key against
+                                          (--unchecked-key: it is the servers', encrypt anyway)
   key create ACCOUNT_ID [--name NAME] [--scopes S,S,...] [--allow-ip CIDR]...
                         [--expires-in 30d|12h|90m|SECONDS] [--json]
                                           scopes: files:read, files:write, files:delete,
@@ -318,6 +320,7 @@ const OPTIONS = {
   'max-storage': { type: 'string' },
   'grace-seconds': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'unchecked-key': { type: 'boolean' },
   sample: { type: 'string' },
   scopes: { type: 'string' },
   'allow-ip': { type: 'string', multiple: true },
@@ -472,15 +475,27 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
         throw new ConfigError('FILESHARE_TWO_FACTOR_KEY', 'is not set: set it, as the servers have it, to encrypt the secrets with.')
       }
       const dryRun = values['dry-run'] ?? false
+      const uncheckedKey = values['unchecked-key'] ?? false
       const report = await withBackends(config, ({ database }) =>
         new TwoFactorSecretEncryption(
           new TwoFactorSecretsRepository(database.db),
           new TwoFactorSecretBox(config.twoFactorKey),
-        ).encryptPlainSecrets({ dryRun }),
+        ).encryptPlainSecrets({ dryRun, uncheckedKey }),
       )
-      const { encrypted, plain, alreadyEncrypted, unreadable } = report
+      const { encrypted, plain, alreadyEncrypted, unreadable, keyChecked } = report
+      // Plain secrets left, and no encrypted one to tell whether this key is the servers'.
+      const notChecked = unreadable.length === 0 && plain > 0 && !keyChecked && !uncheckedKey
       if (out.json) {
-        print(JSON.stringify({ dry_run: dryRun, encrypted, plain, already_encrypted: alreadyEncrypted, unreadable }))
+        print(
+          JSON.stringify({ dry_run: dryRun, encrypted, plain, already_encrypted: alreadyEncrypted, unreadable, key_checked: keyChecked }),
+        )
+      } else if (notChecked) {
+        print(
+          `${dryRun ? 'Dry run, nothing written' : 'Nothing encrypted'}: no two-factor secret is encrypted yet, so this ` +
+            "FILESHARE_TWO_FACTOR_KEY cannot be checked against the servers'. A wrong one would lock out every holder with " +
+            "two-factor sign-in. Check it is the servers' (or enrol one account on a server that has it, and run this " +
+            `again), then run with --unchecked-key. Stored plain, to encrypt: ${plain}.`,
+        )
       } else if (unreadable.length > 0) {
         print(
           `Nothing encrypted: ${unreadable.length} two-factor secret(s) do not decrypt with this FILESHARE_TWO_FACTOR_KEY ` +
@@ -495,7 +510,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: (lin
       } else {
         print(`Two-factor secrets encrypted now: ${encrypted}; encrypted already (and decrypting with this key): ${alreadyEncrypted}.`)
       }
-      return report.unreadable.length > 0 ? 1 : 0
+      return report.unreadable.length > 0 || (notChecked && !dryRun) ? 1 : 0
     }
     case 'key create': {
       const accountId = positiveId(args('ACCOUNT_ID')[0], 'ACCOUNT_ID')

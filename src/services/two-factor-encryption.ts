@@ -11,6 +11,12 @@ export interface EncryptionReport {
   alreadyEncrypted: number
   /** Accounts whose secret does not decrypt with the key (another key, damaged): their holders cannot sign in. */
   unreadable: number[]
+  /**
+   * Whether the key was checked against the servers': only a secret they encrypted can tell. With
+   * none encrypted yet, a mistyped key would pass every check, and nothing is written unless the
+   * operator says the key is the servers' (`uncheckedKey`).
+   */
+  keyChecked: boolean
 }
 
 /** Rows read per query: a server's sign-ins go on between pages. */
@@ -36,11 +42,15 @@ export class TwoFactorSecretEncryption {
 
   /**
    * Encrypts every plain secret under the key (the caller checked that one is set), unless a stored
-   * secret does not decrypt with it or `dryRun`: then only says what it found.
+   * secret does not decrypt with it, no encrypted secret could check the key and `uncheckedKey` is not
+   * given, or `dryRun`: then only says what it found.
    */
-  async encryptPlainSecrets({ dryRun = false }: { dryRun?: boolean } = {}): Promise<EncryptionReport> {
+  async encryptPlainSecrets({
+    dryRun = false,
+    uncheckedKey = false,
+  }: { dryRun?: boolean; uncheckedKey?: boolean } = {}): Promise<EncryptionReport> {
     if (!this.box.encrypts) throw new Error('FILESHARE_TWO_FACTOR_KEY is not set: there is no key to encrypt the secrets with.')
-    const report: EncryptionReport = { encrypted: 0, plain: 0, alreadyEncrypted: 0, unreadable: [] }
+    const report: EncryptionReport = { encrypted: 0, plain: 0, alreadyEncrypted: 0, unreadable: [], keyChecked: false }
     // First every secret is read (nothing written), then, if all decrypt, the plain ones are encrypted:
     // two walks rather than a list of secrets in memory.
     await this.eachSecret(async (accountId, stored) => {
@@ -53,7 +63,8 @@ export class TwoFactorSecretEncryption {
         report.unreadable.push(accountId)
       }
     })
-    if (dryRun || report.unreadable.length > 0) return report
+    report.keyChecked = report.alreadyEncrypted > 0
+    if (dryRun || report.unreadable.length > 0 || (!report.keyChecked && !uncheckedKey)) return report
     await this.eachSecret(async (accountId, stored) => {
       if (!TwoFactorSecretBox.isPlain(stored)) return
       const sealed = this.box.seal(this.box.open(stored, accountId), accountId)

@@ -39,7 +39,7 @@ describe('fileshare two-factor encrypt-secrets', () => {
     t.app.database.db.updateTable('account_two_factor').set({ secret }).where('account_id', '=', accountId).execute()
 
   it('is in the help', async () => {
-    expect((await runCommand(['help'], env)).stdout).toContain('two-factor encrypt-secrets [--dry-run] [--json]')
+    expect((await runCommand(['help'], env)).stdout).toContain('two-factor encrypt-secrets [--dry-run] [--unchecked-key] [--json]')
   })
 
   it('encrypts the plain secrets, keeps the encrypted ones; with one that does not decrypt, encrypts nothing', async () => {
@@ -103,6 +103,49 @@ describe('fileshare two-factor encrypt-secrets', () => {
     // A second run has nothing to do, and says so in JSON too.
     const again = await runCommand(['two-factor', 'encrypt-secrets', '--json'], env)
     expect(again).toMatchObject({ code: 0, stderr: '' })
-    expect(JSON.parse(again.stdout)).toEqual({ dry_run: false, encrypted: 0, plain: 0, already_encrypted: 2, unreadable: [] })
+    expect(JSON.parse(again.stdout)).toEqual({
+      dry_run: false,
+      encrypted: 0,
+      plain: 0,
+      already_encrypted: 2,
+      unreadable: [],
+      key_checked: true,
+    })
+  })
+
+  it("with no secret encrypted yet, encrypts nothing until told the key is the servers' (--unchecked-key)", async () => {
+    // A database whose only second factors were set up before any server had the key.
+    const fresh = await startTestApp()
+    try {
+      const freshClock = new AppClock(fresh)
+      const holder = await holderWithTwoFactor(fresh, freshClock, `unchecked-${Date.now()}@example.test`)
+      const secretOf = async () =>
+        (
+          await fresh.app.database.db
+            .selectFrom('account_two_factor')
+            .select('secret')
+            .where('account_id', '=', holder.accountId)
+            .executeTakeFirstOrThrow()
+        ).secret
+      const plainStored = await secretOf()
+      expect(plainStored).toMatch(/^plain:/)
+      // A mistyped key passes every check there is: nothing is written under it.
+      const freshEnv = { FILESHARE_DATA_DIR: fresh.dataDir, FILESHARE_TWO_FACTOR_KEY: OTHER_KEY }
+      const refused = await runCommand(['two-factor', 'encrypt-secrets'], freshEnv)
+      expect(refused.code).toBe(1)
+      expect(refused.stdout).toContain(
+        "Nothing encrypted: no two-factor secret is encrypted yet, so this FILESHARE_TWO_FACTOR_KEY cannot be checked against the servers'.",
+      )
+      expect(await secretOf()).toBe(plainStored)
+      const dry = await runCommand(['two-factor', 'encrypt-secrets', '--dry-run', '--json'], freshEnv)
+      expect(dry.code).toBe(0)
+      expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, encrypted: 0, plain: 1, key_checked: false })
+      // The operator has checked it: encrypted.
+      const told = await runCommand(['two-factor', 'encrypt-secrets', '--unchecked-key'], freshEnv)
+      expect(told).toMatchObject({ code: 0, stderr: '' })
+      expect(await secretOf()).toMatch(/^aes256gcm:/)
+    } finally {
+      await fresh.close()
+    }
   })
 })
