@@ -598,9 +598,16 @@ export function filePanel(file, onFileChanged) {
     showPreview.setAttribute('aria-expanded', 'false')
   }
 
-  /** What the server previews of the file now (its type from the bytes), or why not; no bytes are read here beyond the answer's head. */
+  /**
+   * What the server previews of the file now (its type from the bytes), or why not. HEAD first: the
+   * server then reads the file's first bytes only, not the whole file; a refusal is asked again with
+   * GET, whose answer is the error's small JSON body.
+   */
   async function previewType() {
-    const answer = await fetch(previewUrl(), { headers: { accept: 'image/*,application/pdf' } })
+    const headers = { accept: 'image/*,application/pdf' }
+    const head = await fetch(previewUrl(), { method: 'HEAD', headers })
+    if (head.ok) return head.headers.get('content-type')
+    const answer = await fetch(previewUrl(), { headers })
     if (answer.ok) {
       await answer.body?.cancel()
       return answer.headers.get('content-type')
