@@ -174,6 +174,32 @@ for (const dialect of DIALECTS) {
       expect(await files.countMatching(accountId, T0, { search: '%' })).toBe(6)
       expect(await files.matchingIds(accountId, T0, { search: 'report' }, 5)).toHaveLength(5)
     })
+
+    it("lists no other account's file, nor an expired one, whatever ids it is handed as the matches", async () => {
+      const other = (await new AccountsRepository(handle.db).create(`other-${dialect.name}@example.test`, 'pro', T0)).id
+      const { id: foreign } = await files.insert({
+        account_id: other,
+        token: 'token-foreign',
+        filename: 'report foreign',
+        size: 1,
+        content_type: 'application/octet-stream',
+        sha256: 'x',
+        storage_key: 'key-foreign',
+        created_at: T0,
+        expires_at: null,
+      })
+      const live = await files.matchingIds(accountId, T0, { search: 'report' }, 1_000)
+      const expired = await files.matchingIds(accountId, T0 - 2, { search: 'report' }, 1_000)
+      const handed = [...new Set([...live, ...expired, foreign])]
+      expect(handed.length).toBeGreaterThan(live.length + 1)
+      const listing: FileListing = { sort: 'filename', order: 'asc', search: 'report' }
+      const ids = (await files.listPage(accountId, 0, 100, T0, false, listing, handed)).map((file) => file.id)
+      expect(ids.sort((a, b) => a - b)).toEqual([...live].sort((a, b) => a - b))
+      const before = (await files.listBeforeId(accountId, Number.MAX_SAFE_INTEGER, 100, T0, 'desc', { search: 'report' }, handed)).map(
+        (file) => file.id,
+      )
+      expect(before.sort((a, b) => a - b)).toEqual([...live].sort((a, b) => a - b))
+    })
   })
 
   describe.skipIf(!dialect.available)(`the file list's filters on ${dialect.name}`, () => {

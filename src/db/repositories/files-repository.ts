@@ -231,7 +231,13 @@ export class FilesRepository {
    */
   private listedForPage(accountId: number, now: number, filter: FileFilter | undefined, among: readonly number[] | undefined) {
     if (among === undefined) return this.listed(accountId, now, filter)
-    return this.db.selectFrom('files').where(this.listingSql.amongIds(among))
+    // The ids were found for this account at this `now`; its conditions stay anyway, so that no caller
+    // can list another account's file or an expired one by its id (cheap: each id is a key lookup).
+    return this.db
+      .selectFrom('files')
+      .where(this.listingSql.amongIds(among))
+      .where('account_id', '=', accountId)
+      .where((eb) => fileIsLive(eb, now))
   }
 
   private pageQuery(
