@@ -1,13 +1,10 @@
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../src/db/schema.js'
-import { openDatabase } from '../src/db/open-database.js'
 import { AccountsRepository } from '../src/db/repositories/accounts-repository.js'
 import { FilesRepository } from '../src/db/repositories/files-repository.js'
 import { FileService, type FileListing } from '../src/services/files.js'
 import type { BlobStore } from '../src/storage/blob-store.js'
+import { medianMs, withBenchDatabase } from './list-cost-database.js'
 
 /**
  * What GET /files's sorts and search cost as an account grows (issue 37), measured below HTTP (the
@@ -85,32 +82,8 @@ const CASES: Case[] = [
   },
 ]
 
-async function medianMs(run: () => Promise<unknown>): Promise<number> {
-  await run()
-  const times: number[] = []
-  for (let i = 0; i < RUNS; i++) {
-    const start = performance.now()
-    await run()
-    times.push(performance.now() - start)
-  }
-  times.sort((a, b) => a - b)
-  return Math.round(times[Math.floor(times.length / 2)]! * 100) / 100
-}
-
 async function measure(databaseUrl: string | undefined) {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'file-list-cost-'))
-  const schema = `file_list_cost_${process.pid}`
-  if (databaseUrl) {
-    const setup = await openDatabase({ sqlitePath: '', databaseUrl, databaseSchema: undefined })
-    await sql`create schema ${sql.id(schema)}`.execute(setup.db)
-    await setup.db.destroy()
-  }
-  const handle = await openDatabase({
-    sqlitePath: path.join(dir, 'db.sqlite'),
-    databaseUrl,
-    databaseSchema: databaseUrl ? schema : undefined,
-  })
-  try {
+  return withBenchDatabase('file-list-cost', databaseUrl, async (handle) => {
     const accounts = new AccountsRepository(handle.db)
     const service = new FileService(new FilesRepository(handle.db), accounts, {} as BlobStore)
     const sizes: Record<string, { accountId: number; count: number; ids: { min: number; max: number }; seedSeconds: number }> = {}
@@ -134,7 +107,7 @@ async function measure(databaseUrl: string | undefined) {
     for (const { name, run } of CASES) {
       const at = async (count: number) => {
         const { accountId, ids } = sizes[count]!
-        return medianMs(() => run(service, accountId, count, ids))
+        return medianMs(() => run(service, accountId, count, ids), RUNS)
       }
       const smallMs = await at(SMALL)
       const largeMs = await at(LARGE)
@@ -149,11 +122,7 @@ async function measure(databaseUrl: string | undefined) {
       seedSeconds: sizes[LARGE]!.seedSeconds,
       medianMs: cases,
     }
-  } finally {
-    if (databaseUrl) await sql`drop schema ${sql.id(schema)} cascade`.execute(handle.db)
-    await handle.db.destroy()
-    await fs.rm(dir, { recursive: true, force: true })
-  }
+  })
 }
 
 console.log(JSON.stringify(await measure(undefined)))
