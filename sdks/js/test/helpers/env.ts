@@ -66,3 +66,11 @@ export async function newAccount(name: string, options: FileshareOptions = {}): 
     client: new Fileshare({ baseUrl: server().base_url, apiKey: created.api_key, ...options }),
   }
 }
+
+/** A fetch that notes the URL of every request it sends in `urls` (for a client's `fetch` option). */
+export function recordingFetch(urls: URL[]): typeof fetch {
+  return (input: RequestInfo | URL, init?: RequestInit) => {
+    urls.push(new URL(input instanceof Request ? input.url : String(input)))
+    return fetch(input, init)
+  }
+}

@@ -5,7 +5,7 @@
 // every page, and the server's 400s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BadRequestError, type FileRecord, type Fileshare, type ListOptions } from '../../src/index.js'
-import { newAccount, tempDir } from '../helpers/env.js'
+import { newAccount, recordingFetch, tempDir } from '../helpers/env.js'
 import { guestUpload } from '../helpers/guest-upload.js'
 
 const tmp = tempDir()
@@ -17,12 +17,7 @@ const asked: URL[] = []
 const names = async (options: ListOptions) => (await fs.files.list(options)).files.map((f: FileRecord) => f.filename)
 
 beforeAll(async () => {
-  const account = await newAccount('filters', {
-    fetch: (input: RequestInfo | URL, init?: RequestInit) => {
-      asked.push(new URL(input instanceof Request ? input.url : String(input)))
-      return fetch(input, init)
-    },
-  })
+  const account = await newAccount('filters', { fetch: recordingFetch(asked) })
   fs = account.client
   const bytes = new TextEncoder().encode('filter me\n')
   await fs.files.upload(bytes, { filename: 'photo.png' }) // image/png, no state

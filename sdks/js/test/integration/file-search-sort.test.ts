@@ -12,7 +12,7 @@ import {
   type Fileshare,
   type SortOrder,
 } from '../../src/index.js'
-import { newAccount, tempDir } from '../helpers/env.js'
+import { newAccount, recordingFetch, tempDir } from '../helpers/env.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.remove())
@@ -32,12 +32,7 @@ const asked: URL[] = []
 const names = (files: readonly FileRecord[]) => files.map((f) => f.filename)
 
 beforeAll(async () => {
-  const account = await newAccount('search-sort', {
-    fetch: (input: RequestInfo | URL, init?: RequestInit) => {
-      asked.push(new URL(input instanceof Request ? input.url : String(input)))
-      return fetch(input, init)
-    },
-  })
+  const account = await newAccount('search-sort', { fetch: recordingFetch(asked) })
   fs = account.client
   for (const { name, size, downloads } of FILES) {
     const file = await fs.files.upload(new Uint8Array(size).fill(1), { filename: name })

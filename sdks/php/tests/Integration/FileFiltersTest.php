@@ -14,8 +14,6 @@ use Fileshare\Tests\Support\Guest;
 use Fileshare\Tests\Support\IntegrationTestCase;
 use Fileshare\Tests\Support\Server;
 use Fileshare\UploadSource;
-use GuzzleHttp\HandlerStack;
-use GuzzleHttp\Middleware;
 
 /**
  * $client->files->list() and ->iterate() with type and state against the real server, on an
@@ -59,15 +57,7 @@ final class FileFiltersTest extends IntegrationTestCase
      */
     private function client(?array &$history = null): Client
     {
-        $options = ['api_key' => $this->key()];
-        if (\func_num_args() > 0) {
-            $history = [];
-            $stack = HandlerStack::create();
-            $stack->push(Middleware::history($history));
-            $options['http_client'] = new \GuzzleHttp\Client(['handler' => $stack]);
-        }
-
-        return Server::client('pro', $options);
+        return self::clientFor($this->key(), $history, \func_num_args() > 0);
     }
 
     /** @return list<string> */

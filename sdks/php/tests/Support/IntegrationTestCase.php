@@ -4,6 +4,9 @@ declare(strict_types=1);
 
 namespace Fileshare\Tests\Support;
 
+use Fileshare\Client;
+use GuzzleHttp\HandlerStack;
+use GuzzleHttp\Middleware;
 use PHPUnit\Framework\TestCase;
 
 /** Integration tests: the real server (started once per run), a scratch folder per test. */
@@ -22,6 +25,25 @@ abstract class IntegrationTestCase extends TestCase
     {
         array_map('unlink', glob($this->dir . '/*') ?: []);
         rmdir($this->dir);
+    }
+
+    /**
+     * A client of the pro server on the account of $key; with $history (not null), every request it
+     * sends is noted there (Guzzle's history middleware).
+     *
+     * @param list<array{request: \Psr\Http\Message\RequestInterface}>|null $history
+     */
+    protected static function clientFor(string $key, ?array &$history = null, bool $record = false): Client
+    {
+        $options = ['api_key' => $key];
+        if ($record) {
+            $history = [];
+            $stack = HandlerStack::create();
+            $stack->push(Middleware::history($history));
+            $options['http_client'] = new \GuzzleHttp\Client(['handler' => $stack]);
+        }
+
+        return Server::client('pro', $options);
     }
 
     /** A file of $size random-looking bytes (a random MiB repeated: quick to write). */
