@@ -8,7 +8,6 @@ use Fileshare\Client;
 use Fileshare\Exception\BadRequestException;
 use Fileshare\FileSort;
 use Fileshare\FileState;
-use Fileshare\Model\FileList;
 use Fileshare\SortOrder;
 use Fileshare\Tests\Support\Guest;
 use Fileshare\Tests\Support\IntegrationTestCase;
@@ -60,43 +59,37 @@ final class FileFiltersTest extends IntegrationTestCase
         return self::clientFor($this->key(), $history, \func_num_args() > 0);
     }
 
-    /** @return list<string> */
-    private static function names(FileList $list): array
-    {
-        return array_map(static fn ($f): string => $f->filename, $list->files);
-    }
-
     public function testTypeTopLevelExactAnyCaseAndSeveralAsAnyOf(): void
     {
         $files = $this->client()->files;
-        self::assertSame(['scan.jpg', 'photo.png'], self::names($files->list(type: 'image')));
-        self::assertSame(['photo.png'], self::names($files->list(type: 'IMAGE/PNG')));
-        self::assertSame(['guest.csv', 'notes.txt', 'report.pdf'], self::names($files->list(type: ['application/pdf', 'text'])));
-        self::assertSame(['guest.csv'], self::names($files->list(type: ['text/csv', 'text/csv'])), 'duplicates harmless');
-        self::assertSame([], self::names($files->list(type: 'video')));
+        self::assertSame(['scan.jpg', 'photo.png'], self::filenames($files->list(type: 'image')));
+        self::assertSame(['photo.png'], self::filenames($files->list(type: 'IMAGE/PNG')));
+        self::assertSame(['guest.csv', 'notes.txt', 'report.pdf'], self::filenames($files->list(type: ['application/pdf', 'text'])));
+        self::assertSame(['guest.csv'], self::filenames($files->list(type: ['text/csv', 'text/csv'])), 'duplicates harmless');
+        self::assertSame([], self::filenames($files->list(type: 'video')));
     }
 
     public function testEachStateAndSeveralAsAnyOf(): void
     {
         $files = $this->client()->files;
-        self::assertSame(['scan.jpg'], self::names($files->list(state: FileState::Expiring)));
-        self::assertSame(['report.pdf'], self::names($files->list(state: 'expired_links')), 'not notes.txt: a revoked link does not count');
-        self::assertSame(['guest.csv'], self::names($files->list(state: FileState::FromUploadRequest)));
-        self::assertSame(['guest.csv', 'scan.jpg'], self::names($files->list(state: [FileState::Expiring, 'from_upload_request'])));
+        self::assertSame(['scan.jpg'], self::filenames($files->list(state: FileState::Expiring)));
+        self::assertSame(['report.pdf'], self::filenames($files->list(state: 'expired_links')), 'not notes.txt: a revoked link does not count');
+        self::assertSame(['guest.csv'], self::filenames($files->list(state: FileState::FromUploadRequest)));
+        self::assertSame(['guest.csv', 'scan.jpg'], self::filenames($files->list(state: [FileState::Expiring, 'from_upload_request'])));
         self::assertSame(3, $files->list(state: FileState::cases())->pagination->total);
     }
 
     public function testFiltersWithEachOtherQASortAPageAndBeforeId(): void
     {
         $files = $this->client()->files;
-        self::assertSame(['guest.csv'], self::names($files->list(type: 'text', state: FileState::FromUploadRequest)));
-        self::assertSame([], self::names($files->list(type: 'image', state: FileState::ExpiredLinks)));
-        self::assertSame(['notes.txt', 'photo.png'], self::names($files->list(q: 'O', sort: FileSort::Filename, order: SortOrder::Asc, type: ['image', 'text'])));
+        self::assertSame(['guest.csv'], self::filenames($files->list(type: 'text', state: FileState::FromUploadRequest)));
+        self::assertSame([], self::filenames($files->list(type: 'image', state: FileState::ExpiredLinks)));
+        self::assertSame(['notes.txt', 'photo.png'], self::filenames($files->list(q: 'O', sort: FileSort::Filename, order: SortOrder::Asc, type: ['image', 'text'])));
         $second = $files->list(page: 2, limit: 2, sort: FileSort::Filename, type: ['image', 'text']);
-        self::assertSame(['notes.txt', 'guest.csv'], self::names($second));
+        self::assertSame(['notes.txt', 'guest.csv'], self::filenames($second));
         self::assertSame([2, 4, 2], [$second->pagination->page, $second->pagination->total, $second->pagination->pages]);
         $oldest = $files->list(order: SortOrder::Asc)->files[0];
-        self::assertSame(['scan.jpg'], self::names($files->list(beforeId: $oldest->file_id, order: SortOrder::Asc, type: 'image', state: FileState::Expiring)));
+        self::assertSame(['scan.jpg'], self::filenames($files->list(beforeId: $oldest->file_id, order: SortOrder::Asc, type: 'image', state: FileState::Expiring)));
     }
 
     public function testIterateGivesTheFilesOfOnePageWithTheFiltersOnEveryRequest(): void

@@ -7,7 +7,6 @@ namespace Fileshare\Tests\Integration;
 use Fileshare\Client;
 use Fileshare\Exception\BadRequestException;
 use Fileshare\FileSort;
-use Fileshare\Model\FileList;
 use Fileshare\SortOrder;
 use Fileshare\Tests\Support\IntegrationTestCase;
 use Fileshare\Tests\Support\Server;
@@ -60,17 +59,11 @@ final class SearchSortTest extends IntegrationTestCase
         return self::clientFor($this->key(), $history, \func_num_args() > 0);
     }
 
-    /** @return list<string> */
-    private static function names(FileList $list): array
-    {
-        return array_map(static fn ($f): string => $f->filename, $list->files);
-    }
-
     public function testQListsTheNamesContainingItInAnyCase(): void
     {
         $files = $this->client()->files;
         $found = $files->list(q: 'rEpOrT');
-        self::assertSame(['REPORT-epsilon.pdf', 'gamma_report.csv', 'Beta-report.txt'], self::names($found));
+        self::assertSame(['REPORT-epsilon.pdf', 'gamma_report.csv', 'Beta-report.txt'], self::filenames($found));
         self::assertSame([1, 3, 1, null], [$found->pagination->page, $found->pagination->total, $found->pagination->pages, $found->pagination->next_before_id]);
         self::assertSame(3, $files->list(q: '.txt')->pagination->total);
         self::assertSame([], $files->list(q: 'nothing like it')->files);
@@ -81,29 +74,29 @@ final class SearchSortTest extends IntegrationTestCase
     {
         $files = $this->client()->files;
         $byName = ['alpha.TXT', 'Beta-report.txt', 'delta.txt', 'gamma_report.csv', 'REPORT-epsilon.pdf'];
-        self::assertSame($byName, self::names($files->list(sort: FileSort::Filename, order: SortOrder::Asc)));
-        self::assertSame(array_reverse($byName), self::names($files->list(sort: 'filename')));
+        self::assertSame($byName, self::filenames($files->list(sort: FileSort::Filename, order: SortOrder::Asc)));
+        self::assertSame(array_reverse($byName), self::filenames($files->list(sort: 'filename')));
         $bySize = ['gamma_report.csv', 'REPORT-epsilon.pdf', 'Beta-report.txt', 'delta.txt', 'alpha.TXT'];
-        self::assertSame($bySize, self::names($files->list(sort: FileSort::Size, order: 'desc')));
-        self::assertSame(array_reverse($bySize), self::names($files->list(sort: FileSort::Size, order: SortOrder::Asc)));
+        self::assertSame($bySize, self::filenames($files->list(sort: FileSort::Size, order: 'desc')));
+        self::assertSame(array_reverse($bySize), self::filenames($files->list(sort: FileSort::Size, order: SortOrder::Asc)));
         $byDownloads = $files->list(sort: FileSort::DownloadCount);
-        self::assertSame(['delta.txt', 'alpha.TXT', 'REPORT-epsilon.pdf', 'gamma_report.csv', 'Beta-report.txt'], self::names($byDownloads));
+        self::assertSame(['delta.txt', 'alpha.TXT', 'REPORT-epsilon.pdf', 'gamma_report.csv', 'Beta-report.txt'], self::filenames($byDownloads));
         self::assertSame([2, 1, 0, 0, 0], array_map(static fn ($f): int => $f->download_count, $byDownloads->files));
-        self::assertSame(array_keys(self::FILES), self::names($files->list(sort: FileSort::UploadDate, order: SortOrder::Asc)));
+        self::assertSame(array_keys(self::FILES), self::filenames($files->list(sort: FileSort::UploadDate, order: SortOrder::Asc)));
     }
 
     public function testQAndSortWithAPageAndWithBeforeId(): void
     {
         $files = $this->client()->files;
         $second = $files->list(page: 2, limit: 2, q: 'REPORT', sort: FileSort::Size, order: SortOrder::Asc);
-        self::assertSame(['gamma_report.csv'], self::names($second));
+        self::assertSame(['gamma_report.csv'], self::filenames($second));
         self::assertSame([2, 3, 2], [$second->pagination->page, $second->pagination->total, $second->pagination->pages]);
         $oldestFirst = $files->list(order: SortOrder::Asc)->files;
         $after = $files->list(beforeId: $oldestFirst[1]->file_id, q: 'report', order: SortOrder::Asc);
-        self::assertSame(['gamma_report.csv', 'REPORT-epsilon.pdf'], self::names($after));
+        self::assertSame(['gamma_report.csv', 'REPORT-epsilon.pdf'], self::filenames($after));
         self::assertNull($after->pagination->page);
         $before = $files->list(limit: 1, beforeId: $oldestFirst[4]->file_id, q: 'report');
-        self::assertSame(['gamma_report.csv'], self::names($before));
+        self::assertSame(['gamma_report.csv'], self::filenames($before));
         self::assertSame($oldestFirst[2]->file_id, $before->pagination->next_before_id);
     }
 

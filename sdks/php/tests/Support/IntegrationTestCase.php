@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Fileshare\Tests\Support;
 
 use Fileshare\Client;
+use Fileshare\Model\FileList;
 use GuzzleHttp\HandlerStack;
 use GuzzleHttp\Middleware;
 use PHPUnit\Framework\TestCase;
@@ -44,6 +45,12 @@ abstract class IntegrationTestCase extends TestCase
         }
 
         return Server::client('pro', $options);
+    }
+
+    /** @return list<string> the names of a page's files, in its order */
+    protected static function filenames(FileList $list): array
+    {
+        return array_map(static fn ($f): string => $f->filename, $list->files);
     }
 
     /** A file of $size random-looking bytes (a random MiB repeated: quick to write). */
