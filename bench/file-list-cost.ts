@@ -4,7 +4,7 @@ import { AccountsRepository } from '../src/db/repositories/accounts-repository.j
 import { FilesRepository } from '../src/db/repositories/files-repository.js'
 import { FileService, type FileListing } from '../src/services/files.js'
 import type { BlobStore } from '../src/storage/blob-store.js'
-import { medianMs, withBenchDatabase } from './list-cost-database.js'
+import { medianMs, seedAccounts, withBenchDatabase } from './list-cost-database.js'
 
 /**
  * What GET /files's sorts and search cost as an account grows (issue 37), measured below HTTP (the
@@ -86,23 +86,9 @@ async function measure(databaseUrl: string | undefined) {
   return withBenchDatabase('file-list-cost', databaseUrl, async (handle) => {
     const accounts = new AccountsRepository(handle.db)
     const service = new FileService(new FilesRepository(handle.db), accounts, {} as BlobStore)
-    const sizes: Record<string, { accountId: number; count: number; ids: { min: number; max: number }; seedSeconds: number }> = {}
-    for (const count of [SMALL, LARGE]) {
-      const { id } = await accounts.create(`list-${count}@bench.test`, 'pro', Date.now())
-      const start = performance.now()
-      await seed(handle.db, handle.dialect, id, count)
-      const range = await handle.db
-        .selectFrom('files')
-        .select((eb) => [eb.fn.min('id').as('min'), eb.fn.max('id').as('max')])
-        .where('account_id', '=', id)
-        .executeTakeFirstOrThrow()
-      sizes[count] = {
-        accountId: id,
-        count,
-        ids: { min: Number(range.min), max: Number(range.max) },
-        seedSeconds: Math.round((performance.now() - start) / 100) / 10,
-      }
-    }
+    const sizes = await seedAccounts(handle, 'list', [SMALL, LARGE], (accountId, count) =>
+      seed(handle.db, handle.dialect, accountId, count),
+    )
     const cases: Record<string, { small: number; large: number; ratio: number }> = {}
     for (const { name, run } of CASES) {
       const at = async (count: number) => {
