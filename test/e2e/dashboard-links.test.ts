@@ -1,24 +1,15 @@
 import fs from 'node:fs/promises'
-import path from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
-import {
-  chromiumAvailable,
-  launchBrowser,
-  screenshot as fullPageScreenshot,
-  SCREENSHOT_DIR,
-  watchContext,
-  type PageProblems,
-} from '../helpers/browser.js'
+import { chromiumAvailable, launchBrowser, watchContext, type PageProblems } from '../helpers/browser.js'
 import { axeViolations, describeViolations } from '../helpers/axe.js'
+import { dashboardScreenshot, DESKTOP, openDashboardPage, PHONE, signInOnPage } from '../helpers/dashboard-browser.js'
 
 const PUBLIC_HOST = 'files.example.test'
 const DOWNLOAD_HOST = 'dl.example.test'
 const PASSWORD = 'correct horse battery staple'
 const LINK_PASSWORD = 'auditors only 2026'
-const DESKTOP = { width: 1366, height: 900 }
-const PHONE = { width: 390, height: 844 }
 const FILE_NAME = 'report 2026.txt'
 const FILE_BYTES = 'the yearly report, in full'
 const dashboard = (page = '') => `http://${PUBLIC_HOST}/dashboard/${page}`
@@ -63,26 +54,10 @@ describe.skipIf(!chromiumAvailable)('links and expiry in the dashboard', () => {
     return context.newPage()
   }
 
-  async function signIn(page: Page, email: string, { onThePage = false } = {}) {
-    if (!onThePage) await page.goto(dashboard('sign-in'))
-    await page.getByLabel('Email address').fill(email)
-    await page.getByLabel('Password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.waitForURL(dashboard('files'))
-    await page.waitForSelector('body[data-ready="true"]')
-  }
-
-  async function open(page: Page) {
-    await page.goto(dashboard('files'))
-    await page.waitForSelector('body[data-ready="true"]')
-  }
-
-  /** Desktop: the whole page. Phone: what the screen shows (a full-page capture drops the touch emulation). */
-  async function screenshot(page: Page, name: string) {
-    if (page.viewportSize()!.width > PHONE.width) return fullPageScreenshot(page, `links-${name}`)
-    await fs.mkdir(SCREENSHOT_DIR, { recursive: true })
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `links-${name}.png`) })
-  }
+  const signIn = (page: Page, email: string, { onThePage = false } = {}) =>
+    signInOnPage(page, { signIn: dashboard('sign-in'), files: dashboard('files') }, email, PASSWORD, { onThePage })
+  const open = (page: Page) => openDashboardPage(page, dashboard('files'))
+  const screenshot = (page: Page, name: string) => dashboardScreenshot(page, `links-${name}`)
 
   async function axe(page: Page, csp: 'self' | 'no-script' = 'self') {
     const violations = await axeViolations(page, { csp })

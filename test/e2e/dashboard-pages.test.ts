@@ -3,22 +3,14 @@ import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
-import {
-  chromiumAvailable,
-  launchBrowser,
-  screenshot as fullPageScreenshot,
-  SCREENSHOT_DIR,
-  watchContext,
-  type PageProblems,
-} from '../helpers/browser.js'
+import { chromiumAvailable, launchBrowser, watchContext, type PageProblems } from '../helpers/browser.js'
 import { axeViolations, describeViolations, type AxeViolation } from '../helpers/axe.js'
 import { ROOT } from '../helpers/server-process.js'
+import { dashboardScreenshot, DESKTOP, openDashboardPage, PHONE, signInOnPage } from '../helpers/dashboard-browser.js'
 
 const PUBLIC_HOST = 'files.example.test'
 const DOWNLOAD_HOST = 'dl.example.test'
 const PASSWORD = 'correct horse battery staple'
-const DESKTOP = { width: 1366, height: 900 }
-const PHONE = { width: 390, height: 844 }
 const dashboard = (page = '') => `http://${PUBLIC_HOST}/dashboard/${page}`
 /** What a browser's navigation sends. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
@@ -69,20 +61,11 @@ describe.skipIf(!chromiumAvailable)('dashboard pages on desktop and phone', () =
     return email
   }
 
-  async function signIn(page: Page, email: string) {
-    await page.goto(dashboard('sign-in'))
-    await page.getByLabel('Email address').fill(email)
-    await page.getByLabel('Password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.waitForURL(dashboard('files'))
-    await page.waitForSelector('body[data-ready="true"]')
-  }
-
-  async function open(page: Page, name: string) {
-    await page.goto(dashboard(name))
-    // The API reference renders the whole OpenAPI document first (10 to 15 s of CPU in Swagger UI on a busy 2-core machine).
-    await page.waitForSelector('body[data-ready="true"]', { timeout: name === 'reference' ? 45_000 : undefined })
-  }
+  const signIn = (page: Page, email: string) =>
+    signInOnPage(page, { signIn: dashboard('sign-in'), files: dashboard('files') }, email, PASSWORD)
+  // The API reference renders the whole OpenAPI document first (10 to 15 s of CPU in Swagger UI on a busy 2-core machine).
+  const open = (page: Page, name: string) => openDashboardPage(page, dashboard(name), name === 'reference' ? 45_000 : undefined)
+  const screenshot = dashboardScreenshot
 
   /** axe on the page as it is: our own pages must have no violation; others' are only recorded. */
   async function axe(page: Page, name: string, { own = true, csp = 'self' as 'self' | 'no-script' } = {}) {
@@ -102,16 +85,6 @@ describe.skipIf(!chromiumAvailable)('dashboard pages on desktop and phone', () =
         if (answer.status !== 201) throw new Error(`upload of ${name}: ${answer.status}`)
       }
     }, names)
-  }
-
-  /**
-   * Desktop: the whole page. Phone: what the screen shows, since Chromium renders a full-page capture
-   * without the touch emulation (`pointer: coarse` stops matching, and "Drag files here" comes back).
-   */
-  async function screenshot(page: Page, name: string) {
-    if (page.viewportSize()!.width > PHONE.width) return fullPageScreenshot(page, name)
-    await fs.mkdir(SCREENSHOT_DIR, { recursive: true })
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) })
   }
 
   /** The names the dashboard's API lists on a page of the list. */

@@ -6,21 +6,20 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import { encode } from 'uqr'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, uploadFile, type TestApp } from '../helpers/test-app.js'
+import { chromiumAvailable, launchBrowser, SCREENSHOT_DIR, watchContext, type PageProblems } from '../helpers/browser.js'
 import {
-  chromiumAvailable,
-  launchBrowser,
-  screenshot as fullPageScreenshot,
-  SCREENSHOT_DIR,
-  watchContext,
-  type PageProblems,
-} from '../helpers/browser.js'
-import { axeViolations, describeViolations } from '../helpers/axe.js'
+  axeBothThemes as axeLightAndDark,
+  dashboardScreenshot,
+  DESKTOP,
+  isPhone,
+  openDashboardPage,
+  PHONE,
+  signInOnPage,
+} from '../helpers/dashboard-browser.js'
 
 const PUBLIC_HOST = 'files.example.test'
 const DOWNLOAD_HOST = 'dl.example.test'
 const PASSWORD = 'correct horse battery staple'
-const DESKTOP = { width: 1366, height: 900 }
-const PHONE = { width: 390, height: 844 }
 const dashboard = (page = '') => `http://${PUBLIC_HOST}/dashboard/${page}`
 
 const eventually = <T>(probe: () => Promise<T>, timeout = 15_000) => expect.poll(probe, { timeout, interval: 50 })
@@ -111,38 +110,12 @@ describe.skipIf(!chromiumAvailable)("a file's panel: QR codes, rename, previews"
     return context.newPage()
   }
 
-  async function signIn(page: Page, email: string) {
-    await page.goto(dashboard('sign-in'))
-    await page.getByLabel('Email address').fill(email)
-    await page.getByLabel('Password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.waitForURL(dashboard('files'))
-    await page.waitForSelector('body[data-ready="true"]')
-  }
-
-  async function open(page: Page) {
-    await page.goto(dashboard('files'))
-    await page.waitForSelector('body[data-ready="true"]')
-  }
-
-  /** Desktop: the whole page. Phone: what the screen shows (a full-page capture drops the touch emulation). */
-  async function screenshot(page: Page, name: string) {
-    if (page.viewportSize()!.width > PHONE.width) return fullPageScreenshot(page, `panel-${name}`)
-    await fs.mkdir(SCREENSHOT_DIR, { recursive: true })
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `panel-${name}.png`) })
-  }
-
-  /** axe-core on the page as it is, in the light theme and then the dark one, with a screenshot of each. */
-  async function axeBothThemes(page: Page, name: string) {
-    const size = page.viewportSize()!.width > PHONE.width ? 'desktop' : 'phone'
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme })
-      const violations = await axeViolations(page)
-      expect(violations, `${name}, ${size}, ${colorScheme}: ${describeViolations(violations)}`).toEqual([])
-      await screenshot(page, `${name}-${size}-${colorScheme}`)
-    }
-    await page.emulateMedia({ colorScheme: 'light' })
-  }
+  const signIn = (page: Page, email: string) =>
+    signInOnPage(page, { signIn: dashboard('sign-in'), files: dashboard('files') }, email, PASSWORD)
+  const open = (page: Page) => openDashboardPage(page, dashboard('files'))
+  const screenshot = (page: Page, name: string) => dashboardScreenshot(page, `panel-${name}`)
+  /** axe-core in the light theme and the dark one, named with the screen's size. */
+  const axeBothThemes = (page: Page, name: string) => axeLightAndDark(page, `${name}-${isPhone(page) ? 'phone' : 'desktop'}`, screenshot)
 
   /** Opens the panel under the file named `name` (the disclosure under its row). */
   async function openPanel(page: Page, name: string): Promise<Locator> {

@@ -5,13 +5,11 @@ import type { Browser, BrowserContext, CDPSession, Page, Request } from 'playwri
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeTempDir, startTestApp, type TestApp } from '../helpers/test-app.js'
 import { chromiumAvailable, launchBrowser, screenshot, watchContext, type PageProblems } from '../helpers/browser.js'
-import { axeViolations, describeViolations } from '../helpers/axe.js'
+import { axeBothThemes as axeLightAndDark, DESKTOP, PHONE } from '../helpers/dashboard-browser.js'
 
 const PUBLIC_HOST = 'files.example.test'
 const PASSWORD = 'correct horse battery staple'
 const MiB = 1024 * 1024
-const DESKTOP = { width: 1366, height: 900 }
-const PHONE = { width: 390, height: 844 }
 const dashboard = (page = '') => `http://${PUBLIC_HOST}/dashboard/${page}`
 
 const eventually = <T>(probe: () => Promise<T>, timeout = 30_000) => expect.poll(probe, { timeout, interval: 50 })
@@ -86,15 +84,7 @@ describe.skipIf(!chromiumAvailable)('pausing, resuming and cancelling uploads in
     })
   }
 
-  async function axeBothThemes(page: Page, name: string) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme })
-      const violations = await axeViolations(page)
-      expect(violations, `${name}, ${colorScheme}: ${describeViolations(violations)}`).toEqual([])
-      await screenshot(page, `upload-control-${name}-${colorScheme}`)
-    }
-    await page.emulateMedia({ colorScheme: 'light' })
-  }
+  const axeBothThemes = (page: Page, name: string) => axeLightAndDark(page, `upload-control-${name}`, screenshot)
 
   async function reload(page: Page) {
     await page.reload()
