@@ -7,6 +7,14 @@ declare module 'fastify' {
     /** The dashboard session behind the request's cookie, if it is valid. */
     dashboardSession?: { id: string; signedIn: SignedIn }
   }
+  interface FastifyContextConfig {
+    /**
+     * 'form': the CSRF token comes in the form field `csrf_token`, not the header (a plain form
+     * cannot send one), so requireSession leaves it to the route, which checks it once the body is
+     * parsed (checkFormCsrfToken). Only POST /dashboard/api/files/archive-download.
+     */
+    csrf?: 'form'
+  }
 }
 
 export const SESSION_COOKIE = 'fileshare_session'
@@ -78,18 +86,30 @@ export function mustEnrol(app: FastifyInstance, session: { signedIn: SignedIn } 
   return app.config.requireTwoFactor && session !== undefined && !session.signedIn.twoFactor
 }
 
+function checkCsrfToken(app: FastifyInstance, sessionId: string, token: unknown): void {
+  if (typeof token !== 'string' || !app.services.sessions.checkCsrfToken(sessionId, token)) throw new CsrfFailedError()
+}
+
+/**
+ * The CSRF check of a `csrf: 'form'` route, after requireSession and the body's parsing: the
+ * session's token in the form field `csrf_token`.
+ */
+export async function checkFormCsrfToken(request: FastifyRequest): Promise<void> {
+  const field = (request.body as Record<string, unknown> | undefined)?.csrf_token
+  checkCsrfToken(request.server, request.dashboardSession!.id, field)
+}
+
 /**
  * For endpoints of a signed-in holder: 401 without a valid session; on state changes, the session's
- * CSRF token in the X-CSRF-Token header too. Sets `request.principal` so that the API's own file
- * routes serve the dashboard unchanged.
+ * CSRF token in the X-CSRF-Token header too (a `csrf: 'form'` route checks its form field instead).
+ * Sets `request.principal` so that the API's own file routes serve the dashboard unchanged.
  */
 export function requireSession(app: FastifyInstance) {
   return async function requireDashboardSession(request: FastifyRequest): Promise<void> {
     const session = request.dashboardSession
     if (!session) throw new SignInRequiredError()
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      const token = request.headers[CSRF_HEADER]
-      if (typeof token !== 'string' || !app.services.sessions.checkCsrfToken(session.id, token)) throw new CsrfFailedError()
+    if (request.method !== 'GET' && request.method !== 'HEAD' && request.routeOptions.config.csrf !== 'form') {
+      checkCsrfToken(app, session.id, request.headers[CSRF_HEADER])
     }
     if (mustEnrol(app, session)) {
       const path = (request.routeOptions.url ?? '').replace(/^.*\/dashboard\/api/, '')

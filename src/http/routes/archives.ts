@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { InsufficientScopeError } from '../../errors.js'
 import type { Scope } from '../../services/key-policy.js'
@@ -8,7 +8,8 @@ import { jsonFieldsValidator } from '../json-fields-validator.js'
 import { MAX_ARCHIVE_FILES } from '../../services/archives.js'
 import { authErrors, bodyErrors, ErrorBody } from '../schemas.js'
 
-const ArchiveBody = Type.Object(
+/** `{ids}`: the JSON route's body, and what the dashboard's form route (archive-download.ts) turns its fields into. */
+export const ArchiveBody = Type.Object(
   {
     ids: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), {
       minItems: 1,
@@ -34,6 +35,27 @@ function archiveFilename(now: Date): string {
     .replace(/-|:/g, '')
     .replace('T', '-')
   return `files-${stamp}.zip`
+}
+
+/**
+ * Answers with the ZIP of the account's files `ids`, in their order, as an attachment: one that is
+ * not the account's, or not live, refuses the whole archive (404) before any byte.
+ */
+export async function sendArchive(app: FastifyInstance, reply: FastifyReply, accountId: number, ids: number[]): Promise<FastifyReply> {
+  const { archives } = app.services
+  const entries = await archives.plan(accountId, ids)
+  // Opens the first stored file before the status goes out: the commonest failure (a blob missing
+  // in the store) is then an error answer, not a 200 cut after its headers.
+  const archive = await archives.open(entries)
+  reply.headers({
+    'Content-Type': 'application/zip',
+    'Content-Disposition': `attachment; filename="${archiveFilename(new Date())}"`,
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+  })
+  // With the length declared, a cut stream is a short body that every HTTP client reports as an error.
+  if (archive.size >= 0) reply.header('Content-Length', String(archive.size))
+  return reply.send(archive.stream)
 }
 
 /**
@@ -103,22 +125,6 @@ export const archiveRoutes: FastifyPluginAsyncTypebox<ArchiveRoutesOptions> = as
         },
       },
     },
-    async (request, reply) => {
-      const { archives } = app.services
-      const entries = await archives.plan(request.principal.account.id, request.body.ids)
-      // Opens the first stored file before the status goes out: the commonest failure (a blob missing
-      // in the store) is then an error answer, not a 200 cut after its headers.
-      const archive = await archives.open(entries)
-      reply.headers({
-        'Content-Type': 'application/zip',
-        'Content-Disposition': `attachment; filename="${archiveFilename(new Date())}"`,
-        'X-Content-Type-Options': 'nosniff',
-        'Cache-Control': 'no-store',
-      })
-      // With the length declared, a cut stream is a short body that every HTTP client reports as an error.
-      if (archive.size >= 0) reply.header('Content-Length', String(archive.size))
-      // A stream, not the JSON the typed reply expects of a 200: the schema documents it as application/zip.
-      return (reply as FastifyReply).send(archive.stream)
-    },
+    async (request, reply) => sendArchive(app, reply, request.principal.account.id, request.body.ids),
   )
 }

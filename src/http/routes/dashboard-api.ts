@@ -12,6 +12,7 @@ import { presentDashboardKey, presentSession } from '../present-dashboard.js'
 import { presentStats } from '../present-stats.js'
 import { checkOrigin, clearSessionCookie, requireSession, SESSION_COOKIE, setSessionCookie } from '../plugins/dashboard-session.js'
 import { sameOriginTusHeaders } from '../tus-headers.js'
+import { archiveDownloadRoutes } from './archive-download.js'
 import { archiveRoutes } from './archives.js'
 import { auditEventsRoutes } from './audit-events.js'
 import { bulkDeleteRoutes } from './bulk-delete.js'
@@ -275,11 +276,13 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(signedInRoutes)
 
   // The Files page's selection: deleting several files, and downloading them as one ZIP, through the
-  // API's own routes, with the session (and its CSRF token) as everywhere else here.
+  // API's own routes, with the session (and its CSRF token) as everywhere else here; and the ZIP for
+  // the page's plain form, whose token comes in a field (archive-download.ts).
   await app.register(async (selection) => {
     selection.addHook('onRequest', checkOrigin(selection))
     selection.addHook('onRequest', requireSession(selection))
     await selection.register(bulkDeleteRoutes)
     await selection.register(archiveRoutes, { countsRequests: false })
+    await selection.register(archiveDownloadRoutes)
   })
 }
