@@ -66,8 +66,9 @@ const SECURITY_HEADERS = {
 const PAGE_HEADS: Partial<Record<PageName, string>> = {
   // Resumable uploads of large files; `defer` still runs it before the page's module script.
   // files.css: finding and acting on many files; file-panel.css: a file's panel (previews, QR codes, rename).
+  // The referrer: "Download as ZIP" posts a plain form (assets/files.js), whose Origin no-referrer would make "null".
   files:
-    '<link rel="stylesheet" href="assets/files.css">\n    <link rel="stylesheet" href="assets/file-panel.css">\n' +
+    '<meta name="referrer" content="same-origin">\n    <link rel="stylesheet" href="assets/files.css">\n    <link rel="stylesheet" href="assets/file-panel.css">\n' +
     '    <script src="assets/vendor/tus.min.js" defer></script>',
   // reference.css after Swagger UI's own: its colours and the dashboard's button style, fixed for contrast.
   reference:
