@@ -132,7 +132,10 @@ export class EmailChangeService {
       target: { type: 'account', id: accountId },
       details: { new_email: pending.new_email, reason: ADDRESS_TAKEN },
     })
-    await this.changes.cancel(accountId, declined)
+    // Only the change looked at: one to another address, asked for meanwhile, waits for its own confirmation.
+    if (!(await this.changes.cancel(accountId, declined, pending.new_email))) {
+      throw new InvalidParameterError(`The pending email change of account ${accountId} changed meanwhile: look at it again.`)
+    }
     throw new InvalidParameterError(
       `Account ${takenBy} has the new address of account ${accountId} (in some letter case): the change was declined, ` +
         'and the holder sees why under Activity.',

@@ -11,6 +11,7 @@ import { AccountHoldersRepository } from '../../src/db/repositories/account-hold
 import { AccountsRepository, releaseUploadSlotIn, takeUploadSlotIn } from '../../src/db/repositories/accounts-repository.js'
 import { ApiKeysRepository } from '../../src/db/repositories/api-keys-repository.js'
 import { AuditEventsRepository } from '../../src/db/repositories/audit-events-repository.js'
+import { EmailChangesRepository } from '../../src/db/repositories/email-changes-repository.js'
 import { FilesRepository } from '../../src/db/repositories/files-repository.js'
 import { LinksRepository } from '../../src/db/repositories/links-repository.js'
 import type { Database, FileRow, NewFileRow } from '../../src/db/schema.js'
@@ -846,6 +847,37 @@ for (const dialect of DIALECTS) {
           const key = { account_id: account.id, name: 'a', prefix: 'fsk_x', key_hash: 'd'.repeat(64), created_at: T0, expires_at: null }
           await apiKeys.create(key)
           await expect(apiKeys.create({ ...key, name: 'b' })).rejects.toThrow()
+        })
+      })
+
+      describe('email changes', () => {
+        const event = (accountId: number) => ({
+          account_id: accountId,
+          at: T0,
+          action: 'email.change_cancelled',
+          actor_type: 'system',
+          actor_id: null,
+          actor_name: null,
+          ip: null,
+          user_agent: null,
+          target_type: 'account',
+          target_id: accountId,
+          details: '{}',
+        })
+
+        it('cancels only the change to the address named, when one is named: a newer request stays', async () => {
+          const changes = new EmailChangesRepository(db)
+          const account = await newAccount()
+          await changes.request(account.id, 'first@example.test', T0, { ...event(account.id), action: 'email.change_requested' })
+          // Asked again meanwhile, for another address: declining the first must not withdraw it.
+          await changes.request(account.id, 'second@example.test', T0 + 1, { ...event(account.id), action: 'email.change_requested' })
+          expect(await changes.cancel(account.id, event(account.id), 'first@example.test')).toBe(false)
+          expect((await changes.find(account.id))?.new_email).toBe('second@example.test')
+          expect(await changes.cancel(account.id, event(account.id), 'second@example.test')).toBe(true)
+          expect(await changes.find(account.id)).toBeUndefined()
+          // Without an address: whatever is pending.
+          await changes.request(account.id, 'third@example.test', T0 + 2, { ...event(account.id), action: 'email.change_requested' })
+          expect(await changes.cancel(account.id, event(account.id))).toBe(true)
         })
       })
 

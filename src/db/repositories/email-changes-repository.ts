@@ -36,10 +36,15 @@ export class EmailChangesRepository {
     })
   }
 
-  /** Drops the pending change, with its event; whether there was one. */
-  async cancel(accountId: number, event: NewAuditEventRow): Promise<boolean> {
+  /**
+   * Drops the pending change, with its event; whether there was one. With `newEmail`, only a change to
+   * that address: one the holder asked for since (another address) stays.
+   */
+  async cancel(accountId: number, event: NewAuditEventRow, newEmail?: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const result = await trx.deleteFrom('email_changes').where('account_id', '=', accountId).executeTakeFirst()
+      let deleting = trx.deleteFrom('email_changes').where('account_id', '=', accountId)
+      if (newEmail !== undefined) deleting = deleting.where('new_email', '=', newEmail)
+      const result = await deleting.executeTakeFirst()
       if (Number(result.numDeletedRows) === 0) return false
       await recordEventIn(trx, event)
       return true
