@@ -7,7 +7,7 @@ import { initPage, reportLoadError, say } from './common.js'
 const KEY_PATTERN = /^fsk_[A-Za-z0-9_-]{43}$/
 
 /**
- * Swagger UI's markup as it comes fails a few accessibility checks: an unlabelled server <select>,
+ * Swagger UI's markup as it comes fails a few accessibility checks: unlabelled <select>s (the server, enum parameters),
  * an <h1> for the document's title below the page's own <h1> followed by <h3> tag headings, icon
  * buttons without a name, response tables that are unnamed regions, and in the Authorize dialog an
  * <h6> under an <h4>, Logout and Authorize buttons whose names do not say so, an <h2> for the webhooks, and examples that scroll
@@ -19,6 +19,10 @@ function fixMarkup(root) {
     for (const element of root.querySelectorAll(`${selector}:not([aria-label])`)) element.setAttribute('aria-label', name)
   }
   label('select#servers', 'Server')
+  // A parameter with a list of values (GET /files's sort and order) is a <select> with no label of its own.
+  for (const select of root.querySelectorAll('tr[data-param-name] select:not([aria-label])')) {
+    select.setAttribute('aria-label', `Parameter ${select.closest('tr').dataset.paramName}`)
+  }
   label('.copy-to-clipboard > button', 'Copy to clipboard')
   label('button.close-modal', 'Close the dialog')
   for (const button of root.querySelectorAll('.auth-container .btn.modal-btn[aria-label="Remove authorization"]')) {
