@@ -18,6 +18,7 @@ import * as partialIndexes from './migrations/013-partial-indexes.js'
 import * as accountProtection from './migrations/014-account-protection.js'
 import * as fileListOrders from './migrations/015-file-list-orders.js'
 import * as fileListFilters from './migrations/016-file-list-filters.js'
+import * as fileNameTrigrams from './migrations/017-file-name-trigrams.js'
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> }
 
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '014-account-protection': accountProtection,
   '015-file-list-orders': fileListOrders,
   '016-file-list-filters': fileListFilters,
+  '017-file-name-trigrams': fileNameTrigrams,
 }
 
 /** Every migration's name, in the order they run. */

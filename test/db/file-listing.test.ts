@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openPostgres, openSqlite, type DatabaseHandle, type DialectName } from '../../src/db/dialect.js'
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.js'
 import { AccountsRepository } from '../../src/db/repositories/accounts-repository.js'
-import { FILE_SORTS, FilesRepository, SORT_ORDERS, type FileFilter, type FileListing } from '../../src/db/repositories/files-repository.js'
+import {
+  asciiLowerCase,
+  FILE_SORTS,
+  FilesRepository,
+  SORT_ORDERS,
+  type FileFilter,
+  type FileListing,
+} from '../../src/db/repositories/files-repository.js'
 import type { Database } from '../../src/db/schema.js'
 import { createPgSchema, dropPgSchema, isPostgresReachable, PG_URL } from '../helpers/scale-out-env.js'
 import { makeTempDir } from '../helpers/test-app.js'
@@ -127,7 +134,7 @@ for (const dialect of DIALECTS) {
           const file = { account_id: owner, token: `before-${i}`, filename, size: 3 - i, content_type: 'text/plain', sha256: 'x' }
           await repository.insert({ ...file, storage_key: `before-${i}`, created_at: T0 + i, expires_at: null })
         }
-        expect(await migrateToLatest(before.handle)).toEqual(['015-file-list-orders', '016-file-list-filters'])
+        expect(await migrateToLatest(before.handle)).toEqual(['015-file-list-orders', '016-file-list-filters', '017-file-name-trigrams'])
         const names = async (listing: FileListing) =>
           (await repository.listPage(owner, 0, 10, T0, false, listing)).map((file) => file.filename)
         expect(await names({ sort: 'filename', order: 'asc' })).toEqual(['A.txt', 'b.txt', 'c.txt'])
@@ -199,6 +206,205 @@ for (const dialect of DIALECTS) {
         (file) => file.id,
       )
       expect(before.sort((a, b) => a - b)).toEqual([...live].sort((a, b) => a - b))
+    })
+  })
+
+  describe.skipIf(!dialect.available)(`a search through the trigram index on ${dialect.name}`, () => {
+    let handle: DatabaseHandle
+    let drop: () => Promise<void>
+    let files: FilesRepository
+    let accountId: number
+    const TRICKY = [
+      'Report "final" 2024.pdf',
+      'AND OR NOT NEAR(a b).txt',
+      'star*ry ^night: col:umn.png',
+      '100%_done\\back\\slash.txt',
+      'ÄRGER über Straße.txt',
+      'e\u0301tude é.txt',
+      'İstanbul ǅungla Ωmega.txt',
+      "it's a 'quote'.md",
+      '日本語のファイル.txt',
+      'ab',
+      'REPORT-3.PDF',
+    ]
+    const SEARCHES = [
+      ...['r', 'a', 'é', '%', '_', '\\', '"', '*', 'ab', 'AB', '.t', '%_', '日本'],
+      ...[
+        'report',
+        'REPORT',
+        '"final"',
+        '"',
+        '""',
+        'final" 2024',
+        'AND',
+        'and or',
+        'NEAR(',
+        'near(a b)',
+        'star*',
+        '*ry',
+        '^night',
+        'col:umn',
+      ],
+      ...['100%', '%_d', '\\back\\', 'ärger', 'ÄRGER', 'Ärger', 'ÜBER', 'über', 'straße', 'STRASSE', 'étude', 'e\u0301t', 'istanbul'],
+      ...['İstanbul', 'ǆungla', 'ωmega', "'quote'", '日本語', 'ファイル', 'nothing at all', '.txt', 'txt', 'ab.'],
+    ]
+
+    beforeAll(async () => {
+      ;({ handle, drop } = await dialect.open())
+      await migrateToLatest(handle)
+      files = new FilesRepository(handle.db)
+      accountId = (await new AccountsRepository(handle.db).create('trigrams@example.test', 'pro', T0)).id
+      const other = (await new AccountsRepository(handle.db).create('trigrams-other@example.test', 'pro', T0)).id
+      for (let i = 0; i < 3 * TRICKY.length; i++) {
+        await files.insert({
+          account_id: i % 3 === 2 ? other : accountId,
+          token: `trigram-${i}`,
+          filename: TRICKY[i % TRICKY.length]!.normalize('NFC'),
+          size: i,
+          content_type: 'text/plain',
+          sha256: 'x',
+          storage_key: `trigram-${i}`,
+          created_at: T0 + i,
+          expires_at: i % 5 === 4 ? T0 - 1 : null,
+        })
+      }
+      if (dialect.name === 'postgres') await sql`analyze`.execute(handle.db)
+    })
+    afterAll(async () => {
+      await handle.db.destroy()
+      await drop()
+    })
+
+    /** What the rules say, from every live file of the account read in full: A to Z folded, every other character as it is. */
+    async function expectedIds(search: string) {
+      const rows = await handle.db
+        .selectFrom('files')
+        .select(['id', 'filename', 'expires_at'])
+        .where('account_id', '=', accountId)
+        .orderBy('id')
+        .execute()
+      const needle = asciiLowerCase(search.normalize('NFC'))
+      return rows
+        .filter((row) => (row.expires_at === null || row.expires_at > T0) && asciiLowerCase(row.filename).includes(needle))
+        .map((row) => Number(row.id))
+    }
+
+    it('finds exactly what the rules say, whatever characters the search holds, and pages the same either way', async () => {
+      for (const raw of SEARCHES) {
+        const search = raw.normalize('NFC')
+        const expected = await expectedIds(search)
+        const found = (await files.matchingIds(accountId, T0, { search }, 1_000)).sort((a, b) => a - b)
+        expect(found, search).toEqual(expected)
+        expect(await files.countMatching(accountId, T0, { search }), search).toBe(expected.length)
+        for (const sort of FILE_SORTS) {
+          const listing: FileListing = { sort, order: 'asc', search }
+          const alongTheIndex = await files.listPage(accountId, 1, 4, T0, false, listing)
+          expect(await files.listPage(accountId, 1, 4, T0, false, listing, found), `${search} ${sort}`).toEqual(alongTheIndex)
+        }
+      }
+    })
+
+    it('reads the trigram index for a search of 3 characters or more, among many files', async () => {
+      // 20,000 more names, none holding the searches: with a few dozen files, reading them all is cheaper.
+      await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 20000)
+        insert into files (account_id, token, filename, size, content_type, sha256, storage_key, created_at)
+        select ${accountId}, 'filler-' || i, 'filler-' || i || '.bin', i, 'text/plain', 'x', 'filler-' || i, ${T0} from n`.execute(
+        handle.db,
+      )
+      if (dialect.name === 'postgres') await sql`analyze files`.execute(handle.db)
+      try {
+        for (const search of ['report', 'ärger', 'NEAR(', '100%', '"final"']) {
+          if (dialect.name === 'postgres') {
+            const plan = await planOf(handle.db, dialect.name, files['listed'](accountId, T0, { search }).select('id').compile())
+            expect(plan, search).toMatch(/Bitmap Index Scan on files_name_trigrams/)
+            continue
+          }
+          // SQLite: the FTS5 table gives the candidates, which are then looked up by id, not every file read.
+          const candidates = await files['trigramCandidates'](search)
+          expect(candidates, search).toBeDefined()
+          expect(candidates).toEqual(expect.arrayContaining(await files.matchingIds(accountId, T0, { search }, 1_000)))
+          const plan = await planOf(handle.db, dialect.name, files['listed'](accountId, T0, { search }, candidates).select('id').compile())
+          expect(plan, search).toMatch(/SEARCH files USING (INTEGER PRIMARY KEY|INDEX \w+ \(account_id=\? AND id=\?\))/)
+          expect(plan, search).toMatch(/SCAN json_each/)
+          expect(plan, search).not.toMatch(/SCAN files|account_id=\?\)$/m)
+          // The page is then sorted from its matches, not read along the sort's index testing each file.
+          const among = await files.matchingIds(accountId, T0, { search }, 1_000)
+          for (const sort of FILE_SORTS) {
+            const page = files['pageQuery'](accountId, 0, 20, T0, sort, 'desc', { search }, among).compile()
+            expect(await planOf(handle.db, dialect.name, page), `${search} ${sort}`).not.toMatch(/files_account_/)
+          }
+        }
+        // Fewer than 3 characters hold no trigram; more candidates than TRIGRAM_CANDIDATES (in any account) cost more to look up
+        // one by one than reading the account's names: both read the names, and find the same.
+        for (const search of ['r', 'ab', 'filler']) {
+          if (dialect.name === 'sqlite') expect(await files['trigramCandidates'](search), search).toBeUndefined()
+          expect(
+            (await files.matchingIds(accountId, T0, { search }, 100_000)).sort((a, b) => a - b),
+            search,
+          ).toEqual(await expectedIds(search))
+        }
+      } finally {
+        await handle.db.deleteFrom('files').where('token', 'like', 'filler-%').execute()
+      }
+    })
+
+    it('keeps the index in step with renames, deletions and expiry', async () => {
+      const insert = (filename: string, token: string, expires_at: number | null = null) =>
+        files.insert({
+          account_id: accountId,
+          token,
+          filename,
+          size: 1,
+          content_type: 'text/plain',
+          sha256: 'x',
+          storage_key: token,
+          created_at: T0,
+          expires_at,
+        })
+      const found = (search: string, now = T0) => files.matchingIds(accountId, now, { search }, 1_000)
+      const renamed = await insert('quarterly-zebra.txt', 'step-rename')
+      expect(await found('zebra')).toEqual([renamed.id])
+      await files.update(accountId, renamed.id, { filename: 'yearly-okapi.txt' }, T0)
+      expect(await found('zebra')).toEqual([])
+      expect(await found('okapi')).toEqual([renamed.id])
+      await files.deleteOwned(accountId, renamed.id, T0)
+      expect(await found('okapi')).toEqual([])
+      const expiring = await insert('ephemeral-axolotl.txt', 'step-expiry', T0 + 10)
+      expect(await found('axolotl')).toEqual([expiring.id])
+      expect((await files.deleteExpired(T0 + 10, 100)).map((row) => row.id)).toContain(expiring.id)
+      expect(await found('axolotl', T0 - 1)).toEqual([])
+      // Reusing the name afterwards finds only the new file.
+      const again = await insert('ephemeral-axolotl.txt', 'step-again')
+      expect(await found('axolotl')).toEqual([again.id])
+    })
+
+    it('migration 017 indexes the files stored before it', async () => {
+      const before = await dialect.open()
+      try {
+        await migrateTo(before.handle, '016-file-list-filters')
+        const repository = new FilesRepository(before.handle.db)
+        const owner = (await new AccountsRepository(before.handle.db).create('before-017@example.test', 'pro', T0)).id
+        for (const [i, filename] of ['Report.pdf', 'photo.jpg', 'old report.txt'].entries()) {
+          const file = { account_id: owner, token: `before-${i}`, filename, size: 1, content_type: 'text/plain', sha256: 'x' }
+          await repository.insert({ ...file, storage_key: `before-${i}`, created_at: T0 + i, expires_at: null })
+        }
+        expect(await migrateToLatest(before.handle)).toEqual(['017-file-name-trigrams'])
+        expect((await repository.matchingIds(owner, T0, { search: 'REPORT' }, 10)).sort((a, b) => a - b)).toHaveLength(2)
+        expect(await repository.countMatching(owner, T0, { search: 'photo' })).toBe(1)
+        if (dialect.name === 'sqlite') {
+          expect(await repository['trigramCandidates']('REPORT')).toHaveLength(2)
+        } else {
+          const { rows } = await sql<{ indexdef: string }>`select indexdef from pg_indexes
+            where schemaname = current_schema() and indexname = 'files_name_trigrams'`.execute(before.handle.db)
+          expect(rows[0]?.indexdef).toMatch(/USING gin \(lower\(\(filename COLLATE "C"\)\) .*gin_trgm_ops\)/)
+          // Without the index (pg_trgm not to be had, migration 017 skips it), the same query reads every name and finds the same.
+          await sql`drop index files_name_trigrams`.execute(before.handle.db)
+          expect(await repository.countMatching(owner, T0, { search: 'REPORT' })).toBe(2)
+        }
+      } finally {
+        await before.handle.db.destroy()
+        await before.drop()
+      }
     })
   })
 

@@ -118,6 +118,16 @@ export function asciiLowerCase(text: string): string {
 
 type Direction = SortOrder
 
+/** The fewest characters a trigram index can narrow a search with. */
+const TRIGRAM = 3
+
+/**
+ * The most candidates (names holding a search's trigrams, in any account: the index is not by
+ * account) that SQLite looks up one by one; past them, reading the account's names is cheaper than
+ * finding and reading the candidates (bench/file-list-cost.ts).
+ */
+export const TRIGRAM_CANDIDATES = 10_000
+
 /**
  * The SQL of the sorts and of the search, per dialect. SQLite's lower() folds ASCII letters only;
  * PostgreSQL's folds by the database's locale (É to é), except under the "C" collation, which
@@ -139,10 +149,20 @@ function listingSql(onPostgres: boolean) {
     onPostgres
       ? sql<boolean>`${sql.ref('id')} = any(${[...ids]}::bigint[])`
       : sql<boolean>`${sql.ref('id')} in (select value from json_each(${JSON.stringify(ids)}))`
-  const contains = (search: string) =>
-    onPostgres
-      ? sql<boolean>`strpos(${foldedName}, ${asciiLowerCase(search)}) > 0`
-      : sql<boolean>`instr(${foldedName}, ${asciiLowerCase(search)}) > 0`
+  // The exact check, instr()/strpos() on the folded name, with migration 017's trigram index
+  // narrowing first: on PostgreSQL a LIKE of the same folded name, which pg_trgm's index serves
+  // when the planner finds it worth it (without the index, the same scan as before); on SQLite the
+  // candidates the FTS5 table gave (FilesRepository.trigramCandidates), looked up by id. Both
+  // indexes fold more than A to Z, which only widens the candidates.
+  const contains = (search: string, candidates?: readonly number[]) => {
+    const folded = asciiLowerCase(search)
+    if (onPostgres) {
+      const pattern = `%${folded.replace(/[\\%_]/g, (character) => `\\${character}`)}%`
+      return sql<boolean>`(${foldedName} like ${pattern} and strpos(${foldedName}, ${folded}) > 0)`
+    }
+    const exact = sql<boolean>`instr(${foldedName}, ${folded}) > 0`
+    return candidates === undefined ? exact : sql<boolean>`(${amongIds(candidates)} and ${exact})`
+  }
   // Compared by code point on both, as migration 016's index holds it: a top-level type is the
   // range from "image/" up to "image0" ('0' follows '/'), read along that index.
   const contentType = onPostgres ? sql<string>`${sql.ref('files.content_type')} collate "C"` : sql<string>`${sql.ref('files.content_type')}`
@@ -150,7 +170,7 @@ function listingSql(onPostgres: boolean) {
     type.includes('/')
       ? sql<boolean>`${contentType} = ${type}`
       : sql<boolean>`(${contentType} >= ${`${type}/`} and ${contentType} < ${`${type}0`})`
-  return { sortKeys, contains, ofType, amongIds }
+  return { onPostgres, sortKeys, contains, ofType, amongIds }
 }
 
 /**
@@ -210,13 +230,13 @@ export class FilesRepository {
   }
 
   /** The account's live files, those the filter lets through if given (each of its filters, any of a filter's values). */
-  private listed(accountId: number, now: number, filter: FileFilter | undefined) {
+  private listed(accountId: number, now: number, filter: FileFilter | undefined, candidates?: readonly number[]) {
     let query = this.db
       .selectFrom('files')
       .where('account_id', '=', accountId)
       .where((eb) => fileIsLive(eb, now))
     const { search, types, states } = filter ?? {}
-    if (search !== undefined) query = query.where(this.listingSql.contains(search))
+    if (search !== undefined) query = query.where(this.listingSql.contains(search, candidates))
     if (types !== undefined) query = query.where((eb) => eb.or(types.map((type) => this.listingSql.ofType(type))))
     if (states !== undefined) query = query.where((eb) => eb.or(states.map((state) => inState(eb, state, accountId, now))))
     return query
@@ -229,14 +249,24 @@ export class FilesRepository {
    * file passed on the way (each planner guesses how many files a substring matches, and both
    * guessed wrong: seconds at a million files, bench/file-list-cost.ts).
    */
-  private listedForPage(accountId: number, now: number, filter: FileFilter | undefined, among: readonly number[] | undefined) {
-    if (among === undefined) return this.listed(accountId, now, filter)
+  private listedForPage(
+    accountId: number,
+    now: number,
+    filter: FileFilter | undefined,
+    among: readonly number[] | undefined,
+    candidates?: readonly number[],
+    sorted = false,
+  ) {
+    if (among === undefined) return this.listed(accountId, now, filter, candidates)
     // The ids were found for this account at this `now`; its conditions stay anyway, so that no caller
     // can list another account's file or an expired one by its id (cheap: each id is a key lookup).
+    // For a sorted page SQLite would walk the sort's index on the account and test each file
+    // against the ids (0.1 s at a million files for one match): `+account_id` keeps it to the ids.
+    const ofAccount = sorted && !this.listingSql.onPostgres ? sql<boolean>`+${sql.ref('account_id')} = ${accountId}` : undefined
     return this.db
       .selectFrom('files')
       .where(this.listingSql.amongIds(among))
-      .where('account_id', '=', accountId)
+      .where((eb) => ofAccount ?? eb('account_id', '=', accountId))
       .where((eb) => fileIsLive(eb, now))
   }
 
@@ -249,6 +279,7 @@ export class FilesRepository {
     direction: Direction,
     filter?: FileFilter,
     among?: readonly number[],
+    candidates?: readonly number[],
   ) {
     const key = this.listingSql.sortKeys[sort]
     if (sort !== 'upload_date' && filter === undefined) {
@@ -263,7 +294,7 @@ export class FilesRepository {
         .offset(offset)
       return this.db.selectFrom('files').select(LISTED_COLUMNS).where('id', 'in', pageIds).orderBy(key, direction).orderBy('id', direction)
     }
-    return this.listedForPage(accountId, now, filter, among)
+    return this.listedForPage(accountId, now, filter, among, candidates, true)
       .select(LISTED_COLUMNS)
       .orderBy(key, direction)
       .orderBy('id', direction)
@@ -279,8 +310,9 @@ export class FilesRepository {
     direction: Direction,
     filter?: FileFilter,
     among?: readonly number[],
+    candidates?: readonly number[],
   ) {
-    return this.listedForPage(accountId, now, filter, among)
+    return this.listedForPage(accountId, now, filter, among, candidates)
       .select(LISTED_COLUMNS)
       .where('id', direction === 'desc' ? '<' : '>', id)
       .orderBy('id', direction)
@@ -322,8 +354,9 @@ export class FilesRepository {
   /**
    * A page of the listing: its sort, ties by id in the same direction, leaving out files expired at
    * `now`. Without a search each sort walks its index (files_account_order, migration 015's);
-   * `fromTheOtherEnd` walks it from its other end, for pages nearer that end. A search reads every
-   * file of the account (no B-tree serves a substring); `among`: the page is taken among these
+   * `fromTheOtherEnd` walks it from its other end, for pages nearer that end. A search reads the
+   * names its trigrams find (migration 017), or every file of the account when they cannot narrow
+   * (trigramCandidates); `among`: the page is taken among these
    * ids, the search's matches found first (listedForPage).
    */
   async listPage(
@@ -339,7 +372,9 @@ export class FilesRepository {
     const direction = fromTheOtherEnd ? reversed(listing.order) : listing.order
     if (among?.length === 0) return []
     if (isFiltered(listing)) {
-      return (await this.pageQuery(accountId, offset, limit, now, sort, direction, listing, among).execute()).map(toListedFile)
+      const candidates = among === undefined ? await this.trigramCandidates(listing.search) : undefined
+      if (candidates?.length === 0) return []
+      return (await this.pageQuery(accountId, offset, limit, now, sort, direction, listing, among, candidates).execute()).map(toListedFile)
     }
     const name = `${sort} ${direction}`
     let query = this.pageQueries.get(name)
@@ -370,20 +405,41 @@ export class FilesRepository {
     among?: readonly number[],
   ): Promise<ListedFile[]> {
     if (among?.length === 0) return []
-    if (isFiltered(filter))
-      return (await this.beforeIdQuery(accountId, beforeId, limit, now, direction, filter, among).execute()).map(toListedFile)
+    if (isFiltered(filter)) {
+      const candidates = among === undefined ? await this.trigramCandidates(filter.search) : undefined
+      if (candidates?.length === 0) return []
+      return (await this.beforeIdQuery(accountId, beforeId, limit, now, direction, filter, among, candidates).execute()).map(toListedFile)
+    }
     return (await this.beforeIdQueries[direction](accountId, beforeId, limit, now)).map(toListedFile)
   }
 
-  /** The ids of up to `limit` live files of the account the filter lets through (a read of all its files, at most). */
+  /**
+   * On SQLite, the ids of the files whose names hold every trigram of `search` (migration 017's
+   * FTS5 table, the search as one quoted phrase): a superset of its matches in every account.
+   * Undefined when the index cannot narrow: no search, under 3 characters, more than
+   * TRIGRAM_CANDIDATES candidates, or PostgreSQL (its planner weighs pg_trgm's index itself).
+   */
+  private async trigramCandidates(search: string | undefined): Promise<readonly number[] | undefined> {
+    if (search === undefined || this.listingSql.onPostgres || [...search].length < TRIGRAM) return undefined
+    const phrase = `"${search.replaceAll('"', '""')}"`
+    const { rows } = await sql<{ id: number }>`select rowid as id from files_name_trigrams
+      where files_name_trigrams match ${phrase} limit ${TRIGRAM_CANDIDATES + 1}`.execute(this.db)
+    return rows.length > TRIGRAM_CANDIDATES ? undefined : rows.map((row) => row.id)
+  }
+
+  /** The ids of up to `limit` live files of the account the filter lets through (a read of all its files, at most: see trigramCandidates). */
   async matchingIds(accountId: number, now: number, filter: FileFilter, limit: number): Promise<number[]> {
-    const rows = await this.listed(accountId, now, filter).select('id').limit(limit).execute()
+    const candidates = await this.trigramCandidates(filter.search)
+    if (candidates?.length === 0) return []
+    const rows = await this.listed(accountId, now, filter, candidates).select('id').limit(limit).execute()
     return rows.map((row) => Number(row.id))
   }
 
   /** How many live files of the account the filter lets through (a read of all its files, at most). */
   async countMatching(accountId: number, now: number, filter: FileFilter): Promise<number> {
-    const row = await this.listed(accountId, now, filter)
+    const candidates = await this.trigramCandidates(filter.search)
+    if (candidates?.length === 0) return 0
+    const row = await this.listed(accountId, now, filter, candidates)
       .select((eb) => eb.fn.countAll().as('count'))
       .executeTakeFirstOrThrow()
     return Number(row.count)
