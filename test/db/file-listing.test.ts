@@ -408,6 +408,49 @@ for (const dialect of DIALECTS) {
     })
   })
 
+  it.skipIf(dialect.name !== 'postgres' || !dialect.available)(
+    'migration 017 goes on without the index where pg_trgm cannot be created, and a search finds the same',
+    async () => {
+      // A database without pg_trgm and a user who may not create it (no CREATE on the database): its own, dropped after.
+      const name = `trigram_fallback_${process.pid}_${Date.now()}`
+      const admin = openPostgres(PG_URL)
+      const url = new URL(PG_URL)
+      url.username = name
+      url.pathname = `/${name}`
+      try {
+        await sql`create role ${sql.id(name)} login`.execute(admin.db)
+        await sql`create database ${sql.id(name)}`.execute(admin.db)
+        const inDatabase = new URL(PG_URL)
+        inDatabase.pathname = `/${name}`
+        const owner = openPostgres(inDatabase.toString())
+        await sql`create schema fileshare authorization ${sql.id(name)}`.execute(owner.db)
+        await owner.db.destroy()
+        const handle = openPostgres(url.toString(), { searchPath: 'fileshare' })
+        try {
+          expect(await migrateToLatest(handle)).toContain('017-file-name-trigrams')
+          expect((await sql`select 1 from pg_extension where extname = 'pg_trgm'`.execute(handle.db)).rows).toEqual([])
+          expect((await sql`select 1 from pg_indexes where indexname = 'files_name_trigrams'`.execute(handle.db)).rows).toEqual([])
+          const repository = new FilesRepository(handle.db)
+          const owner = (await new AccountsRepository(handle.db).create('fallback@example.test', 'pro', T0)).id
+          for (const [i, filename] of ['Report 100%.pdf', 'report_1.txt', 'photo.jpg'].entries()) {
+            const file = { account_id: owner, token: `fallback-${i}`, filename, size: 1, content_type: 'text/plain', sha256: 'x' }
+            await repository.insert({ ...file, storage_key: `fallback-${i}`, created_at: T0 + i, expires_at: null })
+          }
+          expect(await repository.countMatching(owner, T0, { search: 'REPORT' })).toBe(2)
+          expect(await repository.countMatching(owner, T0, { search: '100%' })).toBe(1)
+          expect(await repository.countMatching(owner, T0, { search: 't_1' })).toBe(1)
+          expect(await repository.countMatching(owner, T0, { search: 'rep_rt' })).toBe(0)
+        } finally {
+          await handle.db.destroy()
+        }
+      } finally {
+        await sql`drop database if exists ${sql.id(name)}`.execute(admin.db)
+        await sql`drop role if exists ${sql.id(name)}`.execute(admin.db)
+        await admin.db.destroy()
+      }
+    },
+  )
+
   describe.skipIf(!dialect.available)(`the file list's filters on ${dialect.name}`, () => {
     let handle: DatabaseHandle
     let drop: () => Promise<void>
